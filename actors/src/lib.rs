@@ -1,0 +1,13 @@
+//! Plinth's long-lived actors (DESIGN §1). Each actor owns configuration and
+//! periodic work; whatever the request path must read is shared lock-free
+//! (`DashMap`, `governor` state) so a hot read never waits on a mailbox.
+
+pub mod key_usage;
+pub mod rate_limiter;
+pub mod site_registry;
+
+pub use key_usage::{KeyUsageRecorder, KeyUsageCounters, FlushUsage};
+pub use rate_limiter::{
+    AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimiter, RateLimitTrackers,
+};
+pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

@@ -1,0 +1,10 @@
+//! sea-orm entities of Plinth. One module per table; the migrations crate creates
+//! the same tables for SQLite and PostgreSQL.
+
+pub mod api_key;
+pub mod audit_log;
+pub mod locale;
+pub mod site;
+pub mod site_locale;
+pub mod site_member;
+pub mod site_setting;

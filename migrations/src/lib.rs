@@ -1,0 +1,15 @@
+//! Database migrations. The same migrations run on SQLite and PostgreSQL; each one
+//! is a module named `m<date>_<number>_<what>` and is never edited once shipped.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_foundation;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261121_000001_foundation::Migration)]
+    }
+}

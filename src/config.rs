@@ -1,0 +1,226 @@
+//! Layered configuration: the embedded `config/default.toml`, then an optional
+//! file, then the environment names of DESIGN §5.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+const EMBEDDED_DEFAULTS: &str = include_str!("../config/default.toml");
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Config {
+    pub bind: String,
+    pub database_url: String,
+    pub data_dir: PathBuf,
+    #[serde(default)]
+    pub public_url: Option<String>,
+    pub app_name: String,
+    #[serde(default)]
+    pub bootstrap_api_key: Option<String>,
+    pub system_admins: Vec<String>,
+    pub error_type_base: String,
+    pub workers: usize,
+    pub log: LogConfig,
+    pub idp: IdpConfig,
+    pub rate_limits: RateLimitConfig,
+    pub sites: SitesConfig,
+    pub imprint: ImprintConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct LogConfig {
+    pub filter: String,
+    pub format: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct IdpConfig {
+    pub jwks_url: Option<String>,
+    pub jwks_file: Option<PathBuf>,
+    pub issuer: Option<String>,
+    pub audience: Option<String>,
+    pub api_url: Option<String>,
+    pub secret_key: Option<String>,
+    pub publishable_key: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct RateLimitConfig {
+    pub auth_failures_per_minute: u32,
+    pub auth_cooldown_secs: u64,
+    pub default_key_per_second: u32,
+    pub default_key_per_minute: u32,
+    pub default_key_per_hour: u32,
+    pub default_key_per_day: u32,
+    pub usage_flush_secs: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct SitesConfig {
+    pub cache_idle_secs: u64,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ImprintConfig {
+    pub operator_name: Option<String>,
+    pub address: Option<String>,
+    pub email: Option<String>,
+    pub vat: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read configuration file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// Defaults, then the file (`PLINTH_CONFIG`, else `./config/plinth.toml` if it
+    /// exists), then the process environment.
+    pub fn load() -> Result<Self, ConfigError> {
+        let file = std::env::var_os("PLINTH_CONFIG").map(PathBuf::from).or_else(|| {
+            let local = PathBuf::from("config/plinth.toml");
+            local.exists().then_some(local)
+        });
+        let overlay = match file {
+            Some(path) => Some(
+                std::fs::read_to_string(&path).map_err(|source| ConfigError::Read { path, source })?,
+            ),
+            None => None,
+        };
+        Self::from_sources(overlay.as_deref(), |name| std::env::var(name).ok())
+    }
+
+    /// The embedded defaults with no file and no environment: what tests start from.
+    pub fn defaults() -> Result<Self, ConfigError> {
+        Self::from_sources(None, |_| None)
+    }
+
+    pub fn from_sources(
+        overlay_toml: Option<&str>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let invalid = |e: toml::de::Error| ConfigError::Invalid(e.to_string());
+        let mut merged: toml::Table = EMBEDDED_DEFAULTS.parse().map_err(invalid)?;
+        if let Some(text) = overlay_toml {
+            let overlay: toml::Table = text.parse().map_err(invalid)?;
+            merge(&mut merged, overlay);
+        }
+        let mut config: Config = toml::Value::Table(merged).try_into().map_err(invalid)?;
+        config.apply_env(env)?;
+        Ok(config)
+    }
+
+    fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        let set = |target: &mut String, name: &str| {
+            if let Some(v) = env(name) {
+                *target = v;
+            }
+        };
+        set(&mut self.bind, "PLINTH_BIND");
+        set(&mut self.database_url, "PLINTH_DATABASE_URL");
+        set(&mut self.app_name, "PLINTH_APP_NAME");
+        set(&mut self.log.filter, "PLINTH_LOG");
+        set(&mut self.log.format, "PLINTH_LOG_FORMAT");
+        set(&mut self.error_type_base, "PLINTH_ERROR_TYPE_BASE");
+        let opt = |target: &mut Option<String>, name: &str| {
+            if let Some(v) = env(name) {
+                *target = (!v.is_empty()).then_some(v);
+            }
+        };
+        opt(&mut self.public_url, "PLINTH_PUBLIC_URL");
+        opt(&mut self.bootstrap_api_key, "PLINTH_BOOTSTRAP_API_KEY");
+        opt(&mut self.idp.jwks_url, "PLINTH_IDP_JWKS_URL");
+        opt(&mut self.idp.issuer, "PLINTH_IDP_ISSUER");
+        opt(&mut self.idp.audience, "PLINTH_IDP_AUDIENCE");
+        opt(&mut self.idp.api_url, "PLINTH_IDP_API_URL");
+        opt(&mut self.idp.secret_key, "PLINTH_IDP_SECRET_KEY");
+        opt(&mut self.idp.publishable_key, "PLINTH_IDP_PUBLISHABLE_KEY");
+        opt(&mut self.imprint.operator_name, "IMPRINT_OPERATOR_NAME");
+        opt(&mut self.imprint.address, "IMPRINT_ADDRESS");
+        opt(&mut self.imprint.email, "IMPRINT_EMAIL");
+        opt(&mut self.imprint.vat, "IMPRINT_VAT");
+        if let Some(v) = env("PLINTH_DATA_DIR") {
+            self.data_dir = PathBuf::from(v);
+        }
+        if let Some(v) = env("PLINTH_IDP_JWKS_FILE") {
+            self.idp.jwks_file = (!v.is_empty()).then(|| PathBuf::from(v));
+        }
+        if let Some(v) = env("PLINTH_SYSTEM_ADMINS") {
+            self.system_admins =
+                v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+        }
+        if let Some(v) = env("PLINTH_WORKERS") {
+            self.workers = v.parse().map_err(|_| ConfigError::Invalid(format!("PLINTH_WORKERS={v} is not a number")))?;
+        }
+        self.bind_addr()?;
+        Ok(())
+    }
+
+    pub fn bind_addr(&self) -> Result<SocketAddr, ConfigError> {
+        self.bind.parse().map_err(|_| ConfigError::Invalid(format!("bind address '{}' is not host:port", self.bind)))
+    }
+
+    /// The absolute base of links the API returns.
+    pub fn public_url(&self) -> String {
+        self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.bind)).trim_end_matches('/').to_string()
+    }
+
+    pub fn is_sqlite(&self) -> bool {
+        self.database_url.starts_with("sqlite:")
+    }
+}
+
+fn merge(base: &mut toml::Table, overlay: toml::Table) {
+    for (key, value) in overlay {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(key, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_operating_contract() -> Result<(), ConfigError> {
+        let c = Config::defaults()?;
+        assert_eq!(c.bind, "127.0.0.1:8080");
+        assert_eq!(c.database_url, "sqlite://./data/plinth.db?mode=rwc");
+        assert_eq!(c.public_url(), "http://127.0.0.1:8080");
+        assert_eq!(c.app_name, "Plinth");
+        Ok(())
+    }
+
+    #[test]
+    fn file_then_env_override() -> Result<(), ConfigError> {
+        let c = Config::from_sources(Some("app_name = \"FromFile\"\n[rate_limits]\nauth_cooldown_secs = 7\n"), |name| {
+            match name {
+                "PLINTH_BIND" => Some("0.0.0.0:9000".into()),
+                "PLINTH_SYSTEM_ADMINS" => Some("user_a, user_b,".into()),
+                "IMPRINT_EMAIL" => Some("ops@example.org".into()),
+                _ => None,
+            }
+        })?;
+        assert_eq!(c.app_name, "FromFile");
+        assert_eq!(c.rate_limits.auth_cooldown_secs, 7);
+        assert_eq!(c.rate_limits.auth_failures_per_minute, 20);
+        assert_eq!(c.bind, "0.0.0.0:9000");
+        assert_eq!(c.system_admins, vec!["user_a", "user_b"]);
+        assert_eq!(c.imprint.email.as_deref(), Some("ops@example.org"));
+        Ok(())
+    }
+
+    #[test]
+    fn bad_bind_is_rejected() {
+        let r = Config::from_sources(None, |n| (n == "PLINTH_BIND").then(|| "nope".to_string()));
+        assert!(r.is_err());
+    }
+}

@@ -1,0 +1,46 @@
+//! Database connection: SQLite (embedded default) or PostgreSQL, migrated at start.
+
+use std::time::Duration;
+
+use plinth_migrations::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+
+/// Opens the pool. For SQLite the database file's folder is created, and every
+/// connection runs in WAL mode with a busy timeout and foreign keys enforced.
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .sqlx_logging(false)
+        .connect_timeout(Duration::from_secs(10))
+        .acquire_timeout(Duration::from_secs(10));
+    if url.starts_with("sqlite:") {
+        ensure_sqlite_folder(url)?;
+        options.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|opts| {
+            opts.journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+        });
+    } else {
+        options.max_connections(16).min_connections(1);
+    }
+    Database::connect(options).await
+}
+
+pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    Migrator::up(db, None).await
+}
+
+fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
+    let path = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path == ":memory:" {
+        return Ok(());
+    }
+    if let Some(parent) = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| DbErr::Custom(format!("cannot create database folder {}: {e}", parent.display())))?;
+    }
+    Ok(())
+}

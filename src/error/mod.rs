@@ -1,0 +1,273 @@
+//! One error type for the whole API, rendered as RFC 7807 problem+json in exactly
+//! one place ([`ApiError::error_response`]).
+
+mod catalog;
+mod handlers;
+
+pub use catalog::ErrorCode;
+pub use handlers::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
+
+use std::sync::OnceLock;
+
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use sea_orm::{DbErr, SqlErr};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Base of the `type` URI of every problem. Set once at start from configuration.
+static ERROR_TYPE_BASE: OnceLock<String> = OnceLock::new();
+
+pub fn set_error_type_base(base: &str) {
+    let _ = ERROR_TYPE_BASE.set(base.trim_end_matches('/').to_string());
+}
+
+fn error_type_base() -> &'static str {
+    ERROR_TYPE_BASE.get().map(String::as_str).unwrap_or("https://plinth.dev/problems")
+}
+
+/// One field-level validation failure.
+#[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct FieldError {
+    /// The request field, as a JSON path (`locales[1].is_default`).
+    pub field: String,
+    /// A machine code: `VALIDATION_REQUIRED_FIELD`, `VALIDATION_INVALID_FORMAT`, …
+    pub code: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { field: field.into(), code: code.as_str().to_string(), message: message.into() }
+    }
+}
+
+/// The RFC 7807 body every failure answers with.
+#[derive(Serialize, ToSchema)]
+pub struct Problem {
+    /// `{error_type_base}/<code lowercased>`
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// The HTTP status name.
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// `<DOMAIN>_<CAUSE>`, stable once shipped.
+    pub code: String,
+    /// Only for ENTITY_* codes: the domain of the entity (`site`, `blog`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity_type: Option<String>,
+    /// Only for field validation failures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    code: ErrorCode,
+    status: StatusCode,
+    detail: String,
+    entity_type: Option<String>,
+    errors: Vec<FieldError>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            status: code.status(),
+            detail: detail.into(),
+            entity_type: None,
+            errors: Vec::new(),
+            headers: Vec::new(),
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    /// ENTITY_NOT_FOUND naming the entity domain.
+    pub fn not_found(entity_type: &str, id: impl std::fmt::Display) -> Self {
+        let mut e = Self::new(ErrorCode::EntityNotFound, format!("{entity_type} {id} does not exist"));
+        e.entity_type = Some(entity_type.to_string());
+        e
+    }
+
+    /// ENTITY_SLUG_TAKEN naming the entity domain.
+    pub fn slug_taken(entity_type: &str, slug: &str) -> Self {
+        let mut e = Self::new(ErrorCode::EntitySlugTaken, format!("the slug '{slug}' is already used by another {entity_type}"));
+        e.entity_type = Some(entity_type.to_string());
+        e
+    }
+
+    /// Any ENTITY_* code with its entity domain.
+    pub fn entity(code: ErrorCode, entity_type: &str, detail: impl Into<String>) -> Self {
+        let mut e = Self::new(code, detail);
+        e.entity_type = Some(entity_type.to_string());
+        e
+    }
+
+    /// 422 VALIDATION_ERROR carrying field errors.
+    pub fn validation(errors: Vec<FieldError>) -> Self {
+        let detail = match errors.as_slice() {
+            [one] => format!("{}: {}", one.field, one.message),
+            many => format!("{} fields are invalid", many.len()),
+        };
+        let mut e = Self::new(ErrorCode::ValidationError, detail);
+        e.errors = errors;
+        e
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, detail)
+    }
+
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %detail, "internal error");
+        Self::new(ErrorCode::InternalError, "an unexpected error occurred")
+    }
+
+    /// A generic problem for a status no specific code was set for.
+    pub fn from_status(status: StatusCode, detail: impl Into<String>) -> Self {
+        let code = match status.as_u16() {
+            400 => ErrorCode::BadRequest,
+            401 => ErrorCode::Unauthorized,
+            403 => ErrorCode::Forbidden,
+            404 => ErrorCode::ResourceNotFound,
+            405 => ErrorCode::MethodNotAllowed,
+            409 => ErrorCode::Conflict,
+            413 => ErrorCode::PayloadTooLarge,
+            415 => ErrorCode::UnsupportedMediaType,
+            422 => ErrorCode::ValidationError,
+            429 => ErrorCode::RateLimitExceeded,
+            503 => ErrorCode::ServiceUnavailable,
+            _ => ErrorCode::InternalError,
+        };
+        let mut e = Self::new(code, detail);
+        e.status = status;
+        e
+    }
+
+    fn problem(&self) -> Problem {
+        Problem {
+            type_uri: format!("{}/{}", error_type_base(), self.code.as_str().to_lowercase()),
+            title: self.status.canonical_reason().unwrap_or("Error").to_string(),
+            status: self.status.as_u16(),
+            detail: self.detail.clone(),
+            code: self.code.as_str().to_string(),
+            entity_type: self.entity_type.clone(),
+            errors: self.errors.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code.as_str(), self.status.as_u16(), self.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status);
+        response.content_type("application/problem+json");
+        for (name, value) in &self.headers {
+            response.insert_header((name.clone(), value.clone()));
+        }
+        response.json(self.problem())
+    }
+}
+
+/// Database errors: unique and foreign-key violations become 409 CONFLICT unless a
+/// caller maps them more precisely with [`on_constraint`]; the rest are 500.
+impl From<DbErr> for ApiError {
+    fn from(err: DbErr) -> Self {
+        match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(_)) => {
+                Self::new(ErrorCode::Conflict, "the change conflicts with an existing record")
+            }
+            Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
+                Self::new(ErrorCode::Conflict, "the change refers to or is referred to by another record")
+            }
+            _ => {
+                tracing::error!(error = %err, "database error");
+                Self::new(ErrorCode::DatabaseError, "a database error occurred")
+            }
+        }
+    }
+}
+
+/// Which kind of constraint a database error broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    Unique,
+    ForeignKey,
+}
+
+/// Maps a constraint violation to a precise error, passing other errors through:
+/// `insert(..).await.map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(..)))`.
+pub fn on_constraint(
+    kind: Constraint,
+    to_error: impl FnOnce() -> ApiError,
+) -> impl FnOnce(DbErr) -> ApiError {
+    move |err| {
+        let matched = match (kind, err.sql_err()) {
+            (Constraint::Unique, Some(SqlErr::UniqueConstraintViolation(_))) => true,
+            (Constraint::ForeignKey, Some(SqlErr::ForeignKeyConstraintViolation(_))) => true,
+            _ => false,
+        };
+        if matched {
+            to_error()
+        } else {
+            ApiError::from(err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_upper_snake_and_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            let s = code.as_str();
+            assert!(s.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "{s}");
+            assert!(seen.insert(s), "duplicate {s}");
+            assert!(code.status().as_u16() >= 400, "{s}");
+        }
+        assert!(seen.contains("ACCOUNT_BANNED"));
+        assert_eq!(ErrorCode::SiteRestoreExpired.status().as_u16(), 410);
+    }
+
+    #[test]
+    fn entity_codes_carry_entity_type_and_validation_carries_errors() {
+        let p = ApiError::not_found("site", "x").problem();
+        assert_eq!(p.code, "ENTITY_NOT_FOUND");
+        assert_eq!(p.entity_type.as_deref(), Some("site"));
+        assert!(p.type_uri.ends_with("/entity_not_found"));
+        let v = ApiError::validation(vec![FieldError::new("name", ErrorCode::ValidationRequiredField, "required")]).problem();
+        assert_eq!(v.status, 422);
+        assert_eq!(v.errors.len(), 1);
+        assert!(v.entity_type.is_none());
+    }
+}
