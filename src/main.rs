@@ -1,1 +1,129 @@
-fn main() {}
+//! The `plinth` command: `serve` (default), `migrate`, `api-key create`.
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use plinth::api_keys::{insert_key, NewKey};
+use plinth::auth::KeyPermission;
+use plinth::{db, telemetry, Config, Plinth, RunningServer};
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(
+    name = "plinth",
+    version,
+    about = "Multi-site headless CMS (JSON REST API)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Manage API keys.
+    #[command(subcommand)]
+    ApiKey(ApiKeyCommand),
+}
+
+#[derive(Subcommand)]
+enum ApiKeyCommand {
+    /// Create a key and print its secret once.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Read, Write, Admin or Master.
+        #[arg(long)]
+        permission: String,
+        /// Scope the key to one site.
+        #[arg(long)]
+        site: Option<Uuid>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("plinth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    telemetry::init(&config.log);
+    let result = actix_web::rt::System::new().block_on(async move {
+        match cli.command.unwrap_or(Command::Serve) {
+            Command::Serve => serve(config).await,
+            Command::Migrate => migrate(config).await,
+            Command::ApiKey(ApiKeyCommand::Create {
+                name,
+                permission,
+                site,
+            }) => create_key(config, name, permission, site).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("plinth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
+    let bind = config.bind_addr()?;
+    let public_url = config.public_url();
+    let app = Plinth::build(config).await?;
+    if let Some(secret) = &app.generated_admin_key {
+        println!("\nFirst start: created a Master API key. It is shown only this once:\n\n    X-API-Key: {secret}\n");
+    }
+    let listener = TcpListener::bind(bind)?;
+    let running = app.serve(listener, true)?;
+    println!("Plinth listening on http://{} (public URL {public_url}); API under /api/v1, docs at /api-docs", running.addr);
+    let state = running.state();
+    running.server.await?;
+    tracing::info!("server stopped; flushing actors");
+    RunningServer::drain(&state).await;
+    Ok(())
+}
+
+async fn migrate(config: Config) -> Result<(), plinth::app::BoxError> {
+    let conn = db::connect(&config.database_url).await?;
+    db::migrate(&conn).await?;
+    println!("migrations applied");
+    Ok(())
+}
+
+async fn create_key(
+    config: Config,
+    name: String,
+    permission: String,
+    site: Option<Uuid>,
+) -> Result<(), plinth::app::BoxError> {
+    let permission = KeyPermission::parse(&permission)
+        .ok_or("permission must be Read, Write, Admin or Master")?;
+    if permission == KeyPermission::Master && site.is_some() {
+        return Err("Master keys are never scoped to a site".into());
+    }
+    let conn = db::connect(&config.database_url).await?;
+    db::migrate(&conn).await?;
+    let (key, secret) = insert_key(
+        &conn,
+        NewKey::unlimited(&name, permission, site, "cli"),
+        None,
+    )
+    .await?;
+    println!(
+        "created {} key {} ({})\n\n    X-API-Key: {secret}\n\nThe secret is shown only this once.",
+        permission.as_str(),
+        key.id,
+        key.name
+    );
+    Ok(())
+}

@@ -48,7 +48,11 @@ pub struct KeyUsageRecorder {
 
 impl KeyUsageRecorder {
     pub fn new(db: DatabaseConnection, counters: Arc<KeyUsageCounters>, every: Duration) -> Self {
-        Self { db, counters, every }
+        Self {
+            db,
+            counters,
+            every,
+        }
     }
 }
 
@@ -60,7 +64,10 @@ pub struct FlushUsage;
 async fn flush(db: DatabaseConnection, counters: Arc<KeyUsageCounters>) {
     for (key, count, at) in counters.drain() {
         let result = api_key::Entity::update_many()
-            .col_expr(api_key::Column::UsageCount, Expr::col(api_key::Column::UsageCount).add(count as i64))
+            .col_expr(
+                api_key::Column::UsageCount,
+                Expr::col(api_key::Column::UsageCount).add(count as i64),
+            )
             .col_expr(api_key::Column::LastUsedAt, Expr::value(at))
             .filter(api_key::Column::Id.eq(key))
             .exec(&db)

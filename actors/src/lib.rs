@@ -6,8 +6,8 @@ pub mod key_usage;
 pub mod rate_limiter;
 pub mod site_registry;
 
-pub use key_usage::{KeyUsageRecorder, KeyUsageCounters, FlushUsage};
+pub use key_usage::{FlushUsage, KeyUsageCounters, KeyUsageRecorder};
 pub use rate_limiter::{
-    AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimiter, RateLimitTrackers,
+    AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter,
 };
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

@@ -21,13 +21,21 @@ pub struct SiteCache<S> {
     entries: DashMap<Uuid, Entry<S>>,
     /// Bumped on every invalidation, so a load that raced a write is not cached.
     generations: DashMap<Uuid, u64>,
+    /// Bumped by [`SiteCache::invalidate_all`].
+    global_generation: AtomicU64,
     idle: Duration,
     started: Instant,
 }
 
 impl<S> SiteCache<S> {
     pub fn new(idle: Duration) -> Self {
-        Self { entries: DashMap::new(), generations: DashMap::new(), idle, started: Instant::now() }
+        Self {
+            entries: DashMap::new(),
+            generations: DashMap::new(),
+            global_generation: AtomicU64::new(0),
+            idle,
+            started: Instant::now(),
+        }
     }
 
     fn now_ms(&self) -> u64 {
@@ -49,25 +57,39 @@ impl<S> SiteCache<S> {
             return Ok(Some(hit));
         }
         let generation = self.generation(site);
-        let Some(value) = load.await? else { return Ok(None) };
+        let Some(value) = load.await? else {
+            return Ok(None);
+        };
         let value = Arc::new(value);
         if self.generation(site) == generation {
             self.entries.insert(
                 site,
-                Entry { value: Arc::clone(&value), last_read_ms: AtomicU64::new(self.now_ms()) },
+                Entry {
+                    value: Arc::clone(&value),
+                    last_read_ms: AtomicU64::new(self.now_ms()),
+                },
             );
         }
         Ok(Some(value))
     }
 
-    fn generation(&self, site: Uuid) -> u64 {
-        self.generations.get(&site).map(|g| *g).unwrap_or(0)
+    fn generation(&self, site: Uuid) -> (u64, u64) {
+        (
+            self.global_generation.load(Ordering::SeqCst),
+            self.generations.get(&site).map(|g| *g).unwrap_or(0),
+        )
     }
 
     /// Forgets a site's state; the next read loads it afresh.
     pub fn invalidate(&self, site: Uuid) {
         *self.generations.entry(site).or_insert(0) += 1;
         self.entries.remove(&site);
+    }
+
+    /// Forgets every site (a change that shows in all of them, e.g. a global locale).
+    pub fn invalidate_all(&self) {
+        self.global_generation.fetch_add(1, Ordering::SeqCst);
+        self.entries.clear();
     }
 
     pub fn len(&self) -> usize {
@@ -82,7 +104,8 @@ impl<S> SiteCache<S> {
         let now = self.now_ms();
         let idle_ms = self.idle.as_millis() as u64;
         let before = self.entries.len();
-        self.entries.retain(|_, e| now.saturating_sub(e.last_read_ms.load(Ordering::Relaxed)) < idle_ms);
+        self.entries
+            .retain(|_, e| now.saturating_sub(e.last_read_ms.load(Ordering::Relaxed)) < idle_ms);
         before - self.entries.len()
     }
 }
@@ -139,7 +162,9 @@ mod tests {
             .await;
         assert_eq!(loaded, Ok(Some(Arc::new(1))));
         assert!(cache.get(site).is_none());
-        let again = cache.get_or_load(site, async { Ok::<_, ()>(Some(2)) }).await;
+        let again = cache
+            .get_or_load(site, async { Ok::<_, ()>(Some(2)) })
+            .await;
         assert_eq!(again, Ok(Some(Arc::new(2))));
         assert_eq!(cache.get(site).as_deref(), Some(&2));
     }
@@ -147,7 +172,13 @@ mod tests {
     #[test]
     fn idle_sites_are_evicted() {
         let cache: SiteCache<u32> = SiteCache::new(Duration::from_millis(0));
-        cache.entries.insert(Uuid::new_v4(), Entry { value: Arc::new(1), last_read_ms: AtomicU64::new(0) });
+        cache.entries.insert(
+            Uuid::new_v4(),
+            Entry {
+                value: Arc::new(1),
+                last_read_ms: AtomicU64::new(0),
+            },
+        );
         assert_eq!(cache.evict_idle(), 1);
         assert!(cache.is_empty());
     }

@@ -1,0 +1,173 @@
+//! Builds the application: database, actors, shared state, routes and server.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::{Actor, Addr};
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use plinth_actors::{
+    AuthFailureTracker, FlushUsage, KeyUsageCounters, KeyUsageRecorder, RateLimitTrackers,
+    RateLimiter, SiteCache, SiteRegistry,
+};
+use sea_orm::DatabaseConnection;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::auth::jwt::JwtVerifier;
+use crate::auth::keys::KeyStore;
+use crate::config::Config;
+use crate::error::{
+    json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors,
+};
+use crate::sites::SiteState;
+use crate::storage::Storage;
+use crate::{api_keys, db, locales, openapi, sites, system, telemetry};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// How long a cached API key is trusted before it is read again (bounds how long
+/// a key revoked on another instance keeps working).
+const KEY_CACHE_TTL: Duration = Duration::from_secs(30);
+
+/// Everything a handler may need, shared by all workers.
+pub struct AppState {
+    pub db: DatabaseConnection,
+    pub config: Arc<Config>,
+    pub keys: KeyStore,
+    pub jwt: Option<JwtVerifier>,
+    pub rate_limits: Arc<RateLimitTrackers>,
+    pub key_usage: Arc<KeyUsageCounters>,
+    pub sites: Arc<SiteCache<SiteState>>,
+    pub storage: Storage,
+    pub actors: Actors,
+}
+
+#[derive(Clone)]
+pub struct Actors {
+    pub key_usage: Addr<KeyUsageRecorder>,
+    pub site_registry: Addr<SiteRegistry<SiteState>>,
+    pub rate_limiter: Addr<RateLimiter>,
+}
+
+/// A built application: migrated database, running actors, state. Must be built
+/// inside an actix system (the binary's `main`, or `#[actix_web::test]`).
+pub struct Plinth {
+    pub state: web::Data<AppState>,
+    /// The Master key secret generated on first start, to be shown once.
+    pub generated_admin_key: Option<String>,
+}
+
+impl Plinth {
+    pub async fn build(config: Config) -> Result<Self, BoxError> {
+        crate::error::set_error_type_base(&config.error_type_base);
+        let db = db::connect(&config.database_url).await?;
+        db::migrate(&db).await?;
+        let generated_admin_key = api_keys::bootstrap(&db, &config).await?;
+        let storage = Storage::local(&config.data_dir)?;
+
+        let rate_limits = Arc::new(RateLimitTrackers::new(AuthFailureTracker::new(
+            config.rate_limits.auth_failures_per_minute,
+            Duration::from_secs(config.rate_limits.auth_cooldown_secs),
+        )));
+        let key_usage = Arc::new(KeyUsageCounters::default());
+        let sites = Arc::new(SiteCache::new(Duration::from_secs(
+            config.sites.cache_idle_secs,
+        )));
+        let actors = Actors {
+            key_usage: KeyUsageRecorder::new(
+                db.clone(),
+                Arc::clone(&key_usage),
+                Duration::from_secs(config.rate_limits.usage_flush_secs.max(1)),
+            )
+            .start(),
+            site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
+            rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
+        };
+        let state = AppState {
+            keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
+            jwt: JwtVerifier::from_config(&config.idp),
+            config: Arc::new(config),
+            db,
+            rate_limits,
+            key_usage,
+            sites,
+            storage,
+            actors,
+        };
+        Ok(Self {
+            state: web::Data::new(state),
+            generated_admin_key,
+        })
+    }
+
+    /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
+    /// stop accepting and let in-flight requests finish (30 s at most).
+    pub fn serve(
+        &self,
+        listener: TcpListener,
+        handle_signals: bool,
+    ) -> Result<RunningServer, BoxError> {
+        let addr = listener.local_addr()?;
+        let state = self.state.clone();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(json_config())
+                .app_data(path_config())
+                .app_data(query_config())
+                .wrap(from_fn(rewrite_bare_errors))
+                .wrap(from_fn(telemetry::request_context))
+                .configure(routes)
+                .default_service(web::to(not_found_fallback))
+        })
+        .shutdown_timeout(30)
+        .listen(listener)?;
+        if self.state.config.workers > 0 {
+            server = server.workers(self.state.config.workers);
+        }
+        if !handle_signals {
+            server = server.disable_signals();
+        }
+        Ok(RunningServer {
+            addr,
+            server: server.run(),
+            state: self.state.clone(),
+        })
+    }
+}
+
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    pub server: actix_web::dev::Server,
+    state: web::Data<AppState>,
+}
+
+impl RunningServer {
+    /// Persists what actors hold in memory. Called after the server stopped.
+    pub async fn drain(state: &AppState) {
+        if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
+            tracing::warn!(error = %e, "could not flush key usage on shutdown");
+        }
+    }
+
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
+    }
+}
+
+/// Every route. API paths live under `/api/v1`; the docs sit outside it.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/").route(web::get().to(system::version)))
+        .service(web::redirect("/api-docs", "/api-docs/"))
+        .service(
+            SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()),
+        )
+        .service(
+            web::scope("/api/v1")
+                .configure(system::configure)
+                .configure(api_keys::configure)
+                .configure(locales::configure)
+                .configure(sites::configure),
+        );
+}

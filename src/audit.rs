@@ -1,0 +1,110 @@
+//! The audit trail. Every mutation calls [`record`] inside its transaction with
+//! the entity's JSON before and after, so field-level changes are stored beside
+//! who made them.
+
+use chrono::Utc;
+use plinth_entities::audit_log;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DbErr};
+use serde::Serialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Create,
+    Update,
+    Delete,
+    Restore,
+    Revoke,
+    Purge,
+}
+
+impl Action {
+    fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Delete => "delete",
+            Action::Restore => "restore",
+            Action::Revoke => "revoke",
+            Action::Purge => "purge",
+        }
+    }
+}
+
+pub struct AuditEntry<'a> {
+    pub actor: &'a str,
+    pub action: Action,
+    pub entity_type: &'a str,
+    pub entity_id: String,
+    pub site_id: Option<Uuid>,
+}
+
+/// Top-level fields whose values differ: `[{field, old, new}]`, sorted by field.
+/// Pass `Value::Null` as `before` for a creation and as `after` for a deletion.
+pub fn field_changes(before: &Value, after: &Value) -> Value {
+    let empty = serde_json::Map::new();
+    let before = before.as_object().unwrap_or(&empty);
+    let after = after.as_object().unwrap_or(&empty);
+    let mut fields: Vec<&String> = before.keys().chain(after.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    let changes: Vec<Value> = fields
+        .into_iter()
+        .filter_map(|field| {
+            let old = before.get(field).unwrap_or(&Value::Null);
+            let new = after.get(field).unwrap_or(&Value::Null);
+            (old != new).then(|| json!({"field": field, "old": old, "new": new}))
+        })
+        .collect();
+    Value::Array(changes)
+}
+
+/// Writes one audit entry with the changes between `before` and `after`.
+pub async fn record<C: ConnectionTrait>(
+    db: &C,
+    entry: AuditEntry<'_>,
+    before: &impl Serialize,
+    after: &impl Serialize,
+) -> Result<(), DbErr> {
+    let before = serde_json::to_value(before).unwrap_or_default();
+    let after = serde_json::to_value(after).unwrap_or_default();
+    let changes = field_changes(&before, &after);
+    audit_log::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        site_id: Set(entry.site_id),
+        actor: Set(entry.actor.to_string()),
+        action: Set(entry.action.as_str().to_string()),
+        entity_type: Set(entry.entity_type.to_string()),
+        entity_id: Set(entry.entity_id),
+        changes: Set(changes),
+        created_at: Set(Utc::now()),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_list_only_differing_fields() {
+        let before = json!({"name": "a", "slug": "s", "gone": 1});
+        let after = json!({"name": "b", "slug": "s", "new": true});
+        let changes = field_changes(&before, &after);
+        assert_eq!(
+            changes,
+            json!([
+                {"field": "gone", "old": 1, "new": null},
+                {"field": "name", "old": "a", "new": "b"},
+                {"field": "new", "old": null, "new": true}
+            ])
+        );
+        assert_eq!(
+            field_changes(&Value::Null, &json!({"a": 1})),
+            json!([{"field": "a", "old": null, "new": 1}])
+        );
+    }
+}

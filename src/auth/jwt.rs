@@ -1,0 +1,182 @@
+//! Bearer tokens from the identity provider: RS256 / ES256 verified against the
+//! provider's JWKS (a file or a URL), with `iss` and `aud` checked. Keys are
+//! cached by `kid`; an unknown `kid` triggers one refetch (at most every 30 s),
+//! so key rotation at the provider needs no restart.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use tokio::sync::RwLock;
+
+use crate::config::IdpConfig;
+use crate::error::{ApiError, ErrorCode};
+
+const REFETCH_AT_MOST_EVERY: Duration = Duration::from_secs(30);
+
+/// The claims Plinth reads from a token.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Claims {
+    pub sub: String,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub picture: Option<String>,
+    #[serde(default)]
+    pub iat: Option<i64>,
+    pub exp: i64,
+}
+
+enum JwksSource {
+    File(PathBuf),
+    Url(String),
+}
+
+struct KeySet {
+    keys: HashMap<String, (DecodingKey, Algorithm)>,
+    fetched: Option<Instant>,
+}
+
+pub struct JwtVerifier {
+    source: JwksSource,
+    issuer: Option<String>,
+    audience: Option<String>,
+    http: reqwest::Client,
+    key_set: RwLock<KeySet>,
+}
+
+impl JwtVerifier {
+    /// `None` when no JWKS source is configured.
+    pub fn from_config(idp: &IdpConfig) -> Option<Self> {
+        let source = match (&idp.jwks_file, &idp.jwks_url) {
+            (Some(path), _) => JwksSource::File(path.clone()),
+            (None, Some(url)) => JwksSource::Url(url.clone()),
+            (None, None) => return None,
+        };
+        Some(Self {
+            source,
+            issuer: idp.issuer.clone(),
+            audience: idp.audience.clone(),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(5))
+                .build()
+                .unwrap_or_default(),
+            key_set: RwLock::new(KeySet {
+                keys: HashMap::new(),
+                fetched: None,
+            }),
+        })
+    }
+
+    pub async fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        let invalid = |detail: &str| ApiError::new(ErrorCode::AuthTokenInvalid, detail.to_string());
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| invalid("the bearer token is malformed"))?;
+        if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
+            return Err(invalid(
+                "the bearer token must be signed with RS256 or ES256",
+            ));
+        }
+        let kid = header.kid.unwrap_or_default();
+        let (key, alg) = self
+            .key_for(&kid)
+            .await?
+            .ok_or_else(|| invalid("the bearer token was signed by an unknown key"))?;
+        if alg != header.alg {
+            return Err(invalid(
+                "the bearer token's algorithm does not match its key",
+            ));
+        }
+
+        let mut validation = Validation::new(alg);
+        validation.leeway = 30;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        match &self.issuer {
+            Some(iss) => validation.set_issuer(&[iss]),
+            None => validation.iss = None,
+        }
+        match &self.audience {
+            Some(aud) => validation.set_audience(&[aud]),
+            None => validation.validate_aud = false,
+        }
+        jsonwebtoken::decode::<Claims>(token, &key, &validation)
+            .map(|data| data.claims)
+            .map_err(|e| match e.kind() {
+                ErrorKind::InvalidIssuer => ApiError::new(
+                    ErrorCode::AuthTokenIssuer,
+                    "the bearer token was issued by another issuer",
+                ),
+                ErrorKind::InvalidAudience => ApiError::new(
+                    ErrorCode::AuthTokenAudience,
+                    "the bearer token is meant for another audience",
+                ),
+                ErrorKind::ExpiredSignature => invalid("the bearer token has expired"),
+                _ => invalid("the bearer token is invalid"),
+            })
+    }
+
+    async fn key_for(&self, kid: &str) -> Result<Option<(DecodingKey, Algorithm)>, ApiError> {
+        {
+            let set = self.key_set.read().await;
+            if let Some(found) = set.keys.get(kid) {
+                return Ok(Some(found.clone()));
+            }
+            if set
+                .fetched
+                .is_some_and(|at| at.elapsed() < REFETCH_AT_MOST_EVERY)
+            {
+                return Ok(None);
+            }
+        }
+        let mut set = self.key_set.write().await;
+        // Another request may have refreshed while we waited for the lock.
+        if set
+            .fetched
+            .is_none_or(|at| at.elapsed() >= REFETCH_AT_MOST_EVERY)
+        {
+            set.fetched = Some(Instant::now());
+            match self.fetch().await {
+                Ok(keys) => set.keys = keys,
+                Err(e) => tracing::warn!(error = %e, "could not load the identity provider's JWKS"),
+            }
+        }
+        Ok(set.keys.get(kid).cloned())
+    }
+
+    async fn fetch(&self) -> Result<HashMap<String, (DecodingKey, Algorithm)>, String> {
+        let text = match &self.source {
+            JwksSource::File(path) => tokio::fs::read_to_string(path)
+                .await
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+            JwksSource::Url(url) => self
+                .http
+                .get(url)
+                .send()
+                .await
+                .and_then(|r| r.error_for_status())
+                .map_err(|e| e.to_string())?
+                .text()
+                .await
+                .map_err(|e| e.to_string())?,
+        };
+        let set: JwkSet = serde_json::from_str(&text).map_err(|e| format!("invalid JWKS: {e}"))?;
+        let mut keys = HashMap::new();
+        for jwk in &set.keys {
+            let alg = match &jwk.algorithm {
+                jsonwebtoken::jwk::AlgorithmParameters::RSA(_) => Algorithm::RS256,
+                jsonwebtoken::jwk::AlgorithmParameters::EllipticCurve(_) => Algorithm::ES256,
+                _ => continue,
+            };
+            if let Ok(key) = DecodingKey::from_jwk(jwk) {
+                keys.insert(jwk.common.key_id.clone().unwrap_or_default(), (key, alg));
+            }
+        }
+        Ok(keys)
+    }
+}

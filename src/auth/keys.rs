@@ -1,0 +1,136 @@
+//! API key secrets and the in-memory key cache that keeps the database off the
+//! request path for known keys.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use dashmap::DashMap;
+use plinth_actors::KeyLimits;
+use plinth_entities::api_key;
+use rand::RngCore;
+use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::roles::KeyPermission;
+use crate::config::RateLimitConfig;
+
+/// Prefix of every generated secret, so leaked keys are easy to scan for.
+pub const KEY_PREFIX: &str = "plk_";
+
+/// What authentication needs to know about a key.
+#[derive(Clone, Debug)]
+pub struct ApiKeyRecord {
+    pub id: Uuid,
+    pub name: String,
+    pub permission: KeyPermission,
+    pub site_id: Option<Uuid>,
+    pub limits: KeyLimits,
+}
+
+impl ApiKeyRecord {
+    pub fn from_model(model: &api_key::Model, defaults: &RateLimitConfig) -> Option<Self> {
+        let limit = |own: Option<i32>, default: u32| {
+            own.and_then(|v| u32::try_from(v).ok())
+                .or(Some(default))
+                .and_then(NonZeroU32::new)
+        };
+        Some(Self {
+            id: model.id,
+            name: model.name.clone(),
+            permission: KeyPermission::parse(&model.permission)?,
+            site_id: model.site_id,
+            limits: KeyLimits {
+                per_second: limit(model.rate_limit_per_second, defaults.default_key_per_second),
+                per_minute: limit(model.rate_limit_per_minute, defaults.default_key_per_minute),
+                per_hour: limit(model.rate_limit_per_hour, defaults.default_key_per_hour),
+                per_day: limit(model.rate_limit_per_day, defaults.default_key_per_day),
+            },
+        })
+    }
+}
+
+/// A fresh secret: `plk_` and 32 random bytes, URL-safe base64.
+pub fn generate_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    format!(
+        "{KEY_PREFIX}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    )
+}
+
+pub fn hash_secret(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// The first characters of a secret, stored to tell keys apart in listings.
+pub fn display_prefix(secret: &str) -> String {
+    secret.chars().take(KEY_PREFIX.len() + 6).collect()
+}
+
+struct Cached {
+    record: Arc<ApiKeyRecord>,
+    loaded: Instant,
+}
+
+/// Known keys by secret hash. Entries are re-read after `ttl`, so a key revoked
+/// on another instance stops working within that time; on this instance a
+/// revocation takes effect at once.
+pub struct KeyStore {
+    by_hash: DashMap<String, Cached>,
+    ttl: Duration,
+    defaults: RateLimitConfig,
+}
+
+impl KeyStore {
+    pub fn new(ttl: Duration, defaults: RateLimitConfig) -> Self {
+        Self {
+            by_hash: DashMap::new(),
+            ttl,
+            defaults,
+        }
+    }
+
+    /// The live key with this secret, or `None` (unknown or revoked).
+    pub async fn authenticate(
+        &self,
+        db: &DatabaseConnection,
+        secret: &str,
+    ) -> Result<Option<Arc<ApiKeyRecord>>, DbErr> {
+        let hash = hash_secret(secret);
+        if let Some(hit) = self.by_hash.get(&hash) {
+            if hit.loaded.elapsed() < self.ttl {
+                return Ok(Some(Arc::clone(&hit.record)));
+            }
+        }
+        let model = api_key::Entity::find()
+            .filter(api_key::Column::KeyHash.eq(hash.as_str()))
+            .filter(api_key::Column::RevokedAt.is_null())
+            .one(db)
+            .await?;
+        let Some(record) = model
+            .as_ref()
+            .and_then(|m| ApiKeyRecord::from_model(m, &self.defaults))
+        else {
+            self.by_hash.remove(&hash);
+            return Ok(None);
+        };
+        let record = Arc::new(record);
+        self.by_hash.insert(
+            hash,
+            Cached {
+                record: Arc::clone(&record),
+                loaded: Instant::now(),
+            },
+        );
+        Ok(Some(record))
+    }
+
+    /// Forgets a key at once (revoked or changed).
+    pub fn forget(&self, key_id: Uuid) {
+        self.by_hash.retain(|_, cached| cached.record.id != key_id);
+    }
+}

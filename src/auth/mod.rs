@@ -1,0 +1,9 @@
+//! Credentials, principals, roles and permission checks (DESIGN §4).
+
+pub mod jwt;
+pub mod keys;
+mod principal;
+pub mod roles;
+
+pub use principal::{rate_limit_headers, Credential, Principal, UserIdentity, API_KEY_HEADER};
+pub use roles::{Capability, KeyPermission, Role};

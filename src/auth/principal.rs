@@ -1,0 +1,325 @@
+//! The authenticated caller, extracted from `X-API-Key` or `Authorization: Bearer`.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+
+use actix_web::dev::Payload;
+use actix_web::http::header::{HeaderName, HeaderValue, AUTHORIZATION, RETRY_AFTER};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use plinth_actors::{KeyDecision, RateLimitStatus};
+use plinth_entities::site_member;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use uuid::Uuid;
+
+use super::keys::ApiKeyRecord;
+use super::roles::{Capability, KeyPermission, Role};
+use crate::app::AppState;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+pub const API_KEY_HEADER: &str = "x-api-key";
+
+#[derive(Clone, Debug)]
+pub struct UserIdentity {
+    pub idp_user_id: String,
+    pub email: Option<String>,
+    pub name: Option<String>,
+    pub picture: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Credential {
+    ApiKey(Arc<ApiKeyRecord>),
+    User(UserIdentity),
+}
+
+#[derive(Clone, Debug)]
+pub struct Principal {
+    pub credential: Credential,
+    system_admin: bool,
+}
+
+impl Principal {
+    pub fn api_key(&self) -> Option<&ApiKeyRecord> {
+        match &self.credential {
+            Credential::ApiKey(key) => Some(key),
+            Credential::User(_) => None,
+        }
+    }
+
+    pub fn user(&self) -> Option<&UserIdentity> {
+        match &self.credential {
+            Credential::User(user) => Some(user),
+            Credential::ApiKey(_) => None,
+        }
+    }
+
+    /// For JWT-only endpoints: the user, or `code` for key callers.
+    pub fn require_user(&self, code: ErrorCode) -> ApiResult<&UserIdentity> {
+        self.user().ok_or_else(|| {
+            ApiError::new(
+                code,
+                "this endpoint needs an identity-provider (JWT) sign-in, not an API key",
+            )
+        })
+    }
+
+    /// A Master key or a configured system admin.
+    pub fn is_system_admin(&self) -> bool {
+        self.system_admin
+    }
+
+    /// How the audit trail names this caller.
+    pub fn actor_id(&self) -> String {
+        match &self.credential {
+            Credential::ApiKey(key) => format!("api_key:{}", key.id),
+            Credential::User(user) => format!("user:{}", user.idp_user_id),
+        }
+    }
+
+    /// The role this caller acts with on `site_id`, or why it has none there.
+    pub async fn site_role(&self, state: &AppState, site_id: Uuid) -> ApiResult<Role> {
+        if self.system_admin {
+            return Ok(Role::Owner);
+        }
+        match &self.credential {
+            Credential::ApiKey(key) => match key.site_id {
+                Some(scope) if scope != site_id => Err(ApiError::new(
+                    ErrorCode::AuthApiKeySiteDenied,
+                    "this API key is scoped to another site",
+                )),
+                _ => Ok(key.permission.site_role()),
+            },
+            Credential::User(user) => {
+                let membership = site_member::Entity::find()
+                    .filter(site_member::Column::SiteId.eq(site_id))
+                    .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
+                    .one(&state.db)
+                    .await?;
+                membership
+                    .and_then(|m| Role::parse(&m.role))
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            ErrorCode::AuthSiteAccessDenied,
+                            "you are not a member of this site",
+                        )
+                    })
+            }
+        }
+    }
+
+    /// Fails with the spec's code unless the caller has `capability` on `site_id`.
+    pub async fn require(
+        &self,
+        state: &AppState,
+        site_id: Uuid,
+        capability: Capability,
+    ) -> ApiResult<Role> {
+        let role = self.site_role(state, site_id).await?;
+        if role < capability.min_role() {
+            return Err(ApiError::new(
+                ErrorCode::AuthInsufficientRole,
+                format!(
+                    "this needs the {} role or higher; you act as {}",
+                    capability.min_role().as_str(),
+                    role.as_str()
+                ),
+            ));
+        }
+        Ok(role)
+    }
+
+    /// Sites this caller may see: `None` means all of them.
+    pub async fn visible_site_ids(&self, state: &AppState) -> ApiResult<Option<Vec<Uuid>>> {
+        if self.system_admin {
+            return Ok(None);
+        }
+        match &self.credential {
+            Credential::ApiKey(key) => Ok(key.site_id.map(|id| vec![id])),
+            Credential::User(user) => {
+                let ids = site_member::Entity::find()
+                    .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
+                    .all(&state.db)
+                    .await?
+                    .into_iter()
+                    .map(|m| m.site_id)
+                    .collect();
+                Ok(Some(ids))
+            }
+        }
+    }
+}
+
+impl FromRequest for Principal {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            if let Some(known) = req.extensions().get::<Principal>() {
+                return Ok(known.clone());
+            }
+            let state = req
+                .app_data::<web::Data<AppState>>()
+                .ok_or_else(|| ApiError::internal("application state missing"))?
+                .clone();
+            let principal = authenticate(&req, &state).await?;
+            req.extensions_mut().insert(principal.clone());
+            Ok(principal)
+        })
+    }
+}
+
+fn client_address(req: &HttpRequest) -> IpAddr {
+    req.peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+fn retry_after(secs: u64) -> (HeaderName, HeaderValue) {
+    (RETRY_AFTER, HeaderValue::from(secs))
+}
+
+async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principal> {
+    let headers = req.headers();
+    let api_key = headers
+        .get(API_KEY_HEADER)
+        .map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    let authorization = headers
+        .get(AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    if api_key.is_none() && authorization.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::AuthMissingCredentials,
+            "send an X-API-Key header or an Authorization: Bearer token",
+        ));
+    }
+
+    let client = client_address(req);
+    let failures = &state.rate_limits.auth_failures;
+    if let Some(secs) = failures.blocked_for(client) {
+        let (name, value) = retry_after(secs);
+        return Err(ApiError::new(
+            ErrorCode::AuthRateLimited,
+            format!("too many failed authentications from this address; try again in {secs} s"),
+        )
+        .with_header(name, value));
+    }
+
+    // A key wins when both are sent.
+    let result = match api_key {
+        Some(secret) => authenticate_key(req, state, &secret).await,
+        None => authenticate_bearer(state, authorization.as_deref().unwrap_or_default()).await,
+    };
+    if let Err(e) = &result {
+        if matches!(
+            e.code(),
+            ErrorCode::AuthApiKeyInvalid
+                | ErrorCode::AuthTokenInvalid
+                | ErrorCode::AuthTokenAudience
+                | ErrorCode::AuthTokenIssuer
+        ) {
+            failures.record_failure(client);
+        }
+    }
+    result
+}
+
+async fn authenticate_key(
+    req: &HttpRequest,
+    state: &AppState,
+    secret: &str,
+) -> ApiResult<Principal> {
+    let key = state
+        .keys
+        .authenticate(&state.db, secret)
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::AuthApiKeyInvalid,
+                "the API key is unknown or has been revoked",
+            )
+        })?;
+
+    match state.rate_limits.check_key(key.id, key.limits) {
+        KeyDecision::Unlimited => {}
+        KeyDecision::Allowed(status) => {
+            req.extensions_mut().insert(status);
+        }
+        KeyDecision::Denied(status) => return Err(rate_limited(&status)),
+    }
+    state.key_usage.record(key.id);
+    Ok(Principal {
+        system_admin: key.permission == KeyPermission::Master,
+        credential: Credential::ApiKey(key),
+    })
+}
+
+fn rate_limited(status: &RateLimitStatus) -> ApiError {
+    let secs = status.retry_after_secs.unwrap_or(1);
+    let (name, value) = retry_after(secs);
+    let mut error = ApiError::new(
+        ErrorCode::RateLimitExceeded,
+        format!(
+            "the API key's {} limit is used up; retry in {secs} s",
+            status.tightest
+        ),
+    )
+    .with_header(name, value);
+    for (name, value) in rate_limit_headers(status) {
+        error = error.with_header(name, value);
+    }
+    error
+}
+
+/// `RateLimit-Policy` and `RateLimit` (IETF httpapi rate-limit headers draft).
+pub fn rate_limit_headers(status: &RateLimitStatus) -> Vec<(HeaderName, HeaderValue)> {
+    [
+        ("ratelimit-policy", status.policy_header()),
+        ("ratelimit", status.limit_header()),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| {
+        Some((
+            HeaderName::from_static(name),
+            HeaderValue::from_str(&value).ok()?,
+        ))
+    })
+    .collect()
+}
+
+async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult<Principal> {
+    let token = authorization
+        .strip_prefix("Bearer ")
+        .or_else(|| authorization.strip_prefix("bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::AuthTokenInvalid,
+                "the Authorization header must be 'Bearer <token>'",
+            )
+        })?;
+    let verifier = state.jwt.as_ref().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::AuthIdpNotConfigured,
+            "bearer tokens are not accepted: no identity provider is configured",
+        )
+    })?;
+    let claims = verifier.verify(token).await?;
+    let system_admin = state
+        .config
+        .system_admins
+        .iter()
+        .any(|id| id == &claims.sub);
+    Ok(Principal {
+        system_admin,
+        credential: Credential::User(UserIdentity {
+            idp_user_id: claims.sub,
+            email: claims.email,
+            name: claims.name,
+            picture: claims.picture,
+        }),
+    })
+}

@@ -1,0 +1,157 @@
+//! Roles, API key permissions and what each role may do: the one permission table
+//! of DESIGN §4. Every check in the code asks [`Capability::min_role`].
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A member's role on a site, lowest first. Each role has every right of the
+/// roles below it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Read,
+    Author,
+    Reviewer,
+    Editor,
+    Admin,
+    Owner,
+}
+
+impl Role {
+    pub const ALL: [Role; 6] = [
+        Role::Read,
+        Role::Author,
+        Role::Reviewer,
+        Role::Editor,
+        Role::Admin,
+        Role::Owner,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Author => "author",
+            Role::Reviewer => "reviewer",
+            Role::Editor => "editor",
+            Role::Admin => "admin",
+            Role::Owner => "owner",
+        }
+    }
+
+    /// Accepts any letter case (`Editor`, `editor`).
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Role::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown role '{s}': expected read, author, reviewer, editor, admin or owner"
+            ))
+        })
+    }
+}
+
+/// An API key's permission level, lowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
+pub enum KeyPermission {
+    Read,
+    Write,
+    Admin,
+    /// Operator key: never site-scoped, acts as a system admin.
+    Master,
+}
+
+impl KeyPermission {
+    pub const ALL: [KeyPermission; 4] = [
+        KeyPermission::Read,
+        KeyPermission::Write,
+        KeyPermission::Admin,
+        KeyPermission::Master,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyPermission::Read => "Read",
+            KeyPermission::Write => "Write",
+            KeyPermission::Admin => "Admin",
+            KeyPermission::Master => "Master",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<KeyPermission> {
+        KeyPermission::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(s))
+    }
+
+    /// The role a key acts with on the sites in its scope.
+    pub fn site_role(self) -> Role {
+        match self {
+            KeyPermission::Read => Role::Read,
+            KeyPermission::Write => Role::Editor,
+            KeyPermission::Admin => Role::Admin,
+            KeyPermission::Master => Role::Owner,
+        }
+    }
+}
+
+/// Something a caller may be allowed to do on a site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capability {
+    /// Read site data and content.
+    Read,
+    /// Create content; change and delete one's own.
+    CreateContent,
+    /// Review content submitted for review.
+    ReviewContent,
+    /// Change or delete anyone's content, publish.
+    EditAnyContent,
+    /// Settings, locales, members, webhooks, API keys, trash, export.
+    AdministerSite,
+    /// Delete, restore and reset the site; transfer ownership.
+    OwnSite,
+}
+
+impl Capability {
+    /// The permission table: the lowest role that has the capability.
+    pub fn min_role(self) -> Role {
+        match self {
+            Capability::Read => Role::Read,
+            Capability::CreateContent => Role::Author,
+            Capability::ReviewContent => Role::Reviewer,
+            Capability::EditAnyContent => Role::Editor,
+            Capability::AdministerSite => Role::Admin,
+            Capability::OwnSite => Role::Owner,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_are_ordered_and_parse_in_any_case() {
+        assert!(
+            Role::Read < Role::Author && Role::Reviewer < Role::Editor && Role::Admin < Role::Owner
+        );
+        assert_eq!(Role::parse("EDITOR"), Some(Role::Editor));
+        assert_eq!(Role::parse("boss"), None);
+        assert_eq!(KeyPermission::parse("write"), Some(KeyPermission::Write));
+    }
+
+    #[test]
+    fn key_permissions_map_to_roles() {
+        assert_eq!(KeyPermission::Read.site_role(), Role::Read);
+        assert_eq!(KeyPermission::Write.site_role(), Role::Editor);
+        assert_eq!(KeyPermission::Admin.site_role(), Role::Admin);
+        assert!(KeyPermission::Write.site_role() >= Capability::EditAnyContent.min_role());
+        assert!(KeyPermission::Write.site_role() < Capability::AdministerSite.min_role());
+    }
+}

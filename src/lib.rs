@@ -1,0 +1,20 @@
+//! Plinth: a multi-site headless CMS served as a JSON REST API.
+
+pub mod api_keys;
+pub mod app;
+pub mod audit;
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod locales;
+pub mod openapi;
+pub mod pagination;
+pub mod sites;
+pub mod storage;
+pub mod system;
+pub mod telemetry;
+pub mod values;
+
+pub use app::{AppState, Plinth, RunningServer};
+pub use config::Config;

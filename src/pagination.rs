@@ -1,0 +1,164 @@
+//! The envelope every paginated list shares: `{data, meta{page, per_page, total,
+//! total_pages}}`. Pages start at 1; `per_page` defaults to 10 and is clamped to
+//! 1..=100; a page past the end has an empty `data`.
+
+use sea_orm::{ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, Select};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::ApiResult;
+
+pub const DEFAULT_PER_PAGE: u64 = 10;
+pub const MAX_PER_PAGE: u64 = 100;
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// Page number, from 1 (default 1).
+    pub page: Option<u64>,
+    /// Items per page (default 10, at most 100).
+    pub per_page: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub page: u64,
+    pub per_page: u64,
+}
+
+impl PageParams {
+    pub fn resolve(self) -> Page {
+        self.resolve_with_default(DEFAULT_PER_PAGE)
+    }
+
+    pub fn resolve_with_default(self, default_per_page: u64) -> Page {
+        Page {
+            page: self.page.unwrap_or(1).max(1),
+            per_page: self
+                .per_page
+                .unwrap_or(default_per_page)
+                .clamp(1, MAX_PER_PAGE),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct PageMeta {
+    pub page: u64,
+    pub per_page: u64,
+    pub total: u64,
+    pub total_pages: u64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Paginated<T> {
+    pub data: Vec<T>,
+    pub meta: PageMeta,
+}
+
+impl<T> Paginated<T> {
+    pub fn new(data: Vec<T>, page: Page, total: u64) -> Self {
+        Self {
+            data,
+            meta: PageMeta {
+                page: page.page,
+                per_page: page.per_page,
+                total,
+                total_pages: total.div_ceil(page.per_page),
+            },
+        }
+    }
+
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Paginated<U> {
+        Paginated {
+            data: self.data.into_iter().map(f).collect(),
+            meta: self.meta,
+        }
+    }
+}
+
+/// Runs `select` for one page: two queries (count and page) whatever the page size.
+pub async fn fetch_page<E, C>(
+    db: &C,
+    select: Select<E>,
+    page: Page,
+) -> ApiResult<Paginated<E::Model>>
+where
+    E: EntityTrait,
+    E::Model: FromQueryResult + Sync + Send,
+    C: ConnectionTrait,
+{
+    let paginator = select.paginate(db, page.per_page);
+    let total = paginator.num_items().await?;
+    let data = if (page.page - 1) * page.per_page >= total {
+        Vec::new()
+    } else {
+        paginator.fetch_page(page.page - 1).await?
+    };
+    Ok(Paginated::new(data, page, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_defaults_and_clamps() {
+        assert_eq!(
+            PageParams::default().resolve(),
+            Page {
+                page: 1,
+                per_page: 10
+            }
+        );
+        assert_eq!(
+            PageParams {
+                page: Some(0),
+                per_page: Some(1000)
+            }
+            .resolve(),
+            Page {
+                page: 1,
+                per_page: 100
+            }
+        );
+        assert_eq!(
+            PageParams {
+                page: Some(3),
+                per_page: Some(0)
+            }
+            .resolve(),
+            Page {
+                page: 3,
+                per_page: 1
+            }
+        );
+        assert_eq!(PageParams::default().resolve_with_default(25).per_page, 25);
+    }
+
+    #[test]
+    fn total_pages_rounds_up() {
+        let p = Paginated::new(
+            vec![1],
+            Page {
+                page: 1,
+                per_page: 10,
+            },
+            21,
+        );
+        assert_eq!(p.meta.total_pages, 3);
+        assert_eq!(
+            Paginated::<u8>::new(
+                vec![],
+                Page {
+                    page: 1,
+                    per_page: 10
+                },
+                0
+            )
+            .meta
+            .total_pages,
+            0
+        );
+    }
+}

@@ -1,0 +1,104 @@
+//! Site request and response bodies.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::site;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::values::double_option;
+
+/// SiteResponse
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SiteResponse {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    /// Absolute URL with protocol; null when unset.
+    pub base_url: Option<String>,
+    pub is_active: bool,
+    pub logo_url: Option<String>,
+    pub favicon_url: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Present only in the deleted-sites list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
+impl SiteResponse {
+    /// The response for every endpoint but the deleted list: no `deleted_at`.
+    pub fn active(model: &site::Model) -> Self {
+        Self {
+            deleted_at: None,
+            ..Self::deleted(model)
+        }
+    }
+
+    pub fn deleted(model: &site::Model) -> Self {
+        Self {
+            id: model.id,
+            name: model.name.clone(),
+            slug: model.slug.clone(),
+            description: model.description.clone(),
+            base_url: model.base_url.clone(),
+            is_active: model.is_active,
+            logo_url: model.logo_url.clone(),
+            favicon_url: model.favicon_url.clone(),
+            created_at: model.created_at,
+            updated_at: model.updated_at,
+            deleted_at: model.deleted_at,
+        }
+    }
+}
+
+/// An entry of the site-create `locales` array; also the body of
+/// `POST /sites/{site_id}/locales`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SiteLocaleInput {
+    pub locale_id: Uuid,
+    #[serde(default)]
+    pub is_default: bool,
+    /// Path prefix of this language on the public site, e.g. `/de`. Defaults to
+    /// empty for the default locale and `/<code>` for the others.
+    #[serde(default)]
+    pub url_prefix: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSite {
+    pub name: String,
+    pub slug: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub is_active: Option<bool>,
+    #[serde(default)]
+    pub logo_url: Option<String>,
+    /// Exactly one entry must be the default. When omitted the site gets the
+    /// `en` locale as its default.
+    #[serde(default)]
+    pub locales: Option<Vec<SiteLocaleInput>>,
+}
+
+/// Every field optional; only the given ones change. `null` clears
+/// `base_url` and `logo_url`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSite {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub base_url: Option<Option<String>>,
+    pub is_active: Option<bool>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub logo_url: Option<Option<String>>,
+}

@@ -1,0 +1,290 @@
+//! Site writes. Each runs in one transaction with its audit entry.
+
+use chrono::Utc;
+use plinth_entities::{locale, site, site_member, site_setting};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    TransactionTrait,
+};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::locales;
+use super::model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Principal, Role};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::values::{required_text, BaseUrl, Slug};
+
+const NAME_MAX: usize = 200;
+const DESCRIPTION_MAX: usize = 5_000;
+
+fn audit_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
+    AuditEntry {
+        actor,
+        action,
+        entity_type: "site",
+        entity_id: site_id.to_string(),
+        site_id: Some(site_id),
+    }
+}
+
+fn optional_url(field: &str, raw: Option<String>, errors: &mut Vec<FieldError>) -> Option<String> {
+    let raw = raw.filter(|s| !s.trim().is_empty())?;
+    match BaseUrl::parse(field, &raw) {
+        Ok(url) => Some(url.into_inner()),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    }
+}
+
+fn description(raw: &str, errors: &mut Vec<FieldError>) -> String {
+    if raw.chars().count() > DESCRIPTION_MAX {
+        errors.push(FieldError::new(
+            "description",
+            ErrorCode::ValidationOutOfRange,
+            format!("must be at most {DESCRIPTION_MAX} characters"),
+        ));
+    }
+    raw.to_string()
+}
+
+/// Exactly one default among the requested locales, each listed once.
+fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
+    let defaults = locales.iter().filter(|l| l.is_default).count();
+    if defaults != 1 {
+        return Err(ApiError::new(
+            ErrorCode::SiteCreateInvalidLocales,
+            format!("exactly one locale must be the default; {defaults} are"),
+        ));
+    }
+    let mut ids: Vec<Uuid> = locales.iter().map(|l| l.locale_id).collect();
+    ids.sort();
+    ids.dedup();
+    if ids.len() != locales.len() {
+        return Err(ApiError::new(
+            ErrorCode::SiteCreateInvalidLocales,
+            "a locale is listed more than once",
+        ));
+    }
+    Ok(())
+}
+
+/// Who may create sites: any JWT user; API keys only unscoped and Admin or above.
+fn check_may_create(principal: &Principal) -> ApiResult<()> {
+    if let Some(key) = principal.api_key() {
+        if key.site_id.is_some() {
+            return Err(ApiError::new(
+                ErrorCode::SiteCreateScopedKey,
+                "a site-scoped API key cannot create sites",
+            ));
+        }
+        if key.permission.site_role() < Role::Admin {
+            return Err(ApiError::new(
+                ErrorCode::SiteCreateRequiresAdmin,
+                "creating sites needs an Admin API key",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub async fn create(
+    db: &DatabaseConnection,
+    principal: &Principal,
+    body: CreateSite,
+) -> ApiResult<site::Model> {
+    check_may_create(principal)?;
+    let mut errors = Vec::new();
+    let name = required_text("name", &body.name, NAME_MAX)
+        .map_err(|e| errors.push(e))
+        .ok();
+    let slug = Slug::parse("slug", &body.slug)
+        .map_err(|e| errors.push(e))
+        .ok();
+    let description = description(&body.description, &mut errors);
+    let base_url = optional_url("base_url", body.base_url, &mut errors);
+    let logo_url = optional_url("logo_url", body.logo_url, &mut errors);
+    let (Some(name), Some(slug), true) = (name, slug, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    if let Some(locales) = &body.locales {
+        check_locales(locales)?;
+    }
+
+    let txn = db.begin().await?;
+    let now = Utc::now();
+    let id = Uuid::new_v4();
+    let created = site::ActiveModel {
+        id: Set(id),
+        name: Set(name),
+        slug: Set(slug.as_str().to_string()),
+        description: Set(description),
+        base_url: Set(base_url),
+        is_active: Set(body.is_active.unwrap_or(true)),
+        logo_url: Set(logo_url),
+        favicon_url: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        deleted_at: Set(None),
+    }
+    .insert(&txn)
+    .await
+    .map_err(on_constraint(Constraint::Unique, || {
+        ApiError::slug_taken("site", slug.as_str())
+    }))?;
+
+    site_setting::ActiveModel {
+        site_id: Set(id),
+        overrides: Set(json!({})),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+
+    let requested = match body.locales {
+        Some(list) => list,
+        None => default_locales(&txn).await?,
+    };
+    for (i, input) in requested.iter().enumerate() {
+        locales::assign(&txn, id, input, &format!("locales[{i}]")).await?;
+    }
+
+    if let Some(user) = principal.user() {
+        site_member::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            site_id: Set(id),
+            idp_user_id: Set(user.idp_user_id.clone()),
+            role: Set(Role::Owner.as_str().to_string()),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+    }
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Create, id),
+        &(),
+        &SiteResponse::active(&created),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// A site created without `locales` gets English as its only, default locale.
+async fn default_locales<C: sea_orm::ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocaleInput>> {
+    let english = locale::Entity::find()
+        .filter(locale::Column::Code.eq("en"))
+        .one(db)
+        .await?;
+    Ok(english
+        .map(|l| SiteLocaleInput {
+            locale_id: l.id,
+            is_default: true,
+            url_prefix: None,
+        })
+        .into_iter()
+        .collect())
+}
+
+pub async fn update(
+    db: &DatabaseConnection,
+    actor: &str,
+    site_id: Uuid,
+    body: UpdateSite,
+) -> ApiResult<site::Model> {
+    let mut errors = Vec::new();
+    let name = body.name.as_deref().map(|n| {
+        required_text("name", n, NAME_MAX)
+            .map_err(|e| errors.push(e))
+            .ok()
+    });
+    let slug = body
+        .slug
+        .as_deref()
+        .map(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    let description = body
+        .description
+        .as_deref()
+        .map(|d| description(d, &mut errors));
+    let base_url = body
+        .base_url
+        .map(|u| optional_url("base_url", u, &mut errors));
+    let logo_url = body
+        .logo_url
+        .map(|u| optional_url("logo_url", u, &mut errors));
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+
+    let txn = db.begin().await?;
+    let current = site::Entity::find_by_id(site_id)
+        .filter(site::Column::DeletedAt.is_null())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let before = SiteResponse::active(&current);
+    let mut row: site::ActiveModel = current.into();
+    if let Some(Some(name)) = name {
+        row.name = Set(name);
+    }
+    let new_slug = slug.flatten().map(Slug::into_inner);
+    if let Some(slug) = &new_slug {
+        row.slug = Set(slug.clone());
+    }
+    if let Some(description) = description {
+        row.description = Set(description);
+    }
+    if let Some(base_url) = base_url {
+        row.base_url = Set(base_url);
+    }
+    if let Some(logo_url) = logo_url {
+        row.logo_url = Set(logo_url);
+    }
+    if let Some(active) = body.is_active {
+        row.is_active = Set(active);
+    }
+    row.updated_at = Set(Utc::now());
+    let updated = row
+        .update(&txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, || {
+            ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
+        }))?;
+    audit::record(
+        &txn,
+        audit_entry(actor, Action::Update, site_id),
+        &before,
+        &SiteResponse::active(&updated),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// Soft delete: the row stays with `deleted_at` set for the restore window.
+pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid) -> ApiResult<()> {
+    let txn = db.begin().await?;
+    let current = site::Entity::find_by_id(site_id)
+        .filter(site::Column::DeletedAt.is_null())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let before = SiteResponse::deleted(&current);
+    let mut row: site::ActiveModel = current.into();
+    row.deleted_at = Set(Some(Utc::now()));
+    let deleted = row.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit_entry(actor, Action::Delete, site_id),
+        &before,
+        &SiteResponse::deleted(&deleted),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}

@@ -1,0 +1,402 @@
+//! Site settings. Only overridden fields are stored; the effective settings are
+//! the spec's defaults with the overrides laid over them.
+
+use actix_web::{web, HttpResponse};
+use chrono::Utc;
+use plinth_entities::site_setting;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait, TransactionTrait};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::values::{double_option, is_email, parse_hex_color};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RobotsRule {
+    /// `Allow` or `Disallow`.
+    pub directive: String,
+    pub path: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RobotsRuleGroup {
+    pub user_agent: String,
+    pub rules: Vec<RobotsRule>,
+}
+
+/// A preview link template; `{slug}` and `{locale}` in `url` are replaced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PreviewTemplate {
+    pub name: String,
+    pub url: String,
+}
+
+/// SiteSettingsResponse: the effective settings of a site.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SiteSettings {
+    pub max_document_file_size: i64,
+    pub max_media_file_size: i64,
+    pub analytics_enabled: bool,
+    pub maintenance_mode: bool,
+    pub contact_email: String,
+    pub editorial_workflow_enabled: bool,
+    pub preview_templates: Vec<PreviewTemplate>,
+    pub module_blog_enabled: bool,
+    pub module_pages_enabled: bool,
+    pub module_portfolio_enabled: bool,
+    pub module_legal_enabled: bool,
+    pub module_documents_enabled: bool,
+    pub module_ai_enabled: bool,
+    pub module_forms_enabled: bool,
+    pub robots_txt_rules: Vec<RobotsRuleGroup>,
+    pub seo_title_template: String,
+    pub seo_default_description: String,
+    pub seo_default_og_image_id: Option<Uuid>,
+    pub theme_color: String,
+    pub background_color: String,
+    pub code_injection_head: String,
+    pub code_injection_footer: String,
+}
+
+impl Default for SiteSettings {
+    /// The spec's defaults, as an unconfigured site reflects them.
+    fn default() -> Self {
+        Self {
+            max_document_file_size: 10_485_760,
+            max_media_file_size: 52_428_800,
+            analytics_enabled: false,
+            maintenance_mode: false,
+            contact_email: String::new(),
+            editorial_workflow_enabled: false,
+            preview_templates: Vec::new(),
+            module_blog_enabled: true,
+            module_pages_enabled: true,
+            module_portfolio_enabled: false,
+            module_legal_enabled: false,
+            module_documents_enabled: false,
+            module_ai_enabled: false,
+            module_forms_enabled: false,
+            robots_txt_rules: vec![RobotsRuleGroup {
+                user_agent: "*".into(),
+                rules: vec![RobotsRule {
+                    directive: "Allow".into(),
+                    path: "/".into(),
+                }],
+            }],
+            seo_title_template: "{{title}} | {{site_name}}".into(),
+            seo_default_description: String::new(),
+            seo_default_og_image_id: None,
+            theme_color: "#ffffff".into(),
+            background_color: "#ffffff".into(),
+            code_injection_head: String::new(),
+            code_injection_footer: String::new(),
+        }
+    }
+}
+
+impl SiteSettings {
+    /// Defaults with `overrides` (a JSON object of stored fields) laid over them.
+    /// Stored fields this version no longer knows are ignored.
+    pub fn effective(overrides: Option<&Value>) -> ApiResult<Self> {
+        let mut merged = match serde_json::to_value(Self::default()) {
+            Ok(Value::Object(map)) => map,
+            _ => return Err(ApiError::internal("settings defaults are not an object")),
+        };
+        if let Some(Value::Object(stored)) = overrides {
+            for (key, value) in stored {
+                if merged.contains_key(key) {
+                    merged.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        serde_json::from_value(Value::Object(merged))
+            .map_err(|e| ApiError::internal(format!("stored settings are invalid: {e}")))
+    }
+}
+
+/// Every field optional; only the given ones change. `null` clears
+/// `seo_default_og_image_id`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSiteSettings {
+    pub max_document_file_size: Option<i64>,
+    pub max_media_file_size: Option<i64>,
+    pub analytics_enabled: Option<bool>,
+    pub maintenance_mode: Option<bool>,
+    pub contact_email: Option<String>,
+    pub editorial_workflow_enabled: Option<bool>,
+    pub preview_templates: Option<Vec<PreviewTemplate>>,
+    pub module_blog_enabled: Option<bool>,
+    pub module_pages_enabled: Option<bool>,
+    pub module_portfolio_enabled: Option<bool>,
+    pub module_legal_enabled: Option<bool>,
+    pub module_documents_enabled: Option<bool>,
+    pub module_ai_enabled: Option<bool>,
+    pub module_forms_enabled: Option<bool>,
+    pub robots_txt_rules: Option<Vec<RobotsRuleGroup>>,
+    pub seo_title_template: Option<String>,
+    pub seo_default_description: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub seo_default_og_image_id: Option<Option<Uuid>>,
+    pub theme_color: Option<String>,
+    pub background_color: Option<String>,
+    pub code_injection_head: Option<String>,
+    pub code_injection_footer: Option<String>,
+}
+
+/// Largest accepted per-site file size limit: 5 GiB.
+const MAX_FILE_SIZE_LIMIT: i64 = 5 * 1024 * 1024 * 1024;
+
+impl UpdateSiteSettings {
+    /// Checks every given field and returns them, normalized, as a JSON object.
+    fn into_overrides(self) -> Result<Map<String, Value>, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let mut out = Map::new();
+        let mut put = |key: &str, value: Value| {
+            out.insert(key.to_string(), value);
+        };
+        for (field, size) in [
+            ("max_document_file_size", self.max_document_file_size),
+            ("max_media_file_size", self.max_media_file_size),
+        ] {
+            if let Some(size) = size {
+                if (1..=MAX_FILE_SIZE_LIMIT).contains(&size) {
+                    put(field, size.into());
+                } else {
+                    errors.push(FieldError::new(
+                        field,
+                        ErrorCode::ValidationOutOfRange,
+                        format!("must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes"),
+                    ));
+                }
+            }
+        }
+        for (field, flag) in [
+            ("analytics_enabled", self.analytics_enabled),
+            ("maintenance_mode", self.maintenance_mode),
+            (
+                "editorial_workflow_enabled",
+                self.editorial_workflow_enabled,
+            ),
+            ("module_blog_enabled", self.module_blog_enabled),
+            ("module_pages_enabled", self.module_pages_enabled),
+            ("module_portfolio_enabled", self.module_portfolio_enabled),
+            ("module_legal_enabled", self.module_legal_enabled),
+            ("module_documents_enabled", self.module_documents_enabled),
+            ("module_ai_enabled", self.module_ai_enabled),
+            ("module_forms_enabled", self.module_forms_enabled),
+        ] {
+            if let Some(flag) = flag {
+                put(field, flag.into());
+            }
+        }
+        if let Some(email) = self.contact_email {
+            let email = email.trim().to_string();
+            if email.is_empty() || is_email(&email) {
+                put("contact_email", email.into());
+            } else {
+                errors.push(FieldError::new(
+                    "contact_email",
+                    ErrorCode::ValidationInvalidFormat,
+                    "must be an e-mail address or empty",
+                ));
+            }
+        }
+        for (field, color) in [
+            ("theme_color", self.theme_color),
+            ("background_color", self.background_color),
+        ] {
+            if let Some(color) = color {
+                match parse_hex_color(field, &color) {
+                    Ok(c) => put(field, c.into()),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        if let Some(templates) = self.preview_templates {
+            for (i, t) in templates.iter().enumerate() {
+                if t.name.trim().is_empty() {
+                    errors.push(FieldError::new(
+                        format!("preview_templates[{i}].name"),
+                        ErrorCode::ValidationRequiredField,
+                        "must not be empty",
+                    ));
+                }
+                if !(t.url.starts_with("http://")
+                    || t.url.starts_with("https://")
+                    || t.url.starts_with('/'))
+                {
+                    errors.push(FieldError::new(
+                        format!("preview_templates[{i}].url"),
+                        ErrorCode::ValidationInvalidFormat,
+                        "must be an http(s) URL or a path",
+                    ));
+                }
+            }
+            put(
+                "preview_templates",
+                serde_json::to_value(templates).unwrap_or_default(),
+            );
+        }
+        if let Some(groups) = self.robots_txt_rules {
+            for (i, group) in groups.iter().enumerate() {
+                if group.user_agent.trim().is_empty() || group.user_agent.contains('\n') {
+                    errors.push(FieldError::new(
+                        format!("robots_txt_rules[{i}].user_agent"),
+                        ErrorCode::ValidationInvalidFormat,
+                        "must be one non-empty line",
+                    ));
+                }
+                for (j, rule) in group.rules.iter().enumerate() {
+                    if !matches!(rule.directive.as_str(), "Allow" | "Disallow") {
+                        errors.push(FieldError::new(
+                            format!("robots_txt_rules[{i}].rules[{j}].directive"),
+                            ErrorCode::ValidationInvalidFormat,
+                            "must be Allow or Disallow",
+                        ));
+                    }
+                    if !rule.path.starts_with('/') || rule.path.contains(char::is_whitespace) {
+                        errors.push(FieldError::new(
+                            format!("robots_txt_rules[{i}].rules[{j}].path"),
+                            ErrorCode::ValidationInvalidFormat,
+                            "must be a path starting with /",
+                        ));
+                    }
+                }
+            }
+            put(
+                "robots_txt_rules",
+                serde_json::to_value(groups).unwrap_or_default(),
+            );
+        }
+        for (field, text) in [
+            ("seo_title_template", self.seo_title_template),
+            ("seo_default_description", self.seo_default_description),
+            ("code_injection_head", self.code_injection_head),
+            ("code_injection_footer", self.code_injection_footer),
+        ] {
+            if let Some(text) = text {
+                put(field, text.into());
+            }
+        }
+        if let Some(image) = self.seo_default_og_image_id {
+            put(
+                "seo_default_og_image_id",
+                image.map(|id| id.to_string()).into(),
+            );
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/settings", tag = "Sites",
+    params(("site_id" = Uuid, Path)),
+    responses((status = 200, body = SiteSettings), (status = "4XX", body = crate::error::Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn get_settings(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal
+        .require(&state, site_id, Capability::AdministerSite)
+        .await?;
+    let site = state.site_state(site_id).await?;
+    Ok(HttpResponse::Ok().json(&site.settings))
+}
+
+#[utoipa::path(put, path = "/sites/{site_id}/settings", tag = "Sites",
+    params(("site_id" = Uuid, Path)), request_body = UpdateSiteSettings,
+    responses((status = 200, body = SiteSettings, description = "The full effective settings"), (status = "4XX", body = crate::error::Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn update_settings(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<UpdateSiteSettings>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal
+        .require(&state, site_id, Capability::AdministerSite)
+        .await?;
+    let before = state.site_state(site_id).await?.settings.clone();
+    let changes = body
+        .into_inner()
+        .into_overrides()
+        .map_err(ApiError::validation)?;
+
+    let txn = state.db.begin().await?;
+    let stored = site_setting::Entity::find_by_id(site_id).one(&txn).await?;
+    let mut overrides = match stored.as_ref().map(|s| &s.overrides) {
+        Some(Value::Object(map)) => map.clone(),
+        _ => Map::new(),
+    };
+    overrides.extend(changes);
+    let after = SiteSettings::effective(Some(&Value::Object(overrides.clone())))?;
+    let row = site_setting::ActiveModel {
+        site_id: Set(site_id),
+        overrides: Set(Value::Object(overrides)),
+        updated_at: Set(Utc::now()),
+    };
+    if stored.is_some() {
+        row.update(&txn).await?;
+    } else {
+        row.insert(&txn).await?;
+    }
+    let entry = AuditEntry {
+        actor: &principal.actor_id(),
+        action: Action::Update,
+        entity_type: "site_settings",
+        entity_id: site_id.to_string(),
+        site_id: Some(site_id),
+    };
+    audit::record(&txn, entry, &before, &after).await?;
+    txn.commit().await?;
+    state.invalidate_site(site_id);
+    Ok(HttpResponse::Ok().json(after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn effective_settings_lay_overrides_over_defaults() -> ApiResult<()> {
+        let s = SiteSettings::effective(Some(
+            &json!({"analytics_enabled": true, "retired_field": 1}),
+        ))?;
+        assert!(s.analytics_enabled);
+        assert_eq!(s.max_media_file_size, 52_428_800);
+        assert_eq!(s.seo_title_template, "{{title}} | {{site_name}}");
+        assert_eq!(SiteSettings::effective(None)?, SiteSettings::default());
+        Ok(())
+    }
+
+    #[test]
+    fn updates_are_validated_field_by_field() {
+        let update = UpdateSiteSettings {
+            theme_color: Some("red".into()),
+            max_media_file_size: Some(0),
+            contact_email: Some("nope".into()),
+            ..Default::default()
+        };
+        let errors = update.into_overrides().err().unwrap_or_default();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["max_media_file_size", "contact_email", "theme_color"]
+        );
+    }
+}

@@ -1,0 +1,250 @@
+//! Unauthenticated system endpoints: version, health, public config, imprint,
+//! error catalog.
+
+use std::time::Instant;
+
+use actix_web::{web, HttpResponse};
+use sea_orm::ConnectionTrait;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::app::AppState;
+use crate::error::ErrorCode;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    use web::{get, resource};
+    cfg.service(resource(["", "/"]).route(get().to(version)))
+        .service(resource("/health").route(get().to(health)))
+        .service(resource("/config").route(get().to(public_config)))
+        .service(resource("/imprint").route(get().to(imprint)))
+        .service(resource("/error-codes").route(get().to(error_codes)));
+}
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[utoipa::path(get, path = "/", tag = "System",
+    responses((status = 200, content_type = "text/plain", body = String, description = "`<service name> API v<semver>`")))]
+pub async fn version(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body(format!("{} API v{VERSION}", state.config.app_name))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ServiceHealth {
+    pub name: String,
+    /// `up`, `down` or `disabled`.
+    pub status: String,
+    pub latency_ms: Option<f64>,
+    pub error: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct StorageHealth {
+    pub name: String,
+    pub status: String,
+    pub latency_ms: Option<f64>,
+    pub provider: String,
+    pub total_bytes: Option<u64>,
+    pub available_bytes: Option<u64>,
+    pub used_percent: Option<f64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct HealthReport {
+    /// `healthy`, `degraded` (database up, an optional service down) or `unhealthy` (database down).
+    pub status: String,
+    pub services: Vec<ServiceHealth>,
+    pub storage: StorageHealth,
+}
+
+/// The overall status: the database decides between unhealthy and the rest.
+pub fn overall_status(database_up: bool, optional_up: &[bool]) -> &'static str {
+    if !database_up {
+        "unhealthy"
+    } else if optional_up.iter().all(|up| *up) {
+        "healthy"
+    } else {
+        "degraded"
+    }
+}
+
+#[utoipa::path(get, path = "/health", tag = "System",
+    responses((status = 200, body = HealthReport, description = "healthy or degraded"), (status = 503, body = HealthReport, description = "unhealthy: the database is down")))]
+pub async fn health(state: web::Data<AppState>) -> HttpResponse {
+    let started = Instant::now();
+    let database = state.db.execute_unprepared("SELECT 1").await;
+    let database_latency = started.elapsed().as_secs_f64() * 1000.0;
+    let database_up = database.is_ok();
+    let probe = state.storage.probe().await;
+    let used_percent = match (probe.total_bytes, probe.available_bytes) {
+        (Some(total), Some(available)) if total > 0 => {
+            Some(((total - available.min(total)) as f64 / total as f64 * 1000.0).round() / 10.0)
+        }
+        _ => None,
+    };
+    let status = overall_status(database_up, &[probe.ok]);
+    let report = HealthReport {
+        status: status.to_string(),
+        services: vec![ServiceHealth {
+            name: "database".into(),
+            status: if database_up { "up" } else { "down" }.into(),
+            latency_ms: Some(database_latency),
+            error: database.err().map(|e| {
+                tracing::error!(error = %e, "database health probe failed");
+                "the database did not answer".to_string()
+            }),
+        }],
+        storage: StorageHealth {
+            name: "files".into(),
+            status: if probe.ok { "up" } else { "down" }.into(),
+            latency_ms: Some(probe.latency_ms),
+            provider: state.storage.provider.into(),
+            total_bytes: probe.total_bytes,
+            available_bytes: probe.available_bytes,
+            used_percent,
+        },
+    };
+    if database_up {
+        HttpResponse::Ok().json(report)
+    } else {
+        HttpResponse::ServiceUnavailable().json(report)
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PublicConfig {
+    pub idp_publishable_key: Option<String>,
+    pub app_name: String,
+}
+
+#[utoipa::path(get, path = "/config", tag = "System", responses((status = 200, body = PublicConfig)))]
+pub async fn public_config(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(PublicConfig {
+        idp_publishable_key: state.config.idp.publishable_key.clone(),
+        app_name: state.config.app_name.clone(),
+    })
+}
+
+/// `configured` plus only the operator-set fields, as plain text.
+#[derive(Serialize, ToSchema)]
+pub struct Imprint {
+    pub configured: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vat: Option<String>,
+}
+
+/// Removes anything that looks like markup, so the imprint is always plain text.
+fn plain_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut in_tag = false;
+    for c in raw.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+pub fn build_imprint(config: &crate::config::ImprintConfig) -> Imprint {
+    let clean = |v: &Option<String>| v.as_deref().map(plain_text).filter(|s| !s.is_empty());
+    let (operator_name, address, email) = (
+        clean(&config.operator_name),
+        clean(&config.address),
+        clean(&config.email),
+    );
+    if operator_name.is_none() || address.is_none() || email.is_none() {
+        return Imprint {
+            configured: false,
+            operator_name: None,
+            address: None,
+            email: None,
+            vat: None,
+        };
+    }
+    Imprint {
+        configured: true,
+        operator_name,
+        address,
+        email,
+        vat: clean(&config.vat),
+    }
+}
+
+#[utoipa::path(get, path = "/imprint", tag = "System", responses((status = 200, body = Imprint)))]
+pub async fn imprint(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(build_imprint(&state.config.imprint))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorCodeEntry {
+    pub code: String,
+    pub domain: String,
+    pub http_status: u16,
+    pub description: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorCatalog {
+    pub total: usize,
+    pub codes: Vec<ErrorCodeEntry>,
+}
+
+#[utoipa::path(get, path = "/error-codes", tag = "System", responses((status = 200, body = ErrorCatalog)))]
+pub async fn error_codes() -> HttpResponse {
+    let codes: Vec<ErrorCodeEntry> = ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeEntry {
+            code: c.as_str().into(),
+            domain: c.domain().into(),
+            http_status: c.status().as_u16(),
+            description: c.description().into(),
+        })
+        .collect();
+    HttpResponse::Ok().json(ErrorCatalog {
+        total: codes.len(),
+        codes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ImprintConfig;
+
+    #[test]
+    fn health_status_follows_the_database() {
+        assert_eq!(overall_status(true, &[true]), "healthy");
+        assert_eq!(overall_status(true, &[false]), "degraded");
+        assert_eq!(overall_status(false, &[true]), "unhealthy");
+    }
+
+    #[test]
+    fn imprint_needs_name_address_and_email_and_is_plain_text() {
+        let partial = ImprintConfig {
+            operator_name: Some("ACME".into()),
+            email: Some("a@b.org".into()),
+            ..Default::default()
+        };
+        assert!(!build_imprint(&partial).configured);
+        let full = ImprintConfig {
+            operator_name: Some("<b>ACME</b> GmbH".into()),
+            address: Some("Main St 1".into()),
+            email: Some("a@b.org".into()),
+            vat: None,
+        };
+        let imprint = build_imprint(&full);
+        assert!(imprint.configured);
+        assert_eq!(imprint.operator_name.as_deref(), Some("ACME GmbH"));
+        assert!(imprint.vat.is_none());
+    }
+}

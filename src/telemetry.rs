@@ -1,0 +1,67 @@
+//! Tracing setup and the per-request context (request id, span, access log).
+
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::HttpMessage;
+use plinth_actors::RateLimitStatus;
+use tracing::Instrument;
+use tracing_subscriber::EnvFilter;
+
+use crate::auth::rate_limit_headers;
+use crate::config::LogConfig;
+
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// Installs the global subscriber (a second call, as in tests, is a no-op).
+pub fn init(log: &LogConfig) {
+    let filter = EnvFilter::try_new(&log.filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = if log.format == "json" {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}
+
+/// Middleware: a request id (the caller's `X-Request-Id` when sane, else a new
+/// UUID) on the span and the response, rate-limit headers, and one log line.
+pub async fn request_context(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let request_id = req
+        .headers()
+        .get(REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.path());
+    let started = Instant::now();
+    let mut res = next.call(req).instrument(span.clone()).await?;
+
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        res.headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+    }
+    let status = res.request().extensions().get::<RateLimitStatus>().cloned();
+    if let Some(status) = status {
+        for (name, value) in rate_limit_headers(&status) {
+            res.headers_mut().insert(name, value);
+        }
+    }
+    let code = res.status().as_u16();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    span.in_scope(|| {
+        if code >= 500 {
+            tracing::error!(status = code, elapsed_ms, "request failed");
+        } else {
+            tracing::debug!(status = code, elapsed_ms, "request finished");
+        }
+    });
+    Ok(res)
+}

@@ -1,0 +1,165 @@
+//! Parse, don't validate: values whose constructor is the only way in.
+
+use serde::{Deserialize, Deserializer};
+
+use crate::error::{ErrorCode, FieldError};
+
+/// A URL slug: lowercase ASCII letters, digits and single hyphens, 1 to 100
+/// characters, no hyphen at either end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slug(String);
+
+impl Slug {
+    pub fn parse(field: &str, raw: &str) -> Result<Slug, FieldError> {
+        let ok = (1..=100).contains(&raw.len())
+            && raw
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !raw.starts_with('-')
+            && !raw.ends_with('-')
+            && !raw.contains("--");
+        if ok {
+            Ok(Slug(raw.to_string()))
+        } else {
+            Err(FieldError::new(
+                field,
+                ErrorCode::ValidationInvalidFormat,
+                "a slug has 1 to 100 lowercase letters, digits and single hyphens, and no hyphen at either end",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// An absolute http(s) URL without credentials, normalized without a trailing slash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    pub fn parse(field: &str, raw: &str) -> Result<BaseUrl, FieldError> {
+        let invalid = |why: &str| FieldError::new(field, ErrorCode::ValidationInvalidFormat, why);
+        let url = url::Url::parse(raw.trim())
+            .map_err(|_| invalid("must be a valid URL with protocol, e.g. https://example.org"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid("must use http or https"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(invalid("must name a host"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(invalid("must not contain credentials"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(invalid("must not have a query or fragment"));
+        }
+        Ok(BaseUrl(url.as_str().trim_end_matches('/').to_string()))
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// A `#rgb` or `#rrggbb` colour.
+pub fn parse_hex_color(field: &str, raw: &str) -> Result<String, FieldError> {
+    let hex = raw.strip_prefix('#').unwrap_or("");
+    if matches!(hex.len(), 3 | 6) && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        Ok(raw.to_ascii_lowercase())
+    } else {
+        Err(FieldError::new(
+            field,
+            ErrorCode::ValidationInvalidFormat,
+            "must be a hex colour such as #ffffff",
+        ))
+    }
+}
+
+/// A plausible e-mail address: one `@`, a local part and a dotted domain.
+pub fn is_email(raw: &str) -> bool {
+    match raw.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !raw.chars().any(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
+/// For PATCH-like updates: absent = `None`, `null` = `Some(None)`, a value =
+/// `Some(Some(v))`. Use with `#[serde(default, deserialize_with = "double_option")]`.
+pub fn double_option<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Text that must be non-empty after trimming and at most `max` characters.
+pub fn required_text(field: &str, raw: &str, max: usize) -> Result<String, FieldError> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return Err(FieldError::new(
+            field,
+            ErrorCode::ValidationRequiredField,
+            "must not be empty",
+        ));
+    }
+    if trimmed.chars().count() > max {
+        return Err(FieldError::new(
+            field,
+            ErrorCode::ValidationOutOfRange,
+            format!("must be at most {max} characters"),
+        ));
+    }
+    Ok(trimmed.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert!(Slug::parse("slug", "my-site-2").is_ok());
+        for bad in ["", "-a", "a-", "A", "a--b", "a b", "ä"] {
+            assert!(Slug::parse("slug", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            BaseUrl::parse("u", "https://example.org/").map(BaseUrl::into_inner),
+            Ok("https://example.org".to_string())
+        );
+        for bad in [
+            "example.org",
+            "ftp://example.org",
+            "https://u:p@example.org",
+            "https://example.org/?q=1",
+            "not a url",
+        ] {
+            assert!(BaseUrl::parse("u", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn colours_and_emails() {
+        assert_eq!(parse_hex_color("c", "#FFF"), Ok("#fff".to_string()));
+        assert!(parse_hex_color("c", "fff").is_err());
+        assert!(is_email("a@example.org"));
+        assert!(!is_email("a@b") && !is_email("@example.org") && !is_email("a b@example.org"));
+    }
+}
