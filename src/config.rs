@@ -34,7 +34,7 @@ pub struct LogConfig {
     pub format: String,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct IdpConfig {
     pub jwks_url: Option<String>,
     pub jwks_file: Option<PathBuf>,
@@ -43,6 +43,13 @@ pub struct IdpConfig {
     pub api_url: Option<String>,
     pub secret_key: Option<String>,
     pub publishable_key: Option<String>,
+    /// Least time between two JWKS fetches triggered by unknown key ids.
+    #[serde(default = "default_jwks_refetch_secs")]
+    pub jwks_refetch_secs: u64,
+}
+
+fn default_jwks_refetch_secs() -> u64 {
+    30
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -1,6 +1,7 @@
 //! Bearer tokens from the identity provider: RS256 / ES256 verified against the
 //! provider's JWKS (a file or a URL), with `iss` and `aud` checked. Keys are
-//! cached by `kid`; an unknown `kid` triggers one refetch (at most every 30 s),
+//! cached by `kid`; an unknown `kid` triggers one refetch (at most every
+//! `jwks_refetch_secs`, 30 s by default),
 //! so key rotation at the provider needs no restart.
 
 use std::collections::HashMap;
@@ -15,8 +16,6 @@ use tokio::sync::RwLock;
 
 use crate::config::IdpConfig;
 use crate::error::{ApiError, ErrorCode};
-
-const REFETCH_AT_MOST_EVERY: Duration = Duration::from_secs(30);
 
 /// The claims Plinth reads from a token.
 #[derive(Clone, Debug, Deserialize)]
@@ -47,6 +46,7 @@ pub struct JwtVerifier {
     source: JwksSource,
     issuer: Option<String>,
     audience: Option<String>,
+    refetch_every: Duration,
     http: reqwest::Client,
     key_set: RwLock<KeySet>,
 }
@@ -63,6 +63,7 @@ impl JwtVerifier {
             source,
             issuer: idp.issuer.clone(),
             audience: idp.audience.clone(),
+            refetch_every: Duration::from_secs(idp.jwks_refetch_secs),
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(5))
                 .build()
@@ -129,7 +130,7 @@ impl JwtVerifier {
             }
             if set
                 .fetched
-                .is_some_and(|at| at.elapsed() < REFETCH_AT_MOST_EVERY)
+                .is_some_and(|at| at.elapsed() < self.refetch_every)
             {
                 return Ok(None);
             }
@@ -138,7 +139,7 @@ impl JwtVerifier {
         // Another request may have refreshed while we waited for the lock.
         if set
             .fetched
-            .is_none_or(|at| at.elapsed() >= REFETCH_AT_MOST_EVERY)
+            .is_none_or(|at| at.elapsed() >= self.refetch_every)
         {
             set.fetched = Some(Instant::now());
             match self.fetch().await {

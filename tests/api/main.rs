@@ -1,0 +1,13 @@
+//! Integration tests: each test starts the real app on a random port against its
+//! own fresh database (a temp SQLite file, or a fresh PostgreSQL database when
+//! `PLINTH_TEST_DATABASE_URL` is set) and speaks HTTP to it.
+
+mod helpers;
+
+mod api_keys;
+mod auth;
+mod errors;
+mod locales;
+mod rate_limits;
+mod sites;
+mod system;
