@@ -1,1 +1,155 @@
-fn main() {}
+//! Load benchmark: `cargo bench --bench http`.
+//!
+//! Starts Plinth (SQLite in a temp dir) and a bare actix-web handler that returns
+//! a fixed JSON body of similar size, each with one worker, and loads both with
+//! `wrk` (install it with `apt-get install wrk`). Prints requests/s, p50 and p99
+//! for each, and Plinth's share of the bare handler's throughput.
+//!
+//! Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::TcpListener;
+use std::process::Command;
+
+use actix_web::{web, App, HttpResponse, HttpServer};
+use plinth::{Config, Plinth};
+use serde_json::{json, Value};
+
+struct Figures {
+    requests_per_sec: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+fn wrk(url: &str, headers: &[(&str, &str)], seconds: u64, connections: u64) -> Figures {
+    let mut cmd = Command::new("wrk");
+    cmd.args(["-t1", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency"]);
+    for (name, value) in headers {
+        cmd.args(["-H", &format!("{name}: {value}")]);
+    }
+    let out = cmd.arg(url).output().expect("wrk is installed (apt-get install wrk)");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(!text.contains("Non-2xx"), "non-2xx answers during the benchmark:\n{text}");
+    let field = |prefix: &str| -> String {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(prefix).map(|v| v.trim().to_string()))
+            .unwrap_or_else(|| panic!("no '{prefix}' in wrk output:\n{text}"))
+    };
+    Figures {
+        requests_per_sec: field("Requests/sec:").parse().unwrap(),
+        p50_ms: millis(&field("50%")),
+        p99_ms: millis(&field("99%")),
+    }
+}
+
+fn millis(value: &str) -> f64 {
+    let split = value.find(|c: char| c.is_ascii_alphabetic()).unwrap();
+    let (number, unit) = value.split_at(split);
+    let n: f64 = number.parse().unwrap();
+    match unit {
+        "us" => n / 1000.0,
+        "ms" => n,
+        "s" => n * 1000.0,
+        other => panic!("unknown unit {other}"),
+    }
+}
+
+fn main() {
+    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let connections: u64 = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
+    let dir = tempfile::tempdir().unwrap();
+    let key = "plk_bench_master_key".to_string();
+
+    let mut config = Config::defaults().unwrap();
+    config.database_url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    config.data_dir = dir.path().join("data");
+    config.workers = 1;
+    config.bootstrap_api_key = Some(key.clone());
+    config.log.filter = "error".into();
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let app = Plinth::build(config).await.unwrap();
+            let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
+            let plinth_addr = running.addr;
+            actix_web::rt::spawn(running.server);
+
+            let body = json!({
+                "id": uuid::Uuid::new_v4(), "name": "Site bench", "slug": "bench", "description": "",
+                "base_url": null, "is_active": true, "logo_url": null, "favicon_url": null,
+                "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+            });
+            let bare = HttpServer::new(move || {
+                let body = body.clone();
+                App::new().route(
+                    "/bare",
+                    web::get().to(move || {
+                        let body = body.clone();
+                        async move { HttpResponse::Ok().json(body) }
+                    }),
+                )
+            })
+            .workers(1)
+            .disable_signals()
+            .listen(TcpListener::bind("127.0.0.1:0").unwrap())
+            .unwrap();
+            let bare_addr = bare.addrs()[0];
+            actix_web::rt::spawn(bare.run());
+
+            let client = reqwest::Client::new();
+            let site: Value = client
+                .post(format!("http://{plinth_addr}/api/v1/sites"))
+                .header("X-API-Key", &key)
+                .json(&json!({"name": "Site bench", "slug": "bench"}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let created: Value = client
+                .post(format!("http://{plinth_addr}/api/v1/api-keys"))
+                .header("X-API-Key", &key)
+                .json(&json!({"name": "bench reader", "permission": "Read", "site_id": site["id"]}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            tx.send((
+                plinth_addr,
+                bare_addr,
+                site["id"].as_str().unwrap().to_string(),
+                created["key"].as_str().unwrap().to_string(),
+            ))
+            .unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    let (plinth_addr, bare_addr, site_id, reader_key) = rx.recv().unwrap();
+
+    println!("wrk: 1 thread, {connections} connections, {seconds} s per target; each server has 1 worker\n");
+    let bare = wrk(&format!("http://{bare_addr}/bare"), &[], seconds, connections);
+    let site = wrk(
+        &format!("http://{plinth_addr}/api/v1/sites/{site_id}"),
+        &[("X-API-Key", &reader_key)],
+        seconds,
+        connections,
+    );
+
+    println!("{:<44} {:>12} {:>10} {:>10}", "target", "requests/s", "p50 ms", "p99 ms");
+    for (name, f) in
+        [("bare actix-web handler (fixed JSON)", &bare), ("GET /api/v1/sites/{id} (scoped Read key)", &site)]
+    {
+        println!("{name:<44} {:>12.0} {:>10.3} {:>10.3}", f.requests_per_sec, f.p50_ms, f.p99_ms);
+    }
+    println!(
+        "\nratio plinth/bare: throughput {:.2}, p50 latency {:.2}x, p99 latency {:.2}x",
+        site.requests_per_sec / bare.requests_per_sec,
+        site.p50_ms / bare.p50_ms,
+        site.p99_ms / bare.p99_ms
+    );
+}

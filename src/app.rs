@@ -8,8 +8,8 @@ use actix::{Actor, Addr};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use plinth_actors::{
-    AuthFailureTracker, FlushUsage, KeyUsageCounters, KeyUsageRecorder, RateLimitTrackers,
-    RateLimiter, SiteCache, SiteRegistry,
+    AuthFailureTracker, FlushUsage, KeyUsageCounters, KeyUsageRecorder, RateLimitTrackers, RateLimiter, SiteCache,
+    SiteRegistry,
 };
 use sea_orm::DatabaseConnection;
 use utoipa_swagger_ui::SwaggerUi;
@@ -17,9 +17,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::auth::jwt::JwtVerifier;
 use crate::auth::keys::KeyStore;
 use crate::config::Config;
-use crate::error::{
-    json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors,
-};
+use crate::error::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 use crate::sites::SiteState;
 use crate::storage::Storage;
 use crate::{api_keys, db, locales, openapi, sites, system, telemetry};
@@ -71,9 +69,10 @@ impl Plinth {
             Duration::from_secs(config.rate_limits.auth_cooldown_secs),
         )));
         let key_usage = Arc::new(KeyUsageCounters::default());
-        let sites = Arc::new(SiteCache::new(Duration::from_secs(
-            config.sites.cache_idle_secs,
-        )));
+        let sites = Arc::new(SiteCache::new(
+            Duration::from_secs(config.sites.cache_idle_secs),
+            Duration::from_secs(config.sites.cache_max_age_secs),
+        ));
         let actors = Actors {
             key_usage: KeyUsageRecorder::new(
                 db.clone(),
@@ -95,19 +94,12 @@ impl Plinth {
             storage,
             actors,
         };
-        Ok(Self {
-            state: web::Data::new(state),
-            generated_admin_key,
-        })
+        Ok(Self { state: web::Data::new(state), generated_admin_key })
     }
 
     /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
     /// stop accepting and let in-flight requests finish (30 s at most).
-    pub fn serve(
-        &self,
-        listener: TcpListener,
-        handle_signals: bool,
-    ) -> Result<RunningServer, BoxError> {
+    pub fn serve(&self, listener: TcpListener, handle_signals: bool) -> Result<RunningServer, BoxError> {
         let addr = listener.local_addr()?;
         let state = self.state.clone();
         let mut server = HttpServer::new(move || {
@@ -129,11 +121,7 @@ impl Plinth {
         if !handle_signals {
             server = server.disable_signals();
         }
-        Ok(RunningServer {
-            addr,
-            server: server.run(),
-            state: self.state.clone(),
-        })
+        Ok(RunningServer { addr, server: server.run(), state: self.state.clone() })
     }
 }
 
@@ -160,9 +148,7 @@ impl RunningServer {
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/").route(web::get().to(system::version)))
         .service(web::redirect("/api-docs", "/api-docs/"))
-        .service(
-            SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()),
-        )
+        .service(SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()))
         .service(
             web::scope("/api/v1")
                 .configure(system::configure)

@@ -102,9 +102,6 @@ mod tests {
                 {"field": "new", "old": null, "new": true}
             ])
         );
-        assert_eq!(
-            field_changes(&Value::Null, &json!({"a": 1})),
-            json!([{"field": "a", "old": null, "new": 1}])
-        );
+        assert_eq!(field_changes(&Value::Null, &json!({"a": 1})), json!([{"field": "a", "old": null, "new": 1}]));
     }
 }

@@ -66,6 +66,7 @@ pub struct RateLimitConfig {
 #[derive(Clone, Debug, Deserialize)]
 pub struct SitesConfig {
     pub cache_idle_secs: u64,
+    pub cache_max_age_secs: u64,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -79,10 +80,7 @@ pub struct ImprintConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read configuration file {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("invalid configuration: {0}")]
     Invalid(String),
 }
@@ -91,17 +89,12 @@ impl Config {
     /// Defaults, then the file (`PLINTH_CONFIG`, else `./config/plinth.toml` if it
     /// exists), then the process environment.
     pub fn load() -> Result<Self, ConfigError> {
-        let file = std::env::var_os("PLINTH_CONFIG")
-            .map(PathBuf::from)
-            .or_else(|| {
-                let local = PathBuf::from("config/plinth.toml");
-                local.exists().then_some(local)
-            });
+        let file = std::env::var_os("PLINTH_CONFIG").map(PathBuf::from).or_else(|| {
+            let local = PathBuf::from("config/plinth.toml");
+            local.exists().then_some(local)
+        });
         let overlay = match file {
-            Some(path) => Some(
-                std::fs::read_to_string(&path)
-                    .map_err(|source| ConfigError::Read { path, source })?,
-            ),
+            Some(path) => Some(std::fs::read_to_string(&path).map_err(|source| ConfigError::Read { path, source })?),
             None => None,
         };
         Self::from_sources(overlay.as_deref(), |name| std::env::var(name).ok())
@@ -112,10 +105,7 @@ impl Config {
         Self::from_sources(None, |_| None)
     }
 
-    pub fn from_sources(
-        overlay_toml: Option<&str>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
+    pub fn from_sources(overlay_toml: Option<&str>, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let invalid = |e: toml::de::Error| ConfigError::Invalid(e.to_string());
         let mut merged: toml::Table = EMBEDDED_DEFAULTS.parse().map_err(invalid)?;
         if let Some(text) = overlay_toml {
@@ -163,35 +153,23 @@ impl Config {
             self.idp.jwks_file = (!v.is_empty()).then(|| PathBuf::from(v));
         }
         if let Some(v) = env("PLINTH_SYSTEM_ADMINS") {
-            self.system_admins = v
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .collect();
+            self.system_admins = v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
         }
         if let Some(v) = env("PLINTH_WORKERS") {
-            self.workers = v
-                .parse()
-                .map_err(|_| ConfigError::Invalid(format!("PLINTH_WORKERS={v} is not a number")))?;
+            self.workers =
+                v.parse().map_err(|_| ConfigError::Invalid(format!("PLINTH_WORKERS={v} is not a number")))?;
         }
         self.bind_addr()?;
         Ok(())
     }
 
     pub fn bind_addr(&self) -> Result<SocketAddr, ConfigError> {
-        self.bind.parse().map_err(|_| {
-            ConfigError::Invalid(format!("bind address '{}' is not host:port", self.bind))
-        })
+        self.bind.parse().map_err(|_| ConfigError::Invalid(format!("bind address '{}' is not host:port", self.bind)))
     }
 
     /// The absolute base of links the API returns.
     pub fn public_url(&self) -> String {
-        self.public_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{}", self.bind))
-            .trim_end_matches('/')
-            .to_string()
+        self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.bind)).trim_end_matches('/').to_string()
     }
 
     pub fn is_sqlite(&self) -> bool {
@@ -226,15 +204,15 @@ mod tests {
 
     #[test]
     fn file_then_env_override() -> Result<(), ConfigError> {
-        let c = Config::from_sources(
-            Some("app_name = \"FromFile\"\n[rate_limits]\nauth_cooldown_secs = 7\n"),
-            |name| match name {
-                "PLINTH_BIND" => Some("0.0.0.0:9000".into()),
-                "PLINTH_SYSTEM_ADMINS" => Some("user_a, user_b,".into()),
-                "IMPRINT_EMAIL" => Some("ops@example.org".into()),
-                _ => None,
-            },
-        )?;
+        let c =
+            Config::from_sources(Some("app_name = \"FromFile\"\n[rate_limits]\nauth_cooldown_secs = 7\n"), |name| {
+                match name {
+                    "PLINTH_BIND" => Some("0.0.0.0:9000".into()),
+                    "PLINTH_SYSTEM_ADMINS" => Some("user_a, user_b,".into()),
+                    "IMPRINT_EMAIL" => Some("ops@example.org".into()),
+                    _ => None,
+                }
+            })?;
         assert_eq!(c.app_name, "FromFile");
         assert_eq!(c.rate_limits.auth_cooldown_secs, 7);
         assert_eq!(c.rate_limits.auth_failures_per_minute, 20);

@@ -10,21 +10,15 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 /// connection runs in WAL mode with a busy timeout and foreign keys enforced.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     let mut options = ConnectOptions::new(url.to_string());
-    options
-        .sqlx_logging(false)
-        .connect_timeout(Duration::from_secs(10))
-        .acquire_timeout(Duration::from_secs(10));
+    options.sqlx_logging(false).connect_timeout(Duration::from_secs(10)).acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
         ensure_sqlite_folder(url)?;
-        options
-            .max_connections(8)
-            .min_connections(1)
-            .map_sqlx_sqlite_opts(|opts| {
-                opts.journal_mode(SqliteJournalMode::Wal)
-                    .synchronous(SqliteSynchronous::Normal)
-                    .busy_timeout(Duration::from_secs(10))
-                    .foreign_keys(true)
-            });
+        options.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|opts| {
+            opts.journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+        });
     } else {
         options.max_connections(16).min_connections(1);
     }
@@ -36,23 +30,14 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
 }
 
 fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
-    let path = url
-        .trim_start_matches("sqlite://")
-        .trim_start_matches("sqlite:");
+    let path = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
     let path = path.split('?').next().unwrap_or_default();
     if path.is_empty() || path == ":memory:" {
         return Ok(());
     }
-    if let Some(parent) = std::path::Path::new(path)
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            DbErr::Custom(format!(
-                "cannot create database folder {}: {e}",
-                parent.display()
-            ))
-        })?;
+    if let Some(parent) = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| DbErr::Custom(format!("cannot create database folder {}: {e}", parent.display())))?;
     }
     Ok(())
 }

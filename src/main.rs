@@ -10,11 +10,7 @@ use plinth::{db, telemetry, Config, Plinth, RunningServer};
 use uuid::Uuid;
 
 #[derive(Parser)]
-#[command(
-    name = "plinth",
-    version,
-    about = "Multi-site headless CMS (JSON REST API)"
-)]
+#[command(name = "plinth", version, about = "Multi-site headless CMS (JSON REST API)")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -60,11 +56,9 @@ fn main() -> ExitCode {
         match cli.command.unwrap_or(Command::Serve) {
             Command::Serve => serve(config).await,
             Command::Migrate => migrate(config).await,
-            Command::ApiKey(ApiKeyCommand::Create {
-                name,
-                permission,
-                site,
-            }) => create_key(config, name, permission, site).await,
+            Command::ApiKey(ApiKeyCommand::Create { name, permission, site }) => {
+                create_key(config, name, permission, site).await
+            }
         }
     });
     match result {
@@ -85,7 +79,10 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     }
     let listener = TcpListener::bind(bind)?;
     let running = app.serve(listener, true)?;
-    println!("Plinth listening on http://{} (public URL {public_url}); API under /api/v1, docs at /api-docs", running.addr);
+    println!(
+        "Plinth listening on http://{} (public URL {public_url}); API under /api/v1, docs at /api-docs",
+        running.addr
+    );
     let state = running.state();
     running.server.await?;
     tracing::info!("server stopped; flushing actors");
@@ -106,19 +103,13 @@ async fn create_key(
     permission: String,
     site: Option<Uuid>,
 ) -> Result<(), plinth::app::BoxError> {
-    let permission = KeyPermission::parse(&permission)
-        .ok_or("permission must be Read, Write, Admin or Master")?;
+    let permission = KeyPermission::parse(&permission).ok_or("permission must be Read, Write, Admin or Master")?;
     if permission == KeyPermission::Master && site.is_some() {
         return Err("Master keys are never scoped to a site".into());
     }
     let conn = db::connect(&config.database_url).await?;
     db::migrate(&conn).await?;
-    let (key, secret) = insert_key(
-        &conn,
-        NewKey::unlimited(&name, permission, site, "cli"),
-        None,
-    )
-    .await?;
+    let (key, secret) = insert_key(&conn, NewKey::unlimited(&name, permission, site, "cli"), None).await?;
     println!(
         "created {} key {} ({})\n\n    X-API-Key: {secret}\n\nThe secret is shown only this once.",
         permission.as_str(),

@@ -30,18 +30,11 @@ struct SecuritySchemes;
 impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "api_key",
-            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
-        );
+        components
+            .add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))));
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
-                    .build(),
-            ),
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
         );
     }
 }
@@ -53,10 +46,7 @@ impl Modify for PrefixPaths {
         let old = std::mem::take(&mut openapi.paths.paths);
         let mut paths = Paths::new();
         for (path, item) in old {
-            paths.paths.insert(
-                format!("/api/v1{}", if path == "/" { "/" } else { &path }),
-                item,
-            );
+            paths.paths.insert(format!("/api/v1{}", if path == "/" { "/" } else { &path }), item);
         }
         openapi.paths = paths;
     }

@@ -34,10 +34,7 @@ impl PageParams {
     pub fn resolve_with_default(self, default_per_page: u64) -> Page {
         Page {
             page: self.page.unwrap_or(1).max(1),
-            per_page: self
-                .per_page
-                .unwrap_or(default_per_page)
-                .clamp(1, MAX_PER_PAGE),
+            per_page: self.per_page.unwrap_or(default_per_page).clamp(1, MAX_PER_PAGE),
         }
     }
 }
@@ -70,19 +67,12 @@ impl<T> Paginated<T> {
     }
 
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Paginated<U> {
-        Paginated {
-            data: self.data.into_iter().map(f).collect(),
-            meta: self.meta,
-        }
+        Paginated { data: self.data.into_iter().map(f).collect(), meta: self.meta }
     }
 }
 
 /// Runs `select` for one page: two queries (count and page) whatever the page size.
-pub async fn fetch_page<E, C>(
-    db: &C,
-    select: Select<E>,
-    page: Page,
-) -> ApiResult<Paginated<E::Model>>
+pub async fn fetch_page<E, C>(db: &C, select: Select<E>, page: Page) -> ApiResult<Paginated<E::Model>>
 where
     E: EntityTrait,
     E::Model: FromQueryResult + Sync + Send,
@@ -90,11 +80,8 @@ where
 {
     let paginator = select.paginate(db, page.per_page);
     let total = paginator.num_items().await?;
-    let data = if (page.page - 1) * page.per_page >= total {
-        Vec::new()
-    } else {
-        paginator.fetch_page(page.page - 1).await?
-    };
+    let data =
+        if (page.page - 1) * page.per_page >= total { Vec::new() } else { paginator.fetch_page(page.page - 1).await? };
     Ok(Paginated::new(data, page, total))
 }
 
@@ -104,61 +91,16 @@ mod tests {
 
     #[test]
     fn resolves_defaults_and_clamps() {
-        assert_eq!(
-            PageParams::default().resolve(),
-            Page {
-                page: 1,
-                per_page: 10
-            }
-        );
-        assert_eq!(
-            PageParams {
-                page: Some(0),
-                per_page: Some(1000)
-            }
-            .resolve(),
-            Page {
-                page: 1,
-                per_page: 100
-            }
-        );
-        assert_eq!(
-            PageParams {
-                page: Some(3),
-                per_page: Some(0)
-            }
-            .resolve(),
-            Page {
-                page: 3,
-                per_page: 1
-            }
-        );
+        assert_eq!(PageParams::default().resolve(), Page { page: 1, per_page: 10 });
+        assert_eq!(PageParams { page: Some(0), per_page: Some(1000) }.resolve(), Page { page: 1, per_page: 100 });
+        assert_eq!(PageParams { page: Some(3), per_page: Some(0) }.resolve(), Page { page: 3, per_page: 1 });
         assert_eq!(PageParams::default().resolve_with_default(25).per_page, 25);
     }
 
     #[test]
     fn total_pages_rounds_up() {
-        let p = Paginated::new(
-            vec![1],
-            Page {
-                page: 1,
-                per_page: 10,
-            },
-            21,
-        );
+        let p = Paginated::new(vec![1], Page { page: 1, per_page: 10 }, 21);
         assert_eq!(p.meta.total_pages, 3);
-        assert_eq!(
-            Paginated::<u8>::new(
-                vec![],
-                Page {
-                    page: 1,
-                    per_page: 10
-                },
-                0
-            )
-            .meta
-            .total_pages,
-            0
-        );
+        assert_eq!(Paginated::<u8>::new(vec![], Page { page: 1, per_page: 10 }, 0).meta.total_pages, 0);
     }
 }

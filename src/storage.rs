@@ -29,20 +29,14 @@ impl Storage {
         let root = data_dir.join("files");
         std::fs::create_dir_all(&root)?;
         let store = LocalFileSystem::new_with_prefix(&root).map_err(std::io::Error::other)?;
-        Ok(Self {
-            store: Arc::new(store),
-            provider: "local",
-            root,
-        })
+        Ok(Self { store: Arc::new(store), provider: "local", root })
     }
 
     pub async fn probe(&self) -> StorageProbe {
         let started = Instant::now();
         let path = ObjectPath::from(format!("health/probe-{}", uuid::Uuid::new_v4()));
         let result = async {
-            self.store
-                .put(&path, PutPayload::from_static(b"ok"))
-                .await?;
+            self.store.put(&path, PutPayload::from_static(b"ok")).await?;
             let bytes = self.store.get(&path).await?.bytes().await?;
             self.store.delete(&path).await?;
             Ok::<_, object_store::Error>(bytes.as_ref() == b"ok")

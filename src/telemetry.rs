@@ -20,11 +20,7 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 pub fn init(log: &LogConfig) {
     let filter = EnvFilter::try_new(&log.filter).unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    let _ = if log.format == "json" {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
+    let _ = if log.format == "json" { builder.json().try_init() } else { builder.try_init() };
 }
 
 /// Middleware: a request id (the caller's `X-Request-Id` when sane, else a new
@@ -45,8 +41,7 @@ pub async fn request_context(
     let mut res = next.call(req).instrument(span.clone()).await?;
 
     if let Ok(value) = HeaderValue::from_str(&request_id) {
-        res.headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+        res.headers_mut().insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
     }
     let status = res.request().extensions().get::<RateLimitStatus>().cloned();
     if let Some(status) = status {

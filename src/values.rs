@@ -12,9 +12,7 @@ pub struct Slug(String);
 impl Slug {
     pub fn parse(field: &str, raw: &str) -> Result<Slug, FieldError> {
         let ok = (1..=100).contains(&raw.len())
-            && raw
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && raw.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             && !raw.starts_with('-')
             && !raw.ends_with('-')
             && !raw.contains("--");
@@ -73,11 +71,7 @@ pub fn parse_hex_color(field: &str, raw: &str) -> Result<String, FieldError> {
     if matches!(hex.len(), 3 | 6) && hex.chars().all(|c| c.is_ascii_hexdigit()) {
         Ok(raw.to_ascii_lowercase())
     } else {
-        Err(FieldError::new(
-            field,
-            ErrorCode::ValidationInvalidFormat,
-            "must be a hex colour such as #ffffff",
-        ))
+        Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must be a hex colour such as #ffffff"))
     }
 }
 
@@ -110,11 +104,7 @@ where
 pub fn required_text(field: &str, raw: &str, max: usize) -> Result<String, FieldError> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
-        return Err(FieldError::new(
-            field,
-            ErrorCode::ValidationRequiredField,
-            "must not be empty",
-        ));
+        return Err(FieldError::new(field, ErrorCode::ValidationRequiredField, "must not be empty"));
     }
     if trimmed.chars().count() > max {
         return Err(FieldError::new(
@@ -144,13 +134,9 @@ mod tests {
             BaseUrl::parse("u", "https://example.org/").map(BaseUrl::into_inner),
             Ok("https://example.org".to_string())
         );
-        for bad in [
-            "example.org",
-            "ftp://example.org",
-            "https://u:p@example.org",
-            "https://example.org/?q=1",
-            "not a url",
-        ] {
+        for bad in
+            ["example.org", "ftp://example.org", "https://u:p@example.org", "https://example.org/?q=1", "not a url"]
+        {
             assert!(BaseUrl::parse("u", bad).is_err(), "{bad}");
         }
     }

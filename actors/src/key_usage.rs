@@ -28,9 +28,7 @@ impl KeyUsageCounters {
 
     fn drain(&self) -> Vec<(Uuid, u64, DateTime<Utc>)> {
         let keys: Vec<Uuid> = self.pending.iter().map(|e| *e.key()).collect();
-        keys.into_iter()
-            .filter_map(|k| self.pending.remove(&k).map(|(k, (n, at))| (k, n, at)))
-            .collect()
+        keys.into_iter().filter_map(|k| self.pending.remove(&k).map(|(k, (n, at))| (k, n, at))).collect()
     }
 
     fn restore(&self, key: Uuid, count: u64, at: DateTime<Utc>) {
@@ -48,11 +46,7 @@ pub struct KeyUsageRecorder {
 
 impl KeyUsageRecorder {
     pub fn new(db: DatabaseConnection, counters: Arc<KeyUsageCounters>, every: Duration) -> Self {
-        Self {
-            db,
-            counters,
-            every,
-        }
+        Self { db, counters, every }
     }
 }
 
@@ -64,10 +58,7 @@ pub struct FlushUsage;
 async fn flush(db: DatabaseConnection, counters: Arc<KeyUsageCounters>) {
     for (key, count, at) in counters.drain() {
         let result = api_key::Entity::update_many()
-            .col_expr(
-                api_key::Column::UsageCount,
-                Expr::col(api_key::Column::UsageCount).add(count as i64),
-            )
+            .col_expr(api_key::Column::UsageCount, Expr::col(api_key::Column::UsageCount).add(count as i64))
             .col_expr(api_key::Column::LastUsedAt, Expr::value(at))
             .filter(api_key::Column::Id.eq(key))
             .exec(&db)

@@ -7,7 +7,5 @@ pub mod rate_limiter;
 pub mod site_registry;
 
 pub use key_usage::{FlushUsage, KeyUsageCounters, KeyUsageRecorder};
-pub use rate_limiter::{
-    AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter,
-};
+pub use rate_limiter::{AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter};
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

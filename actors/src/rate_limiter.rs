@@ -19,8 +19,7 @@ use governor::state::{InMemoryState, NotKeyed};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use uuid::Uuid;
 
-type WindowLimiter =
-    governor::RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
+type WindowLimiter = governor::RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
 
 /// A key's configured limits; `None` means no limit for that window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,19 +64,12 @@ pub struct RateLimitStatus {
 impl RateLimitStatus {
     /// `RateLimit-Policy: "per-second";q=10;w=1, "per-minute";q=100;w=60`
     pub fn policy_header(&self) -> String {
-        self.policies
-            .iter()
-            .map(|(name, q, w)| format!("\"{name}\";q={q};w={w}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        self.policies.iter().map(|(name, q, w)| format!("\"{name}\";q={q};w={w}")).collect::<Vec<_>>().join(", ")
     }
 
     /// `RateLimit: "per-second";r=0;t=1`
     pub fn limit_header(&self) -> String {
-        format!(
-            "\"{}\";r={};t={}",
-            self.tightest, self.remaining, self.reset_secs
-        )
+        format!("\"{}\";r={};t={}", self.tightest, self.remaining, self.reset_secs)
     }
 }
 
@@ -100,19 +92,10 @@ impl KeyWindows {
             .filter_map(|(name, quota, secs)| {
                 let period = Duration::from_secs(secs) / quota.get();
                 let q = Quota::with_period(period)?.allow_burst(quota);
-                Some((
-                    name,
-                    quota.get(),
-                    secs,
-                    governor::RateLimiter::direct(q).with_middleware(),
-                ))
+                Some((name, quota.get(), secs, governor::RateLimiter::direct(q).with_middleware()))
             })
             .collect();
-        Self {
-            limits,
-            windows,
-            last_seen_ms: AtomicU64::new(0),
-        }
+        Self { limits, windows, last_seen_ms: AtomicU64::new(0) }
     }
 }
 
@@ -149,8 +132,7 @@ impl AuthFailureTracker {
     pub fn record_failure(&self, client: IpAddr) {
         if self.failures.check_key(&client).is_err() {
             tracing::warn!(%client, "too many failed authentications; cooling down");
-            self.blocked_until
-                .insert(client, Instant::now() + self.cooldown);
+            self.blocked_until.insert(client, Instant::now() + self.cooldown);
         }
     }
 
@@ -172,12 +154,7 @@ pub struct RateLimitTrackers {
 
 impl RateLimitTrackers {
     pub fn new(auth_failures: AuthFailureTracker) -> Self {
-        Self {
-            keys: DashMap::new(),
-            auth_failures,
-            clock: DefaultClock::default(),
-            started: Instant::now(),
-        }
+        Self { keys: DashMap::new(), auth_failures, clock: DefaultClock::default(), started: Instant::now() }
     }
 
     /// Counts one request of `key` against its limits.
@@ -194,16 +171,10 @@ impl RateLimitTrackers {
                 w
             }
         };
-        windows
-            .last_seen_ms
-            .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        windows.last_seen_ms.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
 
         let mut status = RateLimitStatus {
-            policies: windows
-                .windows
-                .iter()
-                .map(|(n, q, w, _)| (*n, *q, *w))
-                .collect(),
+            policies: windows.windows.iter().map(|(n, q, w, _)| (*n, *q, *w)).collect(),
             tightest: "",
             remaining: u32::MAX,
             reset_secs: 0,
@@ -252,12 +223,7 @@ impl RateLimitTrackers {
         let now_ms = self.started.elapsed().as_millis() as u64;
         let before = self.keys.len();
         self.keys.retain(|_, w| {
-            let longest_ms = w
-                .windows
-                .iter()
-                .map(|(_, _, secs, _)| secs * 1000)
-                .max()
-                .unwrap_or(0);
+            let longest_ms = w.windows.iter().map(|(_, _, secs, _)| secs * 1000).max().unwrap_or(0);
             now_ms.saturating_sub(w.last_seen_ms.load(Ordering::Relaxed)) <= longest_ms
         });
         before - self.keys.len()
@@ -272,10 +238,7 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(trackers: Arc<RateLimitTrackers>) -> Self {
-        Self {
-            trackers,
-            cleanup_every: Duration::from_secs(60),
-        }
+        Self { trackers, cleanup_every: Duration::from_secs(60) }
     }
 }
 
@@ -305,11 +268,7 @@ mod tests {
     fn burst_over_per_second_limit_is_denied_with_retry_after() {
         let t = RateLimitTrackers::new(AuthFailureTracker::new(5, Duration::from_secs(60)));
         let key = Uuid::new_v4();
-        let limits = KeyLimits {
-            per_second: nz(3),
-            per_minute: nz(100),
-            ..Default::default()
-        };
+        let limits = KeyLimits { per_second: nz(3), per_minute: nz(100), ..Default::default() };
         for expected_remaining in [2, 1, 0] {
             match t.check_key(key, limits) {
                 KeyDecision::Allowed(s) => {
@@ -322,10 +281,7 @@ mod tests {
         match t.check_key(key, limits) {
             KeyDecision::Denied(s) => {
                 assert_eq!(s.retry_after_secs, Some(1));
-                assert_eq!(
-                    s.policy_header(),
-                    "\"per-second\";q=3;w=1, \"per-minute\";q=100;w=60"
-                );
+                assert_eq!(s.policy_header(), "\"per-second\";q=3;w=1, \"per-minute\";q=100;w=60");
                 assert!(s.limit_header().starts_with("\"per-second\";r=0;t="));
             }
             _ => panic!("fourth request should be denied"),
@@ -335,10 +291,7 @@ mod tests {
     #[test]
     fn unlimited_keys_are_not_tracked() {
         let t = RateLimitTrackers::new(AuthFailureTracker::new(5, Duration::from_secs(60)));
-        assert!(matches!(
-            t.check_key(Uuid::new_v4(), KeyLimits::default()),
-            KeyDecision::Unlimited
-        ));
+        assert!(matches!(t.check_key(Uuid::new_v4(), KeyLimits::default()), KeyDecision::Unlimited));
         assert_eq!(t.keys.len(), 0);
     }
 

@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 struct Entry<S> {
     value: Arc<S>,
+    loaded_ms: u64,
     last_read_ms: AtomicU64,
 }
 
@@ -24,12 +25,16 @@ pub struct SiteCache<S> {
     /// Bumped by [`SiteCache::invalidate_all`].
     global_generation: AtomicU64,
     idle: Duration,
+    /// A loaded state is re-read after this long, which bounds how stale a site
+    /// can be when another instance changed it.
+    max_age: Duration,
     started: Instant,
 }
 
 impl<S> SiteCache<S> {
-    pub fn new(idle: Duration) -> Self {
+    pub fn new(idle: Duration, max_age: Duration) -> Self {
         Self {
+            max_age,
             entries: DashMap::new(),
             generations: DashMap::new(),
             global_generation: AtomicU64::new(0),
@@ -44,7 +49,11 @@ impl<S> SiteCache<S> {
 
     pub fn get(&self, site: Uuid) -> Option<Arc<S>> {
         let entry = self.entries.get(&site)?;
-        entry.last_read_ms.store(self.now_ms(), Ordering::Relaxed);
+        let now = self.now_ms();
+        if now.saturating_sub(entry.loaded_ms) > self.max_age.as_millis() as u64 {
+            return None;
+        }
+        entry.last_read_ms.store(now, Ordering::Relaxed);
         Some(Arc::clone(&entry.value))
     }
 
@@ -62,22 +71,15 @@ impl<S> SiteCache<S> {
         };
         let value = Arc::new(value);
         if self.generation(site) == generation {
-            self.entries.insert(
-                site,
-                Entry {
-                    value: Arc::clone(&value),
-                    last_read_ms: AtomicU64::new(self.now_ms()),
-                },
-            );
+            let now = self.now_ms();
+            self.entries
+                .insert(site, Entry { value: Arc::clone(&value), loaded_ms: now, last_read_ms: AtomicU64::new(now) });
         }
         Ok(Some(value))
     }
 
     fn generation(&self, site: Uuid) -> (u64, u64) {
-        (
-            self.global_generation.load(Ordering::SeqCst),
-            self.generations.get(&site).map(|g| *g).unwrap_or(0),
-        )
+        (self.global_generation.load(Ordering::SeqCst), self.generations.get(&site).map(|g| *g).unwrap_or(0))
     }
 
     /// Forgets a site's state; the next read loads it afresh.
@@ -104,8 +106,7 @@ impl<S> SiteCache<S> {
         let now = self.now_ms();
         let idle_ms = self.idle.as_millis() as u64;
         let before = self.entries.len();
-        self.entries
-            .retain(|_, e| now.saturating_sub(e.last_read_ms.load(Ordering::Relaxed)) < idle_ms);
+        self.entries.retain(|_, e| now.saturating_sub(e.last_read_ms.load(Ordering::Relaxed)) < idle_ms);
         before - self.entries.len()
     }
 }
@@ -152,7 +153,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_load_that_raced_an_invalidation_is_not_cached() {
-        let cache: SiteCache<u32> = SiteCache::new(Duration::from_secs(60));
+        let cache: SiteCache<u32> = SiteCache::new(Duration::from_secs(60), Duration::from_secs(60));
         let site = Uuid::new_v4();
         let loaded = cache
             .get_or_load(site, async {
@@ -162,23 +163,27 @@ mod tests {
             .await;
         assert_eq!(loaded, Ok(Some(Arc::new(1))));
         assert!(cache.get(site).is_none());
-        let again = cache
-            .get_or_load(site, async { Ok::<_, ()>(Some(2)) })
-            .await;
+        let again = cache.get_or_load(site, async { Ok::<_, ()>(Some(2)) }).await;
         assert_eq!(again, Ok(Some(Arc::new(2))));
         assert_eq!(cache.get(site).as_deref(), Some(&2));
     }
 
+    #[tokio::test]
+    async fn entries_older_than_max_age_are_reloaded() {
+        let cache: SiteCache<u32> = SiteCache::new(Duration::from_secs(60), Duration::from_millis(0));
+        let site = Uuid::new_v4();
+        assert_eq!(cache.get_or_load(site, async { Ok::<_, ()>(Some(1)) }).await, Ok(Some(Arc::new(1))));
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(cache.get(site).is_none());
+        assert_eq!(cache.get_or_load(site, async { Ok::<_, ()>(Some(2)) }).await, Ok(Some(Arc::new(2))));
+    }
+
     #[test]
     fn idle_sites_are_evicted() {
-        let cache: SiteCache<u32> = SiteCache::new(Duration::from_millis(0));
-        cache.entries.insert(
-            Uuid::new_v4(),
-            Entry {
-                value: Arc::new(1),
-                last_read_ms: AtomicU64::new(0),
-            },
-        );
+        let cache: SiteCache<u32> = SiteCache::new(Duration::from_millis(0), Duration::from_secs(60));
+        cache
+            .entries
+            .insert(Uuid::new_v4(), Entry { value: Arc::new(1), loaded_ms: 0, last_read_ms: AtomicU64::new(0) });
         assert_eq!(cache.evict_idle(), 1);
         assert!(cache.is_empty());
     }

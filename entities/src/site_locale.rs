@@ -16,17 +16,9 @@ pub struct Model {
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {
-    #[sea_orm(
-        belongs_to = "super::locale::Entity",
-        from = "Column::LocaleId",
-        to = "super::locale::Column::Id"
-    )]
+    #[sea_orm(belongs_to = "super::locale::Entity", from = "Column::LocaleId", to = "super::locale::Column::Id")]
     Locale,
-    #[sea_orm(
-        belongs_to = "super::site::Entity",
-        from = "Column::SiteId",
-        to = "super::site::Column::Id"
-    )]
+    #[sea_orm(belongs_to = "super::site::Entity", from = "Column::SiteId", to = "super::site::Column::Id")]
     Site,
 }
 

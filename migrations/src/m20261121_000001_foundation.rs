@@ -118,11 +118,7 @@ impl MigrationTrait for Migration {
             .await?;
         manager
             .create_index(
-                Index::create()
-                    .name("ix_site_members_user")
-                    .table("site_members")
-                    .col("idp_user_id")
-                    .to_owned(),
+                Index::create().name("ix_site_members_user").table("site_members").col("idp_user_id").to_owned(),
             )
             .await?;
 
@@ -195,18 +191,8 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in [
-            "audit_log",
-            "api_keys",
-            "site_members",
-            "site_settings",
-            "site_locales",
-            "locales",
-            "sites",
-        ] {
-            manager
-                .drop_table(Table::drop().table(table).if_exists().to_owned())
-                .await?;
+        for table in ["audit_log", "api_keys", "site_members", "site_settings", "site_locales", "locales", "sites"] {
+            manager.drop_table(Table::drop().table(table).if_exists().to_owned()).await?;
         }
         Ok(())
     }
@@ -217,14 +203,7 @@ async fn seed_locales(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     let seeds = [("en", "English", "English"), ("de", "German", "Deutsch")];
     let now = chrono::Utc::now();
     let mut insert = Query::insert();
-    insert.into_table("locales").columns([
-        "id",
-        "code",
-        "name",
-        "native_name",
-        "direction",
-        "created_at",
-    ]);
+    insert.into_table("locales").columns(["id", "code", "name", "native_name", "direction", "created_at"]);
     for (code, name, native_name) in seeds {
         insert
             .values([

@@ -4,8 +4,7 @@ use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -53,12 +52,7 @@ impl From<&api_key::Model> for ApiKeyResponse {
             rate_limit_per_minute: m.rate_limit_per_minute,
             rate_limit_per_hour: m.rate_limit_per_hour,
             rate_limit_per_day: m.rate_limit_per_day,
-            status: if m.revoked_at.is_some() {
-                "revoked"
-            } else {
-                "active"
-            }
-            .to_string(),
+            status: if m.revoked_at.is_some() { "revoked" } else { "active" }.to_string(),
             created_at: m.created_at,
             revoked_at: m.revoked_at,
             last_used_at: m.last_used_at,
@@ -103,20 +97,13 @@ pub struct ListApiKeysQuery {
 }
 
 /// The highest permission `principal` may give a key scoped to `site_id`.
-async fn grant_ceiling(
-    state: &AppState,
-    principal: &Principal,
-    site_id: Option<Uuid>,
-) -> ApiResult<KeyPermission> {
+async fn grant_ceiling(state: &AppState, principal: &Principal, site_id: Option<Uuid>) -> ApiResult<KeyPermission> {
     if principal.is_system_admin() {
         return Ok(KeyPermission::Master);
     }
     if let Some(key) = principal.api_key() {
         if key.permission < KeyPermission::Admin {
-            return Err(ApiError::new(
-                ErrorCode::AuthInsufficientRole,
-                "managing API keys needs an Admin key",
-            ));
+            return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "managing API keys needs an Admin key"));
         }
         if key.site_id.is_some() && site_id.is_none() {
             return Err(ApiError::new(
@@ -131,9 +118,7 @@ async fn grant_ceiling(
         ));
     }
     if let Some(site_id) = site_id {
-        principal
-            .require(state, site_id, Capability::AdministerSite)
-            .await?;
+        principal.require(state, site_id, Capability::AdministerSite).await?;
     }
     Ok(KeyPermission::Admin)
 }
@@ -161,16 +146,11 @@ pub async fn create_api_key(
     let permission = KeyPermission::parse(&body.permission).ok_or_else(|| {
         ApiError::new(
             ErrorCode::ApiKeyInvalidPermission,
-            format!(
-                "'{}' is not a permission: use Read, Write, Admin or Master",
-                body.permission
-            ),
+            format!("'{}' is not a permission: use Read, Write, Admin or Master", body.permission),
         )
     })?;
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, 200)
-        .map_err(|e| errors.push(e))
-        .ok();
+    let name = required_text("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
     if permission == KeyPermission::Master && body.site_id.is_some() {
         errors.push(FieldError::new(
             "site_id",
@@ -178,16 +158,8 @@ pub async fn create_api_key(
             "Master keys are never scoped to a site",
         ));
     }
-    check_limit(
-        "rate_limit_per_second",
-        body.rate_limit_per_second,
-        &mut errors,
-    );
-    check_limit(
-        "rate_limit_per_minute",
-        body.rate_limit_per_minute,
-        &mut errors,
-    );
+    check_limit("rate_limit_per_second", body.rate_limit_per_second, &mut errors);
+    check_limit("rate_limit_per_minute", body.rate_limit_per_minute, &mut errors);
     check_limit("rate_limit_per_hour", body.rate_limit_per_hour, &mut errors);
     check_limit("rate_limit_per_day", body.rate_limit_per_day, &mut errors);
     let (Some(name), true) = (name, errors.is_empty()) else {
@@ -198,11 +170,7 @@ pub async fn create_api_key(
     if permission > ceiling {
         return Err(ApiError::new(
             ErrorCode::ApiKeyPermissionExceeded,
-            format!(
-                "you may create keys up to {}, not {}",
-                ceiling.as_str(),
-                permission.as_str()
-            ),
+            format!("you may create keys up to {}, not {}", ceiling.as_str(), permission.as_str()),
         ));
     }
     if let Some(site_id) = body.site_id {
@@ -231,10 +199,7 @@ pub async fn create_api_key(
     };
     audit::record(&txn, entry, &(), &response).await?;
     txn.commit().await?;
-    Ok(HttpResponse::Created().json(CreatedApiKey {
-        api_key: response,
-        key: secret,
-    }))
+    Ok(HttpResponse::Created().json(CreatedApiKey { api_key: response, key: secret }))
 }
 
 #[utoipa::path(get, path = "/api-keys", tag = "API keys", params(ListApiKeysQuery),
@@ -247,9 +212,8 @@ pub async fn list_api_keys(
     query: web::Query<ListApiKeysQuery>,
 ) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
-    let unscoped_admin = principal
-        .api_key()
-        .is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
+    let unscoped_admin =
+        principal.api_key().is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
     if !principal.is_system_admin() && !unscoped_admin {
         let site_id = query.site_id.ok_or_else(|| {
             ApiError::new(
@@ -257,13 +221,10 @@ pub async fn list_api_keys(
                 "pass site_id: you administer single sites, not the whole installation",
             )
         })?;
-        principal
-            .require(&state, site_id, Capability::AdministerSite)
-            .await?;
+        principal.require(&state, site_id, Capability::AdministerSite).await?;
     }
-    let mut select = api_key::Entity::find()
-        .order_by_desc(api_key::Column::CreatedAt)
-        .order_by_asc(api_key::Column::Id);
+    let mut select =
+        api_key::Entity::find().order_by_desc(api_key::Column::CreatedAt).order_by_asc(api_key::Column::Id);
     select = match query.status.as_deref().unwrap_or("active") {
         "active" => select.filter(api_key::Column::RevokedAt.is_null()),
         "revoked" => select.filter(api_key::Column::RevokedAt.is_not_null()),
@@ -281,11 +242,7 @@ pub async fn list_api_keys(
     if !principal.is_system_admin() {
         select = select.filter(api_key::Column::Permission.ne(KeyPermission::Master.as_str()));
     }
-    let page = PageParams {
-        page: query.page,
-        per_page: query.per_page,
-    }
-    .resolve();
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
     let keys = fetch_page(&state.db, select, page).await?;
     Ok(HttpResponse::Ok().json(keys.map(|m| ApiKeyResponse::from(&m))))
 }
@@ -300,16 +257,10 @@ pub async fn revoke_api_key(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let txn = state.db.begin().await?;
-    let key = api_key::Entity::find_by_id(id)
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("api_key", id))?;
+    let key = api_key::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
     let is_master = key.permission == KeyPermission::Master.as_str();
     if is_master && !principal.is_system_admin() {
-        return Err(ApiError::new(
-            ErrorCode::AuthInsufficientRole,
-            "only system admins revoke Master keys",
-        ));
+        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins revoke Master keys"));
     }
     grant_ceiling(&state, &principal, key.site_id).await?;
     if key.revoked_at.is_none() {

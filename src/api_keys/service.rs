@@ -3,8 +3,8 @@
 use chrono::Utc;
 use plinth_entities::api_key;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr,
-    EntityTrait, PaginatorTrait, QueryFilter,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    PaginatorTrait, QueryFilter,
 };
 use uuid::Uuid;
 
@@ -24,12 +24,7 @@ pub struct NewKey {
 }
 
 impl NewKey {
-    pub fn unlimited(
-        name: &str,
-        permission: KeyPermission,
-        site_id: Option<Uuid>,
-        created_by: &str,
-    ) -> Self {
+    pub fn unlimited(name: &str, permission: KeyPermission, site_id: Option<Uuid>, created_by: &str) -> Self {
         Self {
             name: name.to_string(),
             permission,
@@ -77,10 +72,7 @@ pub async fn insert_key<C: ConnectionTrait>(
 /// Master key is generated and its secret returned to be printed once.
 pub async fn bootstrap(db: &DatabaseConnection, config: &Config) -> Result<Option<String>, DbErr> {
     if let Some(secret) = &config.bootstrap_api_key {
-        let existing = api_key::Entity::find()
-            .filter(api_key::Column::KeyHash.eq(hash_secret(secret)))
-            .one(db)
-            .await?;
+        let existing = api_key::Entity::find().filter(api_key::Column::KeyHash.eq(hash_secret(secret))).one(db).await?;
         match existing {
             Some(key)
                 if key.revoked_at.is_none()
@@ -107,11 +99,7 @@ pub async fn bootstrap(db: &DatabaseConnection, config: &Config) -> Result<Optio
     if api_key::Entity::find().count(db).await? > 0 {
         return Ok(None);
     }
-    let (_, secret) = insert_key(
-        db,
-        NewKey::unlimited("first admin", KeyPermission::Master, None, "bootstrap"),
-        None,
-    )
-    .await?;
+    let (_, secret) =
+        insert_key(db, NewKey::unlimited("first admin", KeyPermission::Master, None, "bootstrap"), None).await?;
     Ok(Some(secret))
 }

@@ -64,35 +64,22 @@ impl JwtVerifier {
             issuer: idp.issuer.clone(),
             audience: idp.audience.clone(),
             refetch_every: Duration::from_secs(idp.jwks_refetch_secs),
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(5))
-                .build()
-                .unwrap_or_default(),
-            key_set: RwLock::new(KeySet {
-                keys: HashMap::new(),
-                fetched: None,
-            }),
+            http: reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap_or_default(),
+            key_set: RwLock::new(KeySet { keys: HashMap::new(), fetched: None }),
         })
     }
 
     pub async fn verify(&self, token: &str) -> Result<Claims, ApiError> {
         let invalid = |detail: &str| ApiError::new(ErrorCode::AuthTokenInvalid, detail.to_string());
-        let header = jsonwebtoken::decode_header(token)
-            .map_err(|_| invalid("the bearer token is malformed"))?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("the bearer token is malformed"))?;
         if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
-            return Err(invalid(
-                "the bearer token must be signed with RS256 or ES256",
-            ));
+            return Err(invalid("the bearer token must be signed with RS256 or ES256"));
         }
         let kid = header.kid.unwrap_or_default();
-        let (key, alg) = self
-            .key_for(&kid)
-            .await?
-            .ok_or_else(|| invalid("the bearer token was signed by an unknown key"))?;
+        let (key, alg) =
+            self.key_for(&kid).await?.ok_or_else(|| invalid("the bearer token was signed by an unknown key"))?;
         if alg != header.alg {
-            return Err(invalid(
-                "the bearer token's algorithm does not match its key",
-            ));
+            return Err(invalid("the bearer token's algorithm does not match its key"));
         }
 
         let mut validation = Validation::new(alg);
@@ -106,20 +93,16 @@ impl JwtVerifier {
             Some(aud) => validation.set_audience(&[aud]),
             None => validation.validate_aud = false,
         }
-        jsonwebtoken::decode::<Claims>(token, &key, &validation)
-            .map(|data| data.claims)
-            .map_err(|e| match e.kind() {
-                ErrorKind::InvalidIssuer => ApiError::new(
-                    ErrorCode::AuthTokenIssuer,
-                    "the bearer token was issued by another issuer",
-                ),
-                ErrorKind::InvalidAudience => ApiError::new(
-                    ErrorCode::AuthTokenAudience,
-                    "the bearer token is meant for another audience",
-                ),
-                ErrorKind::ExpiredSignature => invalid("the bearer token has expired"),
-                _ => invalid("the bearer token is invalid"),
-            })
+        jsonwebtoken::decode::<Claims>(token, &key, &validation).map(|data| data.claims).map_err(|e| match e.kind() {
+            ErrorKind::InvalidIssuer => {
+                ApiError::new(ErrorCode::AuthTokenIssuer, "the bearer token was issued by another issuer")
+            }
+            ErrorKind::InvalidAudience => {
+                ApiError::new(ErrorCode::AuthTokenAudience, "the bearer token is meant for another audience")
+            }
+            ErrorKind::ExpiredSignature => invalid("the bearer token has expired"),
+            _ => invalid("the bearer token is invalid"),
+        })
     }
 
     async fn key_for(&self, kid: &str) -> Result<Option<(DecodingKey, Algorithm)>, ApiError> {
@@ -128,19 +111,13 @@ impl JwtVerifier {
             if let Some(found) = set.keys.get(kid) {
                 return Ok(Some(found.clone()));
             }
-            if set
-                .fetched
-                .is_some_and(|at| at.elapsed() < self.refetch_every)
-            {
+            if set.fetched.is_some_and(|at| at.elapsed() < self.refetch_every) {
                 return Ok(None);
             }
         }
         let mut set = self.key_set.write().await;
         // Another request may have refreshed while we waited for the lock.
-        if set
-            .fetched
-            .is_none_or(|at| at.elapsed() >= self.refetch_every)
-        {
+        if set.fetched.is_none_or(|at| at.elapsed() >= self.refetch_every) {
             set.fetched = Some(Instant::now());
             match self.fetch().await {
                 Ok(keys) => set.keys = keys,
@@ -152,9 +129,9 @@ impl JwtVerifier {
 
     async fn fetch(&self) -> Result<HashMap<String, (DecodingKey, Algorithm)>, String> {
         let text = match &self.source {
-            JwksSource::File(path) => tokio::fs::read_to_string(path)
-                .await
-                .map_err(|e| format!("{}: {e}", path.display()))?,
+            JwksSource::File(path) => {
+                tokio::fs::read_to_string(path).await.map_err(|e| format!("{}: {e}", path.display()))?
+            }
             JwksSource::Url(url) => self
                 .http
                 .get(url)

@@ -33,9 +33,7 @@ pub struct ApiKeyRecord {
 impl ApiKeyRecord {
     pub fn from_model(model: &api_key::Model, defaults: &RateLimitConfig) -> Option<Self> {
         let limit = |own: Option<i32>, default: u32| {
-            own.and_then(|v| u32::try_from(v).ok())
-                .or(Some(default))
-                .and_then(NonZeroU32::new)
+            own.and_then(|v| u32::try_from(v).ok()).or(Some(default)).and_then(NonZeroU32::new)
         };
         Some(Self {
             id: model.id,
@@ -56,10 +54,7 @@ impl ApiKeyRecord {
 pub fn generate_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    format!(
-        "{KEY_PREFIX}{}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-    )
+    format!("{KEY_PREFIX}{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 pub fn hash_secret(secret: &str) -> String {
@@ -87,11 +82,7 @@ pub struct KeyStore {
 
 impl KeyStore {
     pub fn new(ttl: Duration, defaults: RateLimitConfig) -> Self {
-        Self {
-            by_hash: DashMap::new(),
-            ttl,
-            defaults,
-        }
+        Self { by_hash: DashMap::new(), ttl, defaults }
     }
 
     /// The live key with this secret, or `None` (unknown or revoked).
@@ -111,21 +102,12 @@ impl KeyStore {
             .filter(api_key::Column::RevokedAt.is_null())
             .one(db)
             .await?;
-        let Some(record) = model
-            .as_ref()
-            .and_then(|m| ApiKeyRecord::from_model(m, &self.defaults))
-        else {
+        let Some(record) = model.as_ref().and_then(|m| ApiKeyRecord::from_model(m, &self.defaults)) else {
             self.by_hash.remove(&hash);
             return Ok(None);
         };
         let record = Arc::new(record);
-        self.by_hash.insert(
-            hash,
-            Cached {
-                record: Arc::clone(&record),
-                loaded: Instant::now(),
-            },
-        );
+        self.by_hash.insert(hash, Cached { record: Arc::clone(&record), loaded: Instant::now() });
         Ok(Some(record))
     }
 

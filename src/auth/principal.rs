@@ -57,10 +57,7 @@ impl Principal {
     /// For JWT-only endpoints: the user, or `code` for key callers.
     pub fn require_user(&self, code: ErrorCode) -> ApiResult<&UserIdentity> {
         self.user().ok_or_else(|| {
-            ApiError::new(
-                code,
-                "this endpoint needs an identity-provider (JWT) sign-in, not an API key",
-            )
+            ApiError::new(code, "this endpoint needs an identity-provider (JWT) sign-in, not an API key")
         })
     }
 
@@ -84,10 +81,9 @@ impl Principal {
         }
         match &self.credential {
             Credential::ApiKey(key) => match key.site_id {
-                Some(scope) if scope != site_id => Err(ApiError::new(
-                    ErrorCode::AuthApiKeySiteDenied,
-                    "this API key is scoped to another site",
-                )),
+                Some(scope) if scope != site_id => {
+                    Err(ApiError::new(ErrorCode::AuthApiKeySiteDenied, "this API key is scoped to another site"))
+                }
                 _ => Ok(key.permission.site_role()),
             },
             Credential::User(user) => {
@@ -98,23 +94,13 @@ impl Principal {
                     .await?;
                 membership
                     .and_then(|m| Role::parse(&m.role))
-                    .ok_or_else(|| {
-                        ApiError::new(
-                            ErrorCode::AuthSiteAccessDenied,
-                            "you are not a member of this site",
-                        )
-                    })
+                    .ok_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "you are not a member of this site"))
             }
         }
     }
 
     /// Fails with the spec's code unless the caller has `capability` on `site_id`.
-    pub async fn require(
-        &self,
-        state: &AppState,
-        site_id: Uuid,
-        capability: Capability,
-    ) -> ApiResult<Role> {
+    pub async fn require(&self, state: &AppState, site_id: Uuid, capability: Capability) -> ApiResult<Role> {
         let role = self.site_role(state, site_id).await?;
         if role < capability.min_role() {
             return Err(ApiError::new(
@@ -172,9 +158,7 @@ impl FromRequest for Principal {
 }
 
 fn client_address(req: &HttpRequest) -> IpAddr {
-    req.peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+    req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
 }
 
 fn retry_after(secs: u64) -> (HeaderName, HeaderValue) {
@@ -183,12 +167,8 @@ fn retry_after(secs: u64) -> (HeaderName, HeaderValue) {
 
 async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principal> {
     let headers = req.headers();
-    let api_key = headers
-        .get(API_KEY_HEADER)
-        .map(|v| v.to_str().unwrap_or_default().trim().to_string());
-    let authorization = headers
-        .get(AUTHORIZATION)
-        .map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    let api_key = headers.get(API_KEY_HEADER).map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or_default().trim().to_string());
     if api_key.is_none() && authorization.is_none() {
         return Err(ApiError::new(
             ErrorCode::AuthMissingCredentials,
@@ -226,21 +206,12 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
     result
 }
 
-async fn authenticate_key(
-    req: &HttpRequest,
-    state: &AppState,
-    secret: &str,
-) -> ApiResult<Principal> {
+async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> ApiResult<Principal> {
     let key = state
         .keys
         .authenticate(&state.db, secret)
         .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::AuthApiKeyInvalid,
-                "the API key is unknown or has been revoked",
-            )
-        })?;
+        .ok_or_else(|| ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown or has been revoked"))?;
 
     match state.rate_limits.check_key(key.id, key.limits) {
         KeyDecision::Unlimited => {}
@@ -250,10 +221,7 @@ async fn authenticate_key(
         KeyDecision::Denied(status) => return Err(rate_limited(&status)),
     }
     state.key_usage.record(key.id);
-    Ok(Principal {
-        system_admin: key.permission == KeyPermission::Master,
-        credential: Credential::ApiKey(key),
-    })
+    Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
 }
 
 fn rate_limited(status: &RateLimitStatus) -> ApiError {
@@ -261,10 +229,7 @@ fn rate_limited(status: &RateLimitStatus) -> ApiError {
     let (name, value) = retry_after(secs);
     let mut error = ApiError::new(
         ErrorCode::RateLimitExceeded,
-        format!(
-            "the API key's {} limit is used up; retry in {secs} s",
-            status.tightest
-        ),
+        format!("the API key's {} limit is used up; retry in {secs} s", status.tightest),
     )
     .with_header(name, value);
     for (name, value) in rate_limit_headers(status) {
@@ -275,18 +240,10 @@ fn rate_limited(status: &RateLimitStatus) -> ApiError {
 
 /// `RateLimit-Policy` and `RateLimit` (IETF httpapi rate-limit headers draft).
 pub fn rate_limit_headers(status: &RateLimitStatus) -> Vec<(HeaderName, HeaderValue)> {
-    [
-        ("ratelimit-policy", status.policy_header()),
-        ("ratelimit", status.limit_header()),
-    ]
-    .into_iter()
-    .filter_map(|(name, value)| {
-        Some((
-            HeaderName::from_static(name),
-            HeaderValue::from_str(&value).ok()?,
-        ))
-    })
-    .collect()
+    [("ratelimit-policy", status.policy_header()), ("ratelimit", status.limit_header())]
+        .into_iter()
+        .filter_map(|(name, value)| Some((HeaderName::from_static(name), HeaderValue::from_str(&value).ok()?)))
+        .collect()
 }
 
 async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult<Principal> {
@@ -296,10 +253,7 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::AuthTokenInvalid,
-                "the Authorization header must be 'Bearer <token>'",
-            )
+            ApiError::new(ErrorCode::AuthTokenInvalid, "the Authorization header must be 'Bearer <token>'")
         })?;
     let verifier = state.jwt.as_ref().ok_or_else(|| {
         ApiError::new(
@@ -308,11 +262,7 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
         )
     })?;
     let claims = verifier.verify(token).await?;
-    let system_admin = state
-        .config
-        .system_admins
-        .iter()
-        .any(|id| id == &claims.sub);
+    let system_admin = state.config.system_admins.iter().any(|id| id == &claims.sub);
     Ok(Principal {
         system_admin,
         credential: Credential::User(UserIdentity {

@@ -18,14 +18,7 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 6] = [
-        Role::Read,
-        Role::Author,
-        Role::Reviewer,
-        Role::Editor,
-        Role::Admin,
-        Role::Owner,
-    ];
+    pub const ALL: [Role; 6] = [Role::Read, Role::Author, Role::Reviewer, Role::Editor, Role::Admin, Role::Owner];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -40,9 +33,7 @@ impl Role {
 
     /// Accepts any letter case (`Editor`, `editor`).
     pub fn parse(s: &str) -> Option<Role> {
-        Role::ALL
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(s))
+        Role::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
     }
 }
 
@@ -68,12 +59,8 @@ pub enum KeyPermission {
 }
 
 impl KeyPermission {
-    pub const ALL: [KeyPermission; 4] = [
-        KeyPermission::Read,
-        KeyPermission::Write,
-        KeyPermission::Admin,
-        KeyPermission::Master,
-    ];
+    pub const ALL: [KeyPermission; 4] =
+        [KeyPermission::Read, KeyPermission::Write, KeyPermission::Admin, KeyPermission::Master];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -85,9 +72,7 @@ impl KeyPermission {
     }
 
     pub fn parse(s: &str) -> Option<KeyPermission> {
-        KeyPermission::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(s))
+        KeyPermission::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s))
     }
 
     /// The role a key acts with on the sites in its scope.
@@ -138,9 +123,7 @@ mod tests {
 
     #[test]
     fn roles_are_ordered_and_parse_in_any_case() {
-        assert!(
-            Role::Read < Role::Author && Role::Reviewer < Role::Editor && Role::Admin < Role::Owner
-        );
+        assert!(Role::Read < Role::Author && Role::Reviewer < Role::Editor && Role::Admin < Role::Owner);
         assert_eq!(Role::parse("EDITOR"), Some(Role::Editor));
         assert_eq!(Role::parse("boss"), None);
         assert_eq!(KeyPermission::parse("write"), Some(KeyPermission::Write));

@@ -14,37 +14,30 @@ use super::{ApiError, ErrorCode};
 /// JSON bodies: syntax errors are 400 BAD_REQUEST, well-formed JSON of the wrong
 /// shape is 422 VALIDATION_ERROR, a missing or wrong content type 415.
 pub fn json_config() -> web::JsonConfig {
-    web::JsonConfig::default()
-        .limit(4 * 1024 * 1024)
-        .error_handler(|err, _req| {
-            let api_error = match &err {
-                JsonPayloadError::ContentType => ApiError::new(
-                    ErrorCode::UnsupportedMediaType,
-                    "the request body must be sent with Content-Type: application/json",
-                ),
-                JsonPayloadError::Deserialize(e) if e.is_data() => ApiError::new(
-                    ErrorCode::ValidationError,
-                    format!("the request body has the wrong shape: {e}"),
-                ),
-                JsonPayloadError::Deserialize(e) => {
-                    ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
-                }
-                JsonPayloadError::OverflowKnownLength { .. }
-                | JsonPayloadError::Overflow { .. } => {
-                    ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
-                }
-                other => {
-                    ApiError::bad_request(format!("the request body could not be read: {other}"))
-                }
-            };
-            actix_web::Error::from(api_error)
-        })
+    web::JsonConfig::default().limit(4 * 1024 * 1024).error_handler(|err, _req| {
+        let api_error = match &err {
+            JsonPayloadError::ContentType => ApiError::new(
+                ErrorCode::UnsupportedMediaType,
+                "the request body must be sent with Content-Type: application/json",
+            ),
+            JsonPayloadError::Deserialize(e) if e.is_data() => {
+                ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {e}"))
+            }
+            JsonPayloadError::Deserialize(e) => {
+                ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
+            }
+            JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+                ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
+            }
+            other => ApiError::bad_request(format!("the request body could not be read: {other}")),
+        };
+        actix_web::Error::from(api_error)
+    })
 }
 
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err: PathError, _req| {
-        ApiError::bad_request(format!("invalid path parameter: {err}")).into()
-    })
+    web::PathConfig::default()
+        .error_handler(|err: PathError, _req| ApiError::bad_request(format!("invalid path parameter: {err}")).into())
 }
 
 pub fn query_config() -> web::QueryConfig {
@@ -55,11 +48,7 @@ pub fn query_config() -> web::QueryConfig {
 
 /// The app's default service: any path no route matches.
 pub async fn not_found_fallback(req: HttpRequest) -> HttpResponse {
-    ApiError::new(
-        ErrorCode::ResourceNotFound,
-        format!("no resource at {}", req.path()),
-    )
-    .error_response()
+    ApiError::new(ErrorCode::ResourceNotFound, format!("no resource at {}", req.path())).error_response()
 }
 
 /// Middleware: an error response actix produced itself (a 405 for a wrong method,
@@ -79,16 +68,11 @@ pub async fn rewrite_bare_errors(
         return Ok(res.map_into_left_body());
     }
     let detail = match status {
-        StatusCode::METHOD_NOT_ALLOWED => format!(
-            "{} is not allowed on {}",
-            res.request().method(),
-            res.request().path()
-        ),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            format!("{} is not allowed on {}", res.request().method(), res.request().path())
+        }
         StatusCode::NOT_FOUND => format!("no resource at {}", res.request().path()),
-        other => other
-            .canonical_reason()
-            .unwrap_or("request failed")
-            .to_string(),
+        other => other.canonical_reason().unwrap_or("request failed").to_string(),
     };
     let problem = ApiError::from_status(status, detail).error_response();
     let (req, _) = res.into_parts();

@@ -5,9 +5,7 @@ mod catalog;
 mod handlers;
 
 pub use catalog::ErrorCode;
-pub use handlers::{
-    json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors,
-};
+pub use handlers::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 
 use std::sync::OnceLock;
 
@@ -26,10 +24,7 @@ pub fn set_error_type_base(base: &str) {
 }
 
 fn error_type_base() -> &'static str {
-    ERROR_TYPE_BASE
-        .get()
-        .map(String::as_str)
-        .unwrap_or("https://plinth.dev/problems")
+    ERROR_TYPE_BASE.get().map(String::as_str).unwrap_or("https://plinth.dev/problems")
 }
 
 /// One field-level validation failure.
@@ -44,11 +39,7 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            code: code.as_str().to_string(),
-            message: message.into(),
-        }
+        Self { field: field.into(), code: code.as_str().to_string(), message: message.into() }
     }
 }
 
@@ -111,10 +102,7 @@ impl ApiError {
 
     /// ENTITY_NOT_FOUND naming the entity domain.
     pub fn not_found(entity_type: &str, id: impl std::fmt::Display) -> Self {
-        let mut e = Self::new(
-            ErrorCode::EntityNotFound,
-            format!("{entity_type} {id} does not exist"),
-        );
+        let mut e = Self::new(ErrorCode::EntityNotFound, format!("{entity_type} {id} does not exist"));
         e.entity_type = Some(entity_type.to_string());
         e
     }
@@ -179,16 +167,8 @@ impl ApiError {
 
     fn problem(&self) -> Problem {
         Problem {
-            type_uri: format!(
-                "{}/{}",
-                error_type_base(),
-                self.code.as_str().to_lowercase()
-            ),
-            title: self
-                .status
-                .canonical_reason()
-                .unwrap_or("Error")
-                .to_string(),
+            type_uri: format!("{}/{}", error_type_base(), self.code.as_str().to_lowercase()),
+            title: self.status.canonical_reason().unwrap_or("Error").to_string(),
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             code: self.code.as_str().to_string(),
@@ -200,13 +180,7 @@ impl ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({}): {}",
-            self.code.as_str(),
-            self.status.as_u16(),
-            self.detail
-        )
+        write!(f, "{} ({}): {}", self.code.as_str(), self.status.as_u16(), self.detail)
     }
 }
 
@@ -230,14 +204,12 @@ impl ResponseError for ApiError {
 impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
         match err.sql_err() {
-            Some(SqlErr::UniqueConstraintViolation(_)) => Self::new(
-                ErrorCode::Conflict,
-                "the change conflicts with an existing record",
-            ),
-            Some(SqlErr::ForeignKeyConstraintViolation(_)) => Self::new(
-                ErrorCode::Conflict,
-                "the change refers to or is referred to by another record",
-            ),
+            Some(SqlErr::UniqueConstraintViolation(_)) => {
+                Self::new(ErrorCode::Conflict, "the change conflicts with an existing record")
+            }
+            Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
+                Self::new(ErrorCode::Conflict, "the change refers to or is referred to by another record")
+            }
             _ => {
                 tracing::error!(error = %err, "database error");
                 Self::new(ErrorCode::DatabaseError, "a database error occurred")
@@ -255,20 +227,12 @@ pub enum Constraint {
 
 /// Maps a constraint violation to a precise error, passing other errors through:
 /// `insert(..).await.map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(..)))`.
-pub fn on_constraint(
-    kind: Constraint,
-    to_error: impl FnOnce() -> ApiError,
-) -> impl FnOnce(DbErr) -> ApiError {
+pub fn on_constraint(kind: Constraint, to_error: impl FnOnce() -> ApiError) -> impl FnOnce(DbErr) -> ApiError {
     move |err| {
         let matched = matches!(
             (kind, err.sql_err()),
-            (
-                Constraint::Unique,
-                Some(SqlErr::UniqueConstraintViolation(_))
-            ) | (
-                Constraint::ForeignKey,
-                Some(SqlErr::ForeignKeyConstraintViolation(_))
-            )
+            (Constraint::Unique, Some(SqlErr::UniqueConstraintViolation(_)))
+                | (Constraint::ForeignKey, Some(SqlErr::ForeignKeyConstraintViolation(_)))
         );
         if matched {
             to_error()
@@ -301,12 +265,8 @@ mod tests {
         assert_eq!(p.code, "ENTITY_NOT_FOUND");
         assert_eq!(p.entity_type.as_deref(), Some("site"));
         assert!(p.type_uri.ends_with("/entity_not_found"));
-        let v = ApiError::validation(vec![FieldError::new(
-            "name",
-            ErrorCode::ValidationRequiredField,
-            "required",
-        )])
-        .problem();
+        let v = ApiError::validation(vec![FieldError::new("name", ErrorCode::ValidationRequiredField, "required")])
+            .problem();
         assert_eq!(v.status, 422);
         assert_eq!(v.errors.len(), 1);
         assert!(v.entity_type.is_none());

@@ -5,8 +5,8 @@ use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use plinth_entities::{locale, site_locale};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -19,16 +19,10 @@ use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Fi
 use crate::values::required_text;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/locales")
-            .route(web::get().to(list_locales))
-            .route(web::post().to(create_locale)),
-    )
-    .service(
-        web::resource("/locales/{id}")
-            .route(web::put().to(update_locale))
-            .route(web::delete().to(delete_locale)),
-    );
+    cfg.service(web::resource("/locales").route(web::get().to(list_locales)).route(web::post().to(create_locale)))
+        .service(
+            web::resource("/locales/{id}").route(web::put().to(update_locale)).route(web::delete().to(delete_locale)),
+        );
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -82,34 +76,24 @@ fn parse_code(raw: &str) -> Result<String, FieldError> {
     let language = parts.next().unwrap_or_default();
     let ok = (2..=3).contains(&language.len())
         && language.chars().all(|c| c.is_ascii_lowercase())
-        && parts
-            .all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()));
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()));
     if ok {
         Ok(raw.to_string())
     } else {
-        Err(FieldError::new(
-            "code",
-            ErrorCode::ValidationInvalidFormat,
-            "must be a language tag such as en or pt-BR",
-        ))
+        Err(FieldError::new("code", ErrorCode::ValidationInvalidFormat, "must be a language tag such as en or pt-BR"))
     }
 }
 
 fn parse_direction(raw: &str) -> Result<String, FieldError> {
     match raw {
         "ltr" | "rtl" => Ok(raw.to_string()),
-        _ => Err(FieldError::new(
-            "direction",
-            ErrorCode::ValidationInvalidFormat,
-            "must be ltr or rtl",
-        )),
+        _ => Err(FieldError::new("direction", ErrorCode::ValidationInvalidFormat, "must be ltr or rtl")),
     }
 }
 
 fn require_locale_admin(principal: &Principal) -> ApiResult<()> {
-    let unscoped_admin_key = principal
-        .api_key()
-        .is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
+    let unscoped_admin_key =
+        principal.api_key().is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
     if principal.is_system_admin() || unscoped_admin_key {
         Ok(())
     } else {
@@ -121,33 +105,18 @@ fn require_locale_admin(principal: &Principal) -> ApiResult<()> {
 }
 
 fn code_taken(code: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::LocaleCodeTaken,
-        format!("a locale with code '{code}' exists"),
-    )
+    ApiError::new(ErrorCode::LocaleCodeTaken, format!("a locale with code '{code}' exists"))
 }
 
 fn audit_entry(actor: &str, action: Action, id: Uuid) -> AuditEntry<'_> {
-    AuditEntry {
-        actor,
-        action,
-        entity_type: "locale",
-        entity_id: id.to_string(),
-        site_id: None,
-    }
+    AuditEntry { actor, action, entity_type: "locale", entity_id: id.to_string(), site_id: None }
 }
 
 #[utoipa::path(get, path = "/locales", tag = "Locales",
     responses((status = 200, body = Vec<LocaleResponse>), (status = "4XX", body = crate::error::Problem)),
     security(("api_key" = []), ("bearer" = [])))]
-pub async fn list_locales(
-    state: web::Data<AppState>,
-    _principal: Principal,
-) -> ApiResult<HttpResponse> {
-    let all = locale::Entity::find()
-        .order_by_asc(locale::Column::Code)
-        .all(&state.db)
-        .await?;
+pub async fn list_locales(state: web::Data<AppState>, _principal: Principal) -> ApiResult<HttpResponse> {
+    let all = locale::Entity::find().order_by_asc(locale::Column::Code).all(&state.db).await?;
     Ok(HttpResponse::Ok().json(all.iter().map(LocaleResponse::from).collect::<Vec<_>>()))
 }
 
@@ -164,18 +133,10 @@ pub async fn create_locale(
     let body = body.into_inner();
     let mut errors = Vec::new();
     let code = parse_code(&body.code).map_err(|e| errors.push(e)).ok();
-    let name = required_text("name", &body.name, 100)
-        .map_err(|e| errors.push(e))
-        .ok();
-    let native_name = required_text("native_name", &body.native_name, 100)
-        .map_err(|e| errors.push(e))
-        .ok();
-    let direction = parse_direction(body.direction.as_deref().unwrap_or("ltr"))
-        .map_err(|e| errors.push(e))
-        .ok();
-    let (Some(code), Some(name), Some(native_name), Some(direction)) =
-        (code, name, native_name, direction)
-    else {
+    let name = required_text("name", &body.name, 100).map_err(|e| errors.push(e)).ok();
+    let native_name = required_text("native_name", &body.native_name, 100).map_err(|e| errors.push(e)).ok();
+    let direction = parse_direction(body.direction.as_deref().unwrap_or("ltr")).map_err(|e| errors.push(e)).ok();
+    let (Some(code), Some(name), Some(native_name), Some(direction)) = (code, name, native_name, direction) else {
         return Err(ApiError::validation(errors));
     };
     let txn = state.db.begin().await?;
@@ -192,13 +153,7 @@ pub async fn create_locale(
     .await
     .map_err(on_constraint(Constraint::Unique, || code_taken(&code)))?;
     let response = LocaleResponse::from(&created);
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Create, id),
-        &(),
-        &response,
-    )
-    .await?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, id), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -216,32 +171,16 @@ pub async fn update_locale(
     let id = id.into_inner();
     let body = body.into_inner();
     let mut errors = Vec::new();
-    let code = body
-        .code
-        .as_deref()
-        .and_then(|c| parse_code(c).map_err(|e| errors.push(e)).ok());
-    let name = body.name.as_deref().and_then(|n| {
-        required_text("name", n, 100)
-            .map_err(|e| errors.push(e))
-            .ok()
-    });
-    let native_name = body.native_name.as_deref().and_then(|n| {
-        required_text("native_name", n, 100)
-            .map_err(|e| errors.push(e))
-            .ok()
-    });
-    let direction = body
-        .direction
-        .as_deref()
-        .and_then(|d| parse_direction(d).map_err(|e| errors.push(e)).ok());
+    let code = body.code.as_deref().and_then(|c| parse_code(c).map_err(|e| errors.push(e)).ok());
+    let name = body.name.as_deref().and_then(|n| required_text("name", n, 100).map_err(|e| errors.push(e)).ok());
+    let native_name =
+        body.native_name.as_deref().and_then(|n| required_text("native_name", n, 100).map_err(|e| errors.push(e)).ok());
+    let direction = body.direction.as_deref().and_then(|d| parse_direction(d).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
     let txn = state.db.begin().await?;
-    let current = locale::Entity::find_by_id(id)
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("locale", id))?;
+    let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
     let before = LocaleResponse::from(&current);
     let mut row: locale::ActiveModel = current.into();
     if let Some(code) = &code {
@@ -259,17 +198,9 @@ pub async fn update_locale(
     let updated = row
         .update(&txn)
         .await
-        .map_err(on_constraint(Constraint::Unique, || {
-            code_taken(code.as_deref().unwrap_or_default())
-        }))?;
+        .map_err(on_constraint(Constraint::Unique, || code_taken(code.as_deref().unwrap_or_default())))?;
     let after = LocaleResponse::from(&updated);
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Update, id),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, id), &before, &after).await?;
     txn.commit().await?;
     // Every site's cached locale list may show this locale.
     state.sites.invalidate_all();
@@ -287,34 +218,16 @@ pub async fn delete_locale(
     require_locale_admin(&principal)?;
     let id = id.into_inner();
     let txn = state.db.begin().await?;
-    let current = locale::Entity::find_by_id(id)
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("locale", id))?;
-    let in_use = site_locale::Entity::find()
-        .filter(site_locale::Column::LocaleId.eq(id))
-        .count(&txn)
-        .await?;
-    let in_use_error = || {
-        ApiError::new(
-            ErrorCode::LocaleDeleteInUse,
-            format!("the locale is assigned to {in_use} site(s)"),
-        )
-    };
+    let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
+    let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(&txn).await?;
+    let in_use_error =
+        || ApiError::new(ErrorCode::LocaleDeleteInUse, format!("the locale is assigned to {in_use} site(s)"));
     if in_use > 0 {
         return Err(in_use_error());
     }
-    locale::Entity::delete_by_id(id)
-        .exec(&txn)
-        .await
-        .map_err(on_constraint(Constraint::ForeignKey, in_use_error))?;
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Delete, id),
-        &LocaleResponse::from(&current),
-        &(),
-    )
-    .await?;
+    locale::Entity::delete_by_id(id).exec(&txn).await.map_err(on_constraint(Constraint::ForeignKey, in_use_error))?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, id), &LocaleResponse::from(&current), &())
+        .await?;
     txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }

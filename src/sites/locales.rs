@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site_locale};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
@@ -65,18 +65,12 @@ pub(super) fn parse_url_prefix(field: &str, raw: &str) -> Result<String, FieldEr
             && raw.starts_with('/')
             && raw[1..].split('/').all(|seg| {
                 !seg.is_empty()
-                    && seg.chars().all(|c| {
-                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'
-                    })
+                    && seg.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
             }));
     if valid {
         Ok(raw.to_string())
     } else {
-        Err(FieldError::new(
-            field,
-            ErrorCode::ValidationInvalidFormat,
-            "must be empty or a path such as /de",
-        ))
+        Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must be empty or a path such as /de"))
     }
 }
 
@@ -87,19 +81,15 @@ pub(super) async fn assign<C: ConnectionTrait>(
     input: &SiteLocaleInput,
     field: &str,
 ) -> ApiResult<(site_locale::Model, locale::Model)> {
-    let global = locale::Entity::find_by_id(input.locale_id)
-        .one(db)
-        .await?
-        .ok_or_else(|| {
-            ApiError::validation(vec![FieldError::new(
-                format!("{field}.locale_id"),
-                ErrorCode::ValidationInvalidFormat,
-                "no such locale",
-            )])
-        })?;
+    let global = locale::Entity::find_by_id(input.locale_id).one(db).await?.ok_or_else(|| {
+        ApiError::validation(vec![FieldError::new(
+            format!("{field}.locale_id"),
+            ErrorCode::ValidationInvalidFormat,
+            "no such locale",
+        )])
+    })?;
     let url_prefix = match &input.url_prefix {
-        Some(p) => parse_url_prefix(&format!("{field}.url_prefix"), p)
-            .map_err(|e| ApiError::validation(vec![e]))?,
+        Some(p) => parse_url_prefix(&format!("{field}.url_prefix"), p).map_err(|e| ApiError::validation(vec![e]))?,
         None if input.is_default => String::new(),
         None => format!("/{}", global.code.to_ascii_lowercase()),
     };
@@ -117,13 +107,7 @@ pub(super) async fn assign<C: ConnectionTrait>(
     .insert(db)
     .await
     .map_err(on_constraint(Constraint::Unique, || {
-        ApiError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the locale {} is already assigned to this site",
-                global.code
-            ),
-        )
+        ApiError::new(ErrorCode::Conflict, format!("the locale {} is already assigned to this site", global.code))
     }))?;
     Ok((assignment, global))
 }
@@ -151,12 +135,7 @@ async fn find_assignment<C: ConnectionTrait>(
     Ok((assignment, global))
 }
 
-fn audit_entry<'a>(
-    actor: &'a str,
-    action: Action,
-    site_id: Uuid,
-    locale_id: Uuid,
-) -> AuditEntry<'a> {
+fn audit_entry<'a>(actor: &'a str, action: Action, site_id: Uuid, locale_id: Uuid) -> AuditEntry<'a> {
     AuditEntry {
         actor,
         action,
@@ -164,6 +143,25 @@ fn audit_entry<'a>(
         entity_id: format!("{site_id}:{locale_id}"),
         site_id: Some(site_id),
     }
+}
+
+/// Stores a changed assignment with its audit entry and answers with it.
+async fn save_update(
+    state: &AppState,
+    principal: &Principal,
+    txn: DatabaseTransaction,
+    row: site_locale::ActiveModel,
+    global: &locale::Model,
+    before: SiteLocaleResponse,
+) -> ApiResult<HttpResponse> {
+    let updated = row.update(&txn).await?;
+    let after = SiteLocaleResponse::new(&updated, global);
+    let actor = principal.actor_id();
+    let entry = audit_entry(&actor, Action::Update, updated.site_id, updated.locale_id);
+    audit::record(&txn, entry, &before, &after).await?;
+    txn.commit().await?;
+    state.invalidate_site(updated.site_id);
+    Ok(HttpResponse::Ok().json(after))
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/locales", tag = "Site locales",
@@ -191,27 +189,16 @@ pub async fn add_site_locale(
     body: web::Json<SiteLocaleInput>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     state.site_state(site_id).await?;
     let txn = state.db.begin().await?;
     // A site's first locale is its default, whatever the body says.
     let mut input = body.into_inner();
-    let existing = site_locale::Entity::find()
-        .filter(site_locale::Column::SiteId.eq(site_id))
-        .count(&txn)
-        .await?;
+    let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(&txn).await?;
     input.is_default |= existing == 0;
     let (assignment, global) = assign(&txn, site_id, &input, "body").await?;
     let response = SiteLocaleResponse::new(&assignment, &global);
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Create, site_id, global.id),
-        &(),
-        &response,
-    )
-    .await?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, site_id, global.id), &(), &response).await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Created().json(response))
@@ -228,9 +215,7 @@ pub async fn update_site_locale(
     body: web::Json<UpdateSiteLocale>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, locale_id) = path.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     let body = body.into_inner();
     let txn = state.db.begin().await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
@@ -246,22 +231,9 @@ pub async fn update_site_locale(
         row.is_active = Set(active);
     }
     if let Some(prefix) = body.url_prefix {
-        row.url_prefix =
-            Set(parse_url_prefix("url_prefix", &prefix)
-                .map_err(|e| ApiError::validation(vec![e]))?);
+        row.url_prefix = Set(parse_url_prefix("url_prefix", &prefix).map_err(|e| ApiError::validation(vec![e]))?);
     }
-    let updated = row.update(&txn).await?;
-    let after = SiteLocaleResponse::new(&updated, &global);
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Update, site_id, locale_id),
-        &before,
-        &after,
-    )
-    .await?;
-    txn.commit().await?;
-    state.invalidate_site(site_id);
-    Ok(HttpResponse::Ok().json(after))
+    save_update(&state, &principal, txn, row, &global, before).await
 }
 
 #[utoipa::path(delete, path = "/sites/{site_id}/locales/{locale_id}", tag = "Site locales",
@@ -275,9 +247,7 @@ pub async fn delete_site_locale(
     path: web::Path<(Uuid, Uuid)>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, locale_id) = path.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     let txn = state.db.begin().await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
     let remaining = site_locale::Entity::find()
@@ -293,22 +263,14 @@ pub async fn delete_site_locale(
         ));
     };
     let before = SiteLocaleResponse::new(&assignment, &global);
-    site_locale::Entity::delete_by_id((site_id, locale_id))
-        .exec(&txn)
-        .await?;
+    site_locale::Entity::delete_by_id((site_id, locale_id)).exec(&txn).await?;
     if assignment.is_default {
         let mut row: site_locale::ActiveModel = successor.into();
         row.is_default = Set(true);
         row.is_active = Set(true);
         row.update(&txn).await?;
     }
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Delete, site_id, locale_id),
-        &before,
-        &(),
-    )
-    .await?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, site_id, locale_id), &before, &()).await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::NoContent().finish())
@@ -324,9 +286,7 @@ pub async fn set_default_site_locale(
     path: web::Path<(Uuid, Uuid)>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, locale_id) = path.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     let txn = state.db.begin().await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
     let before = SiteLocaleResponse::new(&assignment, &global);
@@ -334,16 +294,5 @@ pub async fn set_default_site_locale(
     let mut row: site_locale::ActiveModel = assignment.into();
     row.is_default = Set(true);
     row.is_active = Set(true);
-    let updated = row.update(&txn).await?;
-    let after = SiteLocaleResponse::new(&updated, &global);
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Update, site_id, locale_id),
-        &before,
-        &after,
-    )
-    .await?;
-    txn.commit().await?;
-    state.invalidate_site(site_id);
-    Ok(HttpResponse::Ok().json(after))
+    save_update(&state, &principal, txn, row, &global, before).await
 }

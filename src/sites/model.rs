@@ -30,10 +30,7 @@ pub struct SiteResponse {
 impl SiteResponse {
     /// The response for every endpoint but the deleted list: no `deleted_at`.
     pub fn active(model: &site::Model) -> Self {
-        Self {
-            deleted_at: None,
-            ..Self::deleted(model)
-        }
+        Self { deleted_at: None, ..Self::deleted(model) }
     }
 
     pub fn deleted(model: &site::Model) -> Self {

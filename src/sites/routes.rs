@@ -12,14 +12,8 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 
 /// Sites the caller may see, live or deleted.
-async fn visible_sites(
-    state: &AppState,
-    principal: &Principal,
-    deleted: bool,
-) -> ApiResult<Vec<site::Model>> {
-    let mut query = site::Entity::find()
-        .order_by_asc(site::Column::CreatedAt)
-        .order_by_asc(site::Column::Id);
+async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
+    let mut query = site::Entity::find().order_by_asc(site::Column::CreatedAt).order_by_asc(site::Column::Id);
     query = if deleted {
         query.filter(site::Column::DeletedAt.is_not_null())
     } else {
@@ -35,10 +29,7 @@ async fn visible_sites(
     responses((status = 200, body = Vec<SiteResponse>, description = "Sites the caller may see: a key's scope, a user's memberships, all for system admins"),
         (status = "4XX", body = crate::error::Problem)),
     security(("api_key" = []), ("bearer" = [])))]
-pub async fn list_sites(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<HttpResponse> {
+pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, false).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
@@ -47,10 +38,7 @@ pub async fn list_sites(
     responses((status = 200, body = Vec<SiteResponse>, description = "Soft-deleted sites the caller may see, each with deleted_at"),
         (status = "4XX", body = crate::error::Problem)),
     security(("api_key" = []), ("bearer" = [])))]
-pub async fn list_deleted_sites(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<HttpResponse> {
+pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, true).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
 }
@@ -97,9 +85,7 @@ pub async fn get_site_by_slug(
         .one(&state.db)
         .await?
         .ok_or_else(|| ApiError::not_found("site", &slug))?;
-    principal
-        .require(&state, found.id, Capability::Read)
-        .await?;
+    principal.require(&state, found.id, Capability::Read).await?;
     Ok(HttpResponse::Ok().json(SiteResponse::active(&found)))
 }
 
@@ -113,9 +99,7 @@ pub async fn update_site(
     body: web::Json<UpdateSite>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    principal
-        .require(&state, id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, id, Capability::AdministerSite).await?;
     let updated = service::update(&state.db, &principal.actor_id(), id, body.into_inner()).await?;
     state.invalidate_site(id);
     Ok(HttpResponse::Ok().json(SiteResponse::active(&updated)))

@@ -3,8 +3,7 @@
 use chrono::Utc;
 use plinth_entities::{locale, site, site_member, site_setting};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait,
 };
 use serde_json::json;
 use uuid::Uuid;
@@ -20,13 +19,7 @@ const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5_000;
 
 fn audit_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
-    AuditEntry {
-        actor,
-        action,
-        entity_type: "site",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    }
+    AuditEntry { actor, action, entity_type: "site", entity_id: site_id.to_string(), site_id: Some(site_id) }
 }
 
 fn optional_url(field: &str, raw: Option<String>, errors: &mut Vec<FieldError>) -> Option<String> {
@@ -64,10 +57,7 @@ fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
     ids.sort();
     ids.dedup();
     if ids.len() != locales.len() {
-        return Err(ApiError::new(
-            ErrorCode::SiteCreateInvalidLocales,
-            "a locale is listed more than once",
-        ));
+        return Err(ApiError::new(ErrorCode::SiteCreateInvalidLocales, "a locale is listed more than once"));
     }
     Ok(())
 }
@@ -76,34 +66,20 @@ fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
 fn check_may_create(principal: &Principal) -> ApiResult<()> {
     if let Some(key) = principal.api_key() {
         if key.site_id.is_some() {
-            return Err(ApiError::new(
-                ErrorCode::SiteCreateScopedKey,
-                "a site-scoped API key cannot create sites",
-            ));
+            return Err(ApiError::new(ErrorCode::SiteCreateScopedKey, "a site-scoped API key cannot create sites"));
         }
         if key.permission.site_role() < Role::Admin {
-            return Err(ApiError::new(
-                ErrorCode::SiteCreateRequiresAdmin,
-                "creating sites needs an Admin API key",
-            ));
+            return Err(ApiError::new(ErrorCode::SiteCreateRequiresAdmin, "creating sites needs an Admin API key"));
         }
     }
     Ok(())
 }
 
-pub async fn create(
-    db: &DatabaseConnection,
-    principal: &Principal,
-    body: CreateSite,
-) -> ApiResult<site::Model> {
+pub async fn create(db: &DatabaseConnection, principal: &Principal, body: CreateSite) -> ApiResult<site::Model> {
     check_may_create(principal)?;
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, NAME_MAX)
-        .map_err(|e| errors.push(e))
-        .ok();
-    let slug = Slug::parse("slug", &body.slug)
-        .map_err(|e| errors.push(e))
-        .ok();
+    let name = required_text("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
+    let slug = Slug::parse("slug", &body.slug).map_err(|e| errors.push(e)).ok();
     let description = description(&body.description, &mut errors);
     let base_url = optional_url("base_url", body.base_url, &mut errors);
     let logo_url = optional_url("logo_url", body.logo_url, &mut errors);
@@ -132,17 +108,11 @@ pub async fn create(
     }
     .insert(&txn)
     .await
-    .map_err(on_constraint(Constraint::Unique, || {
-        ApiError::slug_taken("site", slug.as_str())
-    }))?;
+    .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken("site", slug.as_str())))?;
 
-    site_setting::ActiveModel {
-        site_id: Set(id),
-        overrides: Set(json!({})),
-        updated_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
+    site_setting::ActiveModel { site_id: Set(id), overrides: Set(json!({})), updated_at: Set(now) }
+        .insert(&txn)
+        .await?;
 
     let requested = match body.locales {
         Some(list) => list,
@@ -164,69 +134,31 @@ pub async fn create(
         .insert(&txn)
         .await?;
     }
-    audit::record(
-        &txn,
-        audit_entry(&principal.actor_id(), Action::Create, id),
-        &(),
-        &SiteResponse::active(&created),
-    )
-    .await?;
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, id), &(), &SiteResponse::active(&created))
+        .await?;
     txn.commit().await?;
     Ok(created)
 }
 
 /// A site created without `locales` gets English as its only, default locale.
 async fn default_locales<C: sea_orm::ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocaleInput>> {
-    let english = locale::Entity::find()
-        .filter(locale::Column::Code.eq("en"))
-        .one(db)
-        .await?;
-    Ok(english
-        .map(|l| SiteLocaleInput {
-            locale_id: l.id,
-            is_default: true,
-            url_prefix: None,
-        })
-        .into_iter()
-        .collect())
+    let english = locale::Entity::find().filter(locale::Column::Code.eq("en")).one(db).await?;
+    Ok(english.map(|l| SiteLocaleInput { locale_id: l.id, is_default: true, url_prefix: None }).into_iter().collect())
 }
 
-pub async fn update(
-    db: &DatabaseConnection,
-    actor: &str,
-    site_id: Uuid,
-    body: UpdateSite,
-) -> ApiResult<site::Model> {
+pub async fn update(db: &DatabaseConnection, actor: &str, site_id: Uuid, body: UpdateSite) -> ApiResult<site::Model> {
     let mut errors = Vec::new();
-    let name = body.name.as_deref().map(|n| {
-        required_text("name", n, NAME_MAX)
-            .map_err(|e| errors.push(e))
-            .ok()
-    });
-    let slug = body
-        .slug
-        .as_deref()
-        .map(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
-    let description = body
-        .description
-        .as_deref()
-        .map(|d| description(d, &mut errors));
-    let base_url = body
-        .base_url
-        .map(|u| optional_url("base_url", u, &mut errors));
-    let logo_url = body
-        .logo_url
-        .map(|u| optional_url("logo_url", u, &mut errors));
+    let name = body.name.as_deref().map(|n| required_text("name", n, NAME_MAX).map_err(|e| errors.push(e)).ok());
+    let slug = body.slug.as_deref().map(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    let description = body.description.as_deref().map(|d| description(d, &mut errors));
+    let base_url = body.base_url.map(|u| optional_url("base_url", u, &mut errors));
+    let logo_url = body.logo_url.map(|u| optional_url("logo_url", u, &mut errors));
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
 
     let txn = db.begin().await?;
-    let current = site::Entity::find_by_id(site_id)
-        .filter(site::Column::DeletedAt.is_null())
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::active(&current);
     let mut row: site::ActiveModel = current.into();
     if let Some(Some(name)) = name {
@@ -249,42 +181,32 @@ pub async fn update(
         row.is_active = Set(active);
     }
     row.updated_at = Set(Utc::now());
-    let updated = row
-        .update(&txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || {
-            ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
-        }))?;
-    audit::record(
-        &txn,
-        audit_entry(actor, Action::Update, site_id),
-        &before,
-        &SiteResponse::active(&updated),
-    )
-    .await?;
+    let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
+        ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
+    }))?;
+    audit::record(&txn, audit_entry(actor, Action::Update, site_id), &before, &SiteResponse::active(&updated)).await?;
     txn.commit().await?;
     Ok(updated)
+}
+
+/// The site unless it does not exist or is soft-deleted.
+async fn find_live<C: sea_orm::ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site::Model> {
+    site::Entity::find_by_id(site_id)
+        .filter(site::Column::DeletedAt.is_null())
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site", site_id))
 }
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
 pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid) -> ApiResult<()> {
     let txn = db.begin().await?;
-    let current = site::Entity::find_by_id(site_id)
-        .filter(site::Column::DeletedAt.is_null())
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::deleted(&current);
     let mut row: site::ActiveModel = current.into();
     row.deleted_at = Set(Some(Utc::now()));
     let deleted = row.update(&txn).await?;
-    audit::record(
-        &txn,
-        audit_entry(actor, Action::Delete, site_id),
-        &before,
-        &SiteResponse::deleted(&deleted),
-    )
-    .await?;
+    audit::record(&txn, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted)).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -83,10 +83,7 @@ impl Default for SiteSettings {
             module_forms_enabled: false,
             robots_txt_rules: vec![RobotsRuleGroup {
                 user_agent: "*".into(),
-                rules: vec![RobotsRule {
-                    directive: "Allow".into(),
-                    path: "/".into(),
-                }],
+                rules: vec![RobotsRule { directive: "Allow".into(), path: "/".into() }],
             }],
             seo_title_template: "{{title}} | {{site_name}}".into(),
             seo_default_description: String::new(),
@@ -161,10 +158,9 @@ impl UpdateSiteSettings {
         let mut put = |key: &str, value: Value| {
             out.insert(key.to_string(), value);
         };
-        for (field, size) in [
-            ("max_document_file_size", self.max_document_file_size),
-            ("max_media_file_size", self.max_media_file_size),
-        ] {
+        for (field, size) in
+            [("max_document_file_size", self.max_document_file_size), ("max_media_file_size", self.max_media_file_size)]
+        {
             if let Some(size) = size {
                 if (1..=MAX_FILE_SIZE_LIMIT).contains(&size) {
                     put(field, size.into());
@@ -180,10 +176,7 @@ impl UpdateSiteSettings {
         for (field, flag) in [
             ("analytics_enabled", self.analytics_enabled),
             ("maintenance_mode", self.maintenance_mode),
-            (
-                "editorial_workflow_enabled",
-                self.editorial_workflow_enabled,
-            ),
+            ("editorial_workflow_enabled", self.editorial_workflow_enabled),
             ("module_blog_enabled", self.module_blog_enabled),
             ("module_pages_enabled", self.module_pages_enabled),
             ("module_portfolio_enabled", self.module_portfolio_enabled),
@@ -208,10 +201,7 @@ impl UpdateSiteSettings {
                 ));
             }
         }
-        for (field, color) in [
-            ("theme_color", self.theme_color),
-            ("background_color", self.background_color),
-        ] {
+        for (field, color) in [("theme_color", self.theme_color), ("background_color", self.background_color)] {
             if let Some(color) = color {
                 match parse_hex_color(field, &color) {
                     Ok(c) => put(field, c.into()),
@@ -228,10 +218,7 @@ impl UpdateSiteSettings {
                         "must not be empty",
                     ));
                 }
-                if !(t.url.starts_with("http://")
-                    || t.url.starts_with("https://")
-                    || t.url.starts_with('/'))
-                {
+                if !(t.url.starts_with("http://") || t.url.starts_with("https://") || t.url.starts_with('/')) {
                     errors.push(FieldError::new(
                         format!("preview_templates[{i}].url"),
                         ErrorCode::ValidationInvalidFormat,
@@ -239,10 +226,7 @@ impl UpdateSiteSettings {
                     ));
                 }
             }
-            put(
-                "preview_templates",
-                serde_json::to_value(templates).unwrap_or_default(),
-            );
+            put("preview_templates", serde_json::to_value(templates).unwrap_or_default());
         }
         if let Some(groups) = self.robots_txt_rules {
             for (i, group) in groups.iter().enumerate() {
@@ -270,10 +254,7 @@ impl UpdateSiteSettings {
                     }
                 }
             }
-            put(
-                "robots_txt_rules",
-                serde_json::to_value(groups).unwrap_or_default(),
-            );
+            put("robots_txt_rules", serde_json::to_value(groups).unwrap_or_default());
         }
         for (field, text) in [
             ("seo_title_template", self.seo_title_template),
@@ -286,10 +267,7 @@ impl UpdateSiteSettings {
             }
         }
         if let Some(image) = self.seo_default_og_image_id {
-            put(
-                "seo_default_og_image_id",
-                image.map(|id| id.to_string()).into(),
-            );
+            put("seo_default_og_image_id", image.map(|id| id.to_string()).into());
         }
         if errors.is_empty() {
             Ok(out)
@@ -309,9 +287,7 @@ pub async fn get_settings(
     site_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     let site = state.site_state(site_id).await?;
     Ok(HttpResponse::Ok().json(&site.settings))
 }
@@ -327,14 +303,9 @@ pub async fn update_settings(
     body: web::Json<UpdateSiteSettings>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    principal
-        .require(&state, site_id, Capability::AdministerSite)
-        .await?;
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
     let before = state.site_state(site_id).await?.settings.clone();
-    let changes = body
-        .into_inner()
-        .into_overrides()
-        .map_err(ApiError::validation)?;
+    let changes = body.into_inner().into_overrides().map_err(ApiError::validation)?;
 
     let txn = state.db.begin().await?;
     let stored = site_setting::Entity::find_by_id(site_id).one(&txn).await?;
@@ -374,9 +345,7 @@ mod tests {
 
     #[test]
     fn effective_settings_lay_overrides_over_defaults() -> ApiResult<()> {
-        let s = SiteSettings::effective(Some(
-            &json!({"analytics_enabled": true, "retired_field": 1}),
-        ))?;
+        let s = SiteSettings::effective(Some(&json!({"analytics_enabled": true, "retired_field": 1})))?;
         assert!(s.analytics_enabled);
         assert_eq!(s.max_media_file_size, 52_428_800);
         assert_eq!(s.seo_title_template, "{{title}} | {{site_name}}");
@@ -394,9 +363,6 @@ mod tests {
         };
         let errors = update.into_overrides().err().unwrap_or_default();
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            ["max_media_file_size", "contact_email", "theme_color"]
-        );
+        assert_eq!(fields, ["max_media_file_size", "contact_email", "theme_color"]);
     }
 }

@@ -23,17 +23,11 @@ pub struct SiteState {
 impl SiteState {
     /// Three queries: site, settings, locales joined with their global records.
     pub async fn load<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<Option<SiteState>> {
-        let Some(site) = site::Entity::find_by_id(site_id)
-            .filter(site::Column::DeletedAt.is_null())
-            .one(db)
-            .await?
+        let Some(site) = site::Entity::find_by_id(site_id).filter(site::Column::DeletedAt.is_null()).one(db).await?
         else {
             return Ok(None);
         };
-        let overrides = site_setting::Entity::find_by_id(site_id)
-            .one(db)
-            .await?
-            .map(|s| s.overrides);
+        let overrides = site_setting::Entity::find_by_id(site_id).one(db).await?.map(|s| s.overrides);
         let settings = SiteSettings::effective(overrides.as_ref())?;
         let locales = site_locale::Entity::find()
             .filter(site_locale::Column::SiteId.eq(site_id))
@@ -43,15 +37,9 @@ impl SiteState {
             .all(db)
             .await?
             .into_iter()
-            .filter_map(|(assignment, global)| {
-                global.map(|g| SiteLocaleResponse::new(&assignment, &g))
-            })
+            .filter_map(|(assignment, global)| global.map(|g| SiteLocaleResponse::new(&assignment, &g)))
             .collect();
-        Ok(Some(SiteState {
-            site,
-            settings,
-            locales,
-        }))
+        Ok(Some(SiteState { site, settings, locales }))
     }
 
     pub fn default_locale(&self) -> Option<&SiteLocaleResponse> {

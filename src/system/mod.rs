@@ -157,27 +157,11 @@ fn plain_text(raw: &str) -> String {
 
 pub fn build_imprint(config: &crate::config::ImprintConfig) -> Imprint {
     let clean = |v: &Option<String>| v.as_deref().map(plain_text).filter(|s| !s.is_empty());
-    let (operator_name, address, email) = (
-        clean(&config.operator_name),
-        clean(&config.address),
-        clean(&config.email),
-    );
+    let (operator_name, address, email) = (clean(&config.operator_name), clean(&config.address), clean(&config.email));
     if operator_name.is_none() || address.is_none() || email.is_none() {
-        return Imprint {
-            configured: false,
-            operator_name: None,
-            address: None,
-            email: None,
-            vat: None,
-        };
+        return Imprint { configured: false, operator_name: None, address: None, email: None, vat: None };
     }
-    Imprint {
-        configured: true,
-        operator_name,
-        address,
-        email,
-        vat: clean(&config.vat),
-    }
+    Imprint { configured: true, operator_name, address, email, vat: clean(&config.vat) }
 }
 
 #[utoipa::path(get, path = "/imprint", tag = "System", responses((status = 200, body = Imprint)))]
@@ -210,10 +194,7 @@ pub async fn error_codes() -> HttpResponse {
             description: c.description().into(),
         })
         .collect();
-    HttpResponse::Ok().json(ErrorCatalog {
-        total: codes.len(),
-        codes,
-    })
+    HttpResponse::Ok().json(ErrorCatalog { total: codes.len(), codes })
 }
 
 #[cfg(test)]
@@ -230,11 +211,8 @@ mod tests {
 
     #[test]
     fn imprint_needs_name_address_and_email_and_is_plain_text() {
-        let partial = ImprintConfig {
-            operator_name: Some("ACME".into()),
-            email: Some("a@b.org".into()),
-            ..Default::default()
-        };
+        let partial =
+            ImprintConfig { operator_name: Some("ACME".into()), email: Some("a@b.org".into()), ..Default::default() };
         assert!(!build_imprint(&partial).configured);
         let full = ImprintConfig {
             operator_name: Some("<b>ACME</b> GmbH".into()),

@@ -27,21 +27,13 @@ pub async fn fresh_database(dir: &TempDir) -> String {
     match std::env::var("PLINTH_TEST_DATABASE_URL") {
         Ok(admin_url) if !admin_url.is_empty() => {
             let name = format!("plinth_test_{}", uuid::Uuid::new_v4().simple());
-            let admin = Database::connect(&admin_url)
-                .await
-                .expect("connect to PLINTH_TEST_DATABASE_URL");
-            admin
-                .execute_unprepared(&format!("CREATE DATABASE {name}"))
-                .await
-                .expect("create test database");
+            let admin = Database::connect(&admin_url).await.expect("connect to PLINTH_TEST_DATABASE_URL");
+            admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
             admin.close().await.ok();
             let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
             format!("{base}/{name}")
         }
-        _ => format!(
-            "sqlite://{}?mode=rwc",
-            dir.path().join("plinth.db").display()
-        ),
+        _ => format!("sqlite://{}?mode=rwc", dir.path().join("plinth.db").display()),
     }
 }
 
@@ -72,10 +64,7 @@ impl TestApp {
     /// Starts an app on an existing configuration (used to restart on the same data).
     pub async fn start(config: Config, dir: TempDir) -> TestApp {
         plinth::telemetry::init(&config.log);
-        let admin_key = config
-            .bootstrap_api_key
-            .clone()
-            .expect("tests always set a bootstrap key");
+        let admin_key = config.bootstrap_api_key.clone().expect("tests always set a bootstrap key");
         let database_url = config.database_url.clone();
         let app = Plinth::build(config).await.expect("app builds");
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
@@ -84,15 +73,7 @@ impl TestApp {
         let server = running.server.handle();
         let state = running.state();
         actix_web::rt::spawn(running.server);
-        TestApp {
-            base,
-            client: reqwest::Client::new(),
-            admin_key,
-            state,
-            server,
-            database_url,
-            _dir: dir,
-        }
+        TestApp { base, client: reqwest::Client::new(), admin_key, state, server, database_url, _dir: dir }
     }
 
     /// Stops the server and drains actors, as on SIGTERM; returns the data dir so
@@ -107,13 +88,7 @@ impl TestApp {
         format!("{}/api/v1{}", self.base, path)
     }
 
-    pub async fn request(
-        &self,
-        method: Method,
-        path: &str,
-        key: Option<&str>,
-        body: Option<Value>,
-    ) -> Response {
+    pub async fn request(&self, method: Method, path: &str, key: Option<&str>, body: Option<Value>) -> Response {
         let mut req = self.client.request(method, self.url(path));
         if let Some(key) = key {
             req = req.header("X-API-Key", key);
@@ -129,8 +104,7 @@ impl TestApp {
     }
 
     pub async fn post(&self, path: &str, key: &str, body: Value) -> Response {
-        self.request(Method::POST, path, Some(key), Some(body))
-            .await
+        self.request(Method::POST, path, Some(key), Some(body)).await
     }
 
     pub async fn put(&self, path: &str, key: &str, body: Value) -> Response {
@@ -141,17 +115,8 @@ impl TestApp {
         self.request(Method::DELETE, path, Some(key), None).await
     }
 
-    pub async fn bearer(
-        &self,
-        method: Method,
-        path: &str,
-        token: &str,
-        body: Option<Value>,
-    ) -> Response {
-        let mut req = self
-            .client
-            .request(method, self.url(path))
-            .bearer_auth(token);
+    pub async fn bearer(&self, method: Method, path: &str, token: &str, body: Option<Value>) -> Response {
+        let mut req = self.client.request(method, self.url(path)).bearer_auth(token);
         if let Some(body) = body {
             req = req.json(&body);
         }
@@ -161,26 +126,20 @@ impl TestApp {
     /// Creates a site with the Master key; returns its JSON.
     pub async fn create_site(&self, slug: &str) -> Value {
         let res = self
-            .post(
-                "/sites",
-                &self.admin_key,
-                json!({"name": format!("Site {slug}"), "slug": slug, "description": ""}),
-            )
+            .post("/sites", &self.admin_key, json!({"name": format!("Site {slug}"), "slug": slug, "description": ""}))
             .await;
         assert_eq!(res.status(), StatusCode::CREATED, "create site {slug}");
         res.json().await.unwrap()
     }
 
     pub async fn create_site_id(&self, slug: &str) -> String {
-        self.create_site(slug).await["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        self.create_site(slug).await["id"].as_str().unwrap().to_string()
     }
 
     /// Creates a key with the Master key; returns its secret.
     pub async fn create_key(&self, permission: &str, site_id: Option<&str>) -> String {
-        self.create_key_with(json!({"name": format!("{permission} key"), "permission": permission, "site_id": site_id})).await
+        self.create_key_with(json!({"name": format!("{permission} key"), "permission": permission, "site_id": site_id}))
+            .await
     }
 
     pub async fn create_key_with(&self, body: Value) -> String {
@@ -194,30 +153,13 @@ impl TestApp {
 /// Asserts a problem+json response with `status` and `code`; returns the body.
 pub async fn assert_problem(res: Response, status: u16, code: &str) -> Value {
     let actual = res.status().as_u16();
-    let content_type = res
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
+    let content_type = res.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
     let body: Value = res.json().await.unwrap_or(Value::Null);
-    assert_eq!(
-        (actual, body["code"].as_str()),
-        (status, Some(code)),
-        "unexpected problem: {body}"
-    );
-    assert!(
-        content_type.starts_with("application/problem+json"),
-        "content type {content_type}"
-    );
+    assert_eq!((actual, body["code"].as_str()), (status, Some(code)), "unexpected problem: {body}");
+    assert!(content_type.starts_with("application/problem+json"), "content type {content_type}");
     assert_eq!(body["status"], status);
-    assert_eq!(
-        body["type"].as_str().unwrap(),
-        format!("https://plinth.dev/problems/{}", code.to_lowercase())
-    );
-    assert!(
-        !body["detail"].as_str().unwrap_or_default().is_empty(),
-        "detail is empty: {body}"
-    );
+    assert_eq!(body["type"].as_str().unwrap(), format!("https://plinth.dev/problems/{}", code.to_lowercase()));
+    assert!(!body["detail"].as_str().unwrap_or_default().is_empty(), "detail is empty: {body}");
     assert!(body["title"].is_string());
     body
 }

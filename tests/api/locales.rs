@@ -13,79 +13,33 @@ async fn global_locales_are_seeded_and_managed_by_operators() {
     let codes: Vec<&str> = seeded.iter().map(|l| l["code"].as_str().unwrap()).collect();
     assert!(codes.contains(&"en") && codes.contains(&"de"));
 
-    let body =
-        json!({"code": "ar", "name": "Arabic", "native_name": "العربية", "direction": "rtl"});
-    assert_problem(
-        app.post("/locales", &site_admin, body.clone()).await,
-        403,
-        "AUTH_INSUFFICIENT_ROLE",
-    )
-    .await;
+    let body = json!({"code": "ar", "name": "Arabic", "native_name": "العربية", "direction": "rtl"});
+    assert_problem(app.post("/locales", &site_admin, body.clone()).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
     let res = app.post("/locales", &app.admin_key, body.clone()).await;
     assert_eq!(res.status(), 201);
     let arabic: Value = res.json().await.unwrap();
     assert_eq!(arabic["direction"], "rtl");
-    assert_problem(
-        app.post("/locales", &app.admin_key, body).await,
-        409,
-        "LOCALE_CODE_TAKEN",
-    )
-    .await;
+    assert_problem(app.post("/locales", &app.admin_key, body).await, 409, "LOCALE_CODE_TAKEN").await;
     let res = app
-        .post(
-            "/locales",
-            &app.admin_key,
-            json!({"code": "x", "name": "", "native_name": "n", "direction": "up"}),
-        )
+        .post("/locales", &app.admin_key, json!({"code": "x", "name": "", "native_name": "n", "direction": "up"}))
         .await;
     let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(problem["errors"].as_array().unwrap().len(), 3);
 
     let id = arabic["id"].as_str().unwrap();
-    let res = app
-        .put(
-            &format!("/locales/{id}"),
-            &app.admin_key,
-            json!({"name": "Arabic (MSA)"}),
-        )
-        .await;
+    let res = app.put(&format!("/locales/{id}"), &app.admin_key, json!({"name": "Arabic (MSA)"})).await;
     assert_eq!(res.json::<Value>().await.unwrap()["name"], "Arabic (MSA)");
-    assert_eq!(
-        app.delete(&format!("/locales/{id}"), &app.admin_key)
-            .await
-            .status(),
-        204
-    );
+    assert_eq!(app.delete(&format!("/locales/{id}"), &app.admin_key).await.status(), 204);
 }
 
 #[actix_web::test]
 async fn a_locale_in_use_cannot_be_deleted_and_renames_reach_site_listings() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("inuse").await;
-    let locales: Vec<Value> = app
-        .get(&format!("/sites/{site}/locales"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
     let en = locales[0]["locale_id"].as_str().unwrap().to_string();
-    assert_problem(
-        app.delete(&format!("/locales/{en}"), &app.admin_key).await,
-        409,
-        "LOCALE_DELETE_IN_USE",
-    )
-    .await;
-    app.put(
-        &format!("/locales/{en}"),
-        &app.admin_key,
-        json!({"native_name": "English (intl)"}),
-    )
-    .await;
-    let locales: Vec<Value> = app
-        .get(&format!("/sites/{site}/locales"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_problem(app.delete(&format!("/locales/{en}"), &app.admin_key).await, 409, "LOCALE_DELETE_IN_USE").await;
+    app.put(&format!("/locales/{en}"), &app.admin_key, json!({"native_name": "English (intl)"})).await;
+    let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(locales[0]["native_name"], "English (intl)");
 }

@@ -6,6 +6,7 @@ mod helpers;
 
 mod api_keys;
 mod auth;
+mod cli;
 mod errors;
 mod locales;
 mod rate_limits;

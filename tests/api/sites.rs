@@ -3,23 +3,19 @@ use serde_json::{json, Value};
 use crate::helpers::{assert_problem, TestApp};
 
 async fn locale_id(app: &TestApp, code: &str) -> String {
-    let all: Vec<Value> = app
-        .get("/locales", &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    all.iter().find(|l| l["code"] == code).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    let all: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
+    all.iter().find(|l| l["code"] == code).unwrap()["id"].as_str().unwrap().to_string()
 }
 
 #[actix_web::test]
 async fn create_read_update_and_delete_a_site() {
     let app = TestApp::spawn().await;
     let res = app
-        .post("/sites", &app.admin_key, json!({"name": "Docs", "slug": "docs", "description": "Our docs", "base_url": "https://docs.example.org/"}))
+        .post(
+            "/sites",
+            &app.admin_key,
+            json!({"name": "Docs", "slug": "docs", "description": "Our docs", "base_url": "https://docs.example.org/"}),
+        )
         .await;
     assert_eq!(res.status(), 201);
     let site: Value = res.json().await.unwrap();
@@ -31,61 +27,22 @@ async fn create_read_update_and_delete_a_site() {
         assert!(chrono::DateTime::parse_from_rfc3339(site[field].as_str().unwrap()).is_ok());
     }
 
-    let by_slug: Value = app
-        .get("/sites/by-slug/docs", &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let by_slug: Value = app.get("/sites/by-slug/docs", &app.admin_key).await.json().await.unwrap();
     assert_eq!(by_slug["id"], id.as_str());
 
-    let res = app
-        .put(
-            &format!("/sites/{id}"),
-            &app.admin_key,
-            json!({"name": "Handbook", "base_url": null}),
-        )
-        .await;
+    let res = app.put(&format!("/sites/{id}"), &app.admin_key, json!({"name": "Handbook", "base_url": null})).await;
     assert_eq!(res.status(), 200);
     let updated: Value = res.json().await.unwrap();
-    assert_eq!(
-        (updated["name"].as_str(), updated["slug"].as_str()),
-        (Some("Handbook"), Some("docs"))
-    );
+    assert_eq!((updated["name"].as_str(), updated["slug"].as_str()), (Some("Handbook"), Some("docs")));
     assert!(updated["base_url"].is_null());
-    let read: Value = app
-        .get(&format!("/sites/{id}"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let read: Value = app.get(&format!("/sites/{id}"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(read["name"], "Handbook", "the cached state was refreshed");
 
-    assert_eq!(
-        app.delete(&format!("/sites/{id}"), &app.admin_key)
-            .await
-            .status(),
-        204
-    );
-    assert_problem(
-        app.get(&format!("/sites/{id}"), &app.admin_key).await,
-        404,
-        "ENTITY_NOT_FOUND",
-    )
-    .await;
-    let listed: Vec<Value> = app
-        .get("/sites", &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_eq!(app.delete(&format!("/sites/{id}"), &app.admin_key).await.status(), 204);
+    assert_problem(app.get(&format!("/sites/{id}"), &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    let listed: Vec<Value> = app.get("/sites", &app.admin_key).await.json().await.unwrap();
     assert!(listed.is_empty());
-    let deleted: Vec<Value> = app
-        .get("/sites/deleted", &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let deleted: Vec<Value> = app.get("/sites/deleted", &app.admin_key).await.json().await.unwrap();
     assert_eq!(deleted.len(), 1);
     assert!(deleted[0]["deleted_at"].is_string());
 }
@@ -94,23 +51,11 @@ async fn create_read_update_and_delete_a_site() {
 async fn slugs_are_unique_and_checked() {
     let app = TestApp::spawn().await;
     let first = app.create_site_id("taken").await;
-    let res = app
-        .post(
-            "/sites",
-            &app.admin_key,
-            json!({"name": "Again", "slug": "taken"}),
-        )
-        .await;
+    let res = app.post("/sites", &app.admin_key, json!({"name": "Again", "slug": "taken"})).await;
     let body = assert_problem(res, 409, "ENTITY_SLUG_TAKEN").await;
     assert_eq!(body["entity_type"], "site");
     let other = app.create_site_id("other").await;
-    let res = app
-        .put(
-            &format!("/sites/{other}"),
-            &app.admin_key,
-            json!({"slug": "taken"}),
-        )
-        .await;
+    let res = app.put(&format!("/sites/{other}"), &app.admin_key, json!({"slug": "taken"})).await;
     assert_problem(res, 409, "ENTITY_SLUG_TAKEN").await;
     assert_ne!(first, other);
 }
@@ -123,18 +68,8 @@ async fn who_may_create_sites() {
     let writer = app.create_key("Write", None).await;
     let admin = app.create_key("Admin", None).await;
     let body = json!({"name": "New", "slug": "new"});
-    assert_problem(
-        app.post("/sites", &scoped_admin, body.clone()).await,
-        403,
-        "SITE_CREATE_SCOPED_KEY",
-    )
-    .await;
-    assert_problem(
-        app.post("/sites", &writer, body.clone()).await,
-        403,
-        "SITE_CREATE_REQUIRES_ADMIN",
-    )
-    .await;
+    assert_problem(app.post("/sites", &scoped_admin, body.clone()).await, 403, "SITE_CREATE_SCOPED_KEY").await;
+    assert_problem(app.post("/sites", &writer, body.clone()).await, 403, "SITE_CREATE_REQUIRES_ADMIN").await;
     assert_eq!(app.post("/sites", &admin, body).await.status(), 201);
 }
 
@@ -148,13 +83,7 @@ async fn site_creation_needs_exactly_one_default_locale() {
         json!([]),
         json!([{"locale_id": en, "is_default": true}, {"locale_id": en, "is_default": false}]),
     ] {
-        let res = app
-            .post(
-                "/sites",
-                &app.admin_key,
-                json!({"name": "L", "slug": "l", "locales": locales}),
-            )
-            .await;
+        let res = app.post("/sites", &app.admin_key, json!({"name": "L", "slug": "l", "locales": locales})).await;
         assert_problem(res, 400, "SITE_CREATE_INVALID_LOCALES").await;
     }
     let res = app
@@ -168,24 +97,12 @@ async fn site_creation_needs_exactly_one_default_locale() {
         )
         .await;
     assert_eq!(res.status(), 201);
-    let id = res.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let locales: Vec<Value> = app
-        .get(&format!("/sites/{id}/locales"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let id = res.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let locales: Vec<Value> = app.get(&format!("/sites/{id}/locales"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(locales.len(), 2);
     let default = locales.iter().find(|l| l["is_default"] == true).unwrap();
     assert_eq!(
-        (
-            default["code"].as_str(),
-            default["native_name"].as_str(),
-            default["url_prefix"].as_str()
-        ),
+        (default["code"].as_str(), default["native_name"].as_str(), default["url_prefix"].as_str()),
         (Some("de"), Some("Deutsch"), Some(""))
     );
     let english = locales.iter().find(|l| l["code"] == "en").unwrap();
@@ -201,29 +118,15 @@ async fn site_locales_can_be_added_switched_and_removed_but_not_the_last() {
     let en = locale_id(&app, "en").await;
 
     let res = app
-        .post(
-            &format!("/sites/{site}/locales"),
-            &app.admin_key,
-            json!({"locale_id": de, "is_default": false}),
-        )
+        .post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de, "is_default": false}))
         .await;
     assert_eq!(res.status(), 201);
     let added: Value = res.json().await.unwrap();
     assert_eq!(
-        (
-            added["code"].as_str(),
-            added["url_prefix"].as_str(),
-            added["is_default"].as_bool()
-        ),
+        (added["code"].as_str(), added["url_prefix"].as_str(), added["is_default"].as_bool()),
         (Some("de"), Some("/de"), Some(false))
     );
-    let again = app
-        .post(
-            &format!("/sites/{site}/locales"),
-            &app.admin_key,
-            json!({"locale_id": de}),
-        )
-        .await;
+    let again = app.post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de})).await;
     assert_problem(again, 409, "CONFLICT").await;
 
     let res = app
@@ -234,75 +137,26 @@ async fn site_locales_can_be_added_switched_and_removed_but_not_the_last() {
         )
         .await;
     let updated: Value = res.json().await.unwrap();
-    assert_eq!(
-        (
-            updated["url_prefix"].as_str(),
-            updated["is_active"].as_bool()
-        ),
-        (Some("/deutsch"), Some(false))
-    );
-    let res = app
-        .put(
-            &format!("/sites/{site}/locales/{de}"),
-            &app.admin_key,
-            json!({"url_prefix": "no slash"}),
-        )
-        .await;
+    assert_eq!((updated["url_prefix"].as_str(), updated["is_active"].as_bool()), (Some("/deutsch"), Some(false)));
+    let res = app.put(&format!("/sites/{site}/locales/{de}"), &app.admin_key, json!({"url_prefix": "no slash"})).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
 
-    let res = app
-        .put(
-            &format!("/sites/{site}/locales/{de}/default"),
-            &app.admin_key,
-            json!({}),
-        )
-        .await;
+    let res = app.put(&format!("/sites/{site}/locales/{de}/default"), &app.admin_key, json!({})).await;
     assert_eq!(res.status(), 200);
-    let locales: Vec<Value> = app
-        .get(&format!("/sites/{site}/locales"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let defaults: Vec<&str> = locales
-        .iter()
-        .filter(|l| l["is_default"] == true)
-        .map(|l| l["code"].as_str().unwrap())
-        .collect();
+    let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
+    let defaults: Vec<&str> =
+        locales.iter().filter(|l| l["is_default"] == true).map(|l| l["code"].as_str().unwrap()).collect();
     assert_eq!(defaults, ["de"]);
-    assert!(
-        locales.iter().all(|l| l["is_active"] == true),
-        "the new default was activated"
-    );
+    assert!(locales.iter().all(|l| l["is_active"] == true), "the new default was activated");
 
     // Removing the default promotes the remaining locale; the last cannot go.
-    assert_eq!(
-        app.delete(&format!("/sites/{site}/locales/{de}"), &app.admin_key)
-            .await
-            .status(),
-        204
-    );
-    let locales: Vec<Value> = app
-        .get(&format!("/sites/{site}/locales"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    assert_eq!(app.delete(&format!("/sites/{site}/locales/{de}"), &app.admin_key).await.status(), 204);
+    let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(locales.len(), 1);
-    assert_eq!(
-        (
-            locales[0]["code"].as_str(),
-            locales[0]["is_default"].as_bool()
-        ),
-        (Some("en"), Some(true))
-    );
-    let res = app
-        .delete(&format!("/sites/{site}/locales/{en}"), &app.admin_key)
-        .await;
+    assert_eq!((locales[0]["code"].as_str(), locales[0]["is_default"].as_bool()), (Some("en"), Some(true)));
+    let res = app.delete(&format!("/sites/{site}/locales/{en}"), &app.admin_key).await;
     assert_problem(res, 409, "SITE_LOCALE_LAST_LANGUAGE").await;
-    let res = app
-        .delete(&format!("/sites/{site}/locales/{de}"), &app.admin_key)
-        .await;
+    let res = app.delete(&format!("/sites/{site}/locales/{de}"), &app.admin_key).await;
     assert_problem(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
@@ -310,12 +164,7 @@ async fn site_locales_can_be_added_switched_and_removed_but_not_the_last() {
 async fn an_unconfigured_site_reflects_every_settings_default() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("defaults").await;
-    let settings: Value = app
-        .get(&format!("/sites/{site}/settings"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let settings: Value = app.get(&format!("/sites/{site}/settings"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(
         settings,
         json!({
@@ -351,10 +200,14 @@ async fn a_partial_settings_update_changes_only_given_fields_and_returns_all() {
     let site = app.create_site_id("tuned").await;
     let image = uuid::Uuid::new_v4();
     let res = app
-        .put(&format!("/sites/{site}/settings"), &app.admin_key, json!({
-            "analytics_enabled": true, "theme_color": "#FF0000", "seo_default_og_image_id": image,
-            "robots_txt_rules": [{"user_agent": "*", "rules": [{"directive": "Disallow", "path": "/admin"}]}]
-        }))
+        .put(
+            &format!("/sites/{site}/settings"),
+            &app.admin_key,
+            json!({
+                "analytics_enabled": true, "theme_color": "#FF0000", "seo_default_og_image_id": image,
+                "robots_txt_rules": [{"user_agent": "*", "rules": [{"directive": "Disallow", "path": "/admin"}]}]
+            }),
+        )
         .await;
     assert_eq!(res.status(), 200);
     let settings: Value = res.json().await.unwrap();
@@ -374,19 +227,11 @@ async fn a_partial_settings_update_changes_only_given_fields_and_returns_all() {
         .await;
     let settings: Value = res.json().await.unwrap();
     assert_eq!(
-        (
-            settings["analytics_enabled"].as_bool(),
-            settings["maintenance_mode"].as_bool()
-        ),
+        (settings["analytics_enabled"].as_bool(), settings["maintenance_mode"].as_bool()),
         (Some(true), Some(true))
     );
     assert!(settings["seo_default_og_image_id"].is_null());
-    let read: Value = app
-        .get(&format!("/sites/{site}/settings"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let read: Value = app.get(&format!("/sites/{site}/settings"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(read, settings);
 
     let res = app
@@ -398,22 +243,8 @@ async fn a_partial_settings_update_changes_only_given_fields_and_returns_all() {
         .await;
     let body = assert_problem(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(body["errors"].as_array().unwrap().len(), 2);
-    let res = app
-        .put(
-            &format!("/sites/{site}/settings"),
-            &app.admin_key,
-            json!({"no_such_setting": 1}),
-        )
-        .await;
+    let res = app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"no_such_setting": 1})).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
-    let read: Value = app
-        .get(&format!("/sites/{site}/settings"), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        read["theme_color"], "#ff0000",
-        "a rejected update changed nothing"
-    );
+    let read: Value = app.get(&format!("/sites/{site}/settings"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(read["theme_color"], "#ff0000", "a rejected update changed nothing");
 }

@@ -8,16 +8,9 @@ async fn version_is_plain_text_at_root_and_api_root() {
     for url in [format!("{}/", app.base), app.url("/")] {
         let res = app.client.get(&url).send().await.unwrap();
         assert_eq!(res.status(), 200);
-        assert!(res.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/plain"));
+        assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
         let text = res.text().await.unwrap();
-        assert!(
-            text.starts_with("Plinth API v")
-                && text.split(" v").nth(1).unwrap().split('.').count() == 3,
-            "{text}"
-        );
+        assert!(text.starts_with("Plinth API v") && text.split(" v").nth(1).unwrap().split('.').count() == 3, "{text}");
     }
 }
 
@@ -45,29 +38,10 @@ async fn public_config_and_imprint() {
         c.imprint.address = Some("Main Street 1, Berlin".into());
     })
     .await;
-    let config: Value = app
-        .client
-        .get(app.url("/config"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        config,
-        serde_json::json!({"idp_publishable_key": "pk_test_123", "app_name": "Plinth"})
-    );
+    let config: Value = app.client.get(app.url("/config")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(config, serde_json::json!({"idp_publishable_key": "pk_test_123", "app_name": "Plinth"}));
     // Email missing: a partial configuration is not configured.
-    let imprint: Value = app
-        .client
-        .get(app.url("/imprint"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let imprint: Value = app.client.get(app.url("/imprint")).send().await.unwrap().json().await.unwrap();
     assert_eq!(imprint, serde_json::json!({"configured": false}));
 
     let app = TestApp::spawn_with(|c| {
@@ -76,15 +50,7 @@ async fn public_config_and_imprint() {
         c.imprint.email = Some("legal@acme.example".into());
     })
     .await;
-    let imprint: Value = app
-        .client
-        .get(app.url("/imprint"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let imprint: Value = app.client.get(app.url("/imprint")).send().await.unwrap().json().await.unwrap();
     assert_eq!(
         imprint,
         serde_json::json!({"configured": true, "operator_name": "ACME GmbH", "address": "Main Street 1, Berlin", "email": "legal@acme.example"})
@@ -94,33 +60,16 @@ async fn public_config_and_imprint() {
 #[actix_web::test]
 async fn error_catalog_lists_every_spec_code() {
     let app = TestApp::spawn().await;
-    let body: Value = app
-        .client
-        .get(app.url("/error-codes"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body: Value = app.client.get(app.url("/error-codes")).send().await.unwrap().json().await.unwrap();
     let codes = body["codes"].as_array().unwrap();
     assert_eq!(body["total"].as_u64().unwrap() as usize, codes.len());
-    let spec = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/api/fixtures/spec_error_codes.txt"
-    ))
-    .unwrap();
+    let spec = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/fixtures/spec_error_codes.txt"))
+        .unwrap();
     for line in spec.lines().filter(|l| !l.is_empty()) {
         let (code, status) = line.split_once(' ').unwrap();
-        let entry = codes
-            .iter()
-            .find(|c| c["code"] == code)
-            .unwrap_or_else(|| panic!("{code} missing from /error-codes"));
-        assert_eq!(
-            entry["http_status"].as_u64().unwrap().to_string(),
-            status,
-            "{code}"
-        );
+        let entry =
+            codes.iter().find(|c| c["code"] == code).unwrap_or_else(|| panic!("{code} missing from /error-codes"));
+        assert_eq!(entry["http_status"].as_u64().unwrap().to_string(), status, "{code}");
         assert!(entry["domain"].is_string() && entry["description"].is_string());
     }
 }
@@ -128,15 +77,8 @@ async fn error_catalog_lists_every_spec_code() {
 #[actix_web::test]
 async fn openapi_document_lists_every_route_with_security_schemes() {
     let app = TestApp::spawn().await;
-    let doc: Value = app
-        .client
-        .get(format!("{}/api-docs/openapi.json", app.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc: Value =
+        app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
     let paths = doc["paths"].as_object().unwrap();
     let expected = [
         ("get", "/api/v1/"),
@@ -167,20 +109,12 @@ async fn openapi_document_lists_every_route_with_security_schemes() {
         ("put", "/api/v1/sites/{site_id}/locales/{locale_id}/default"),
     ];
     for (method, path) in expected {
-        assert!(
-            paths.get(path).and_then(|p| p.get(method)).is_some(),
-            "{method} {path} missing from OpenAPI"
-        );
+        assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing from OpenAPI");
     }
     let schemes = &doc["components"]["securitySchemes"];
     assert_eq!(schemes["api_key"]["name"], "X-API-Key");
     assert_eq!(schemes["bearer"]["scheme"], "bearer");
-    let page = app
-        .client
-        .get(format!("{}/api-docs/", app.base))
-        .send()
-        .await
-        .unwrap();
+    let page = app.client.get(format!("{}/api-docs/", app.base)).send().await.unwrap();
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("swagger"));
 }

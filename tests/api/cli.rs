@@ -1,0 +1,109 @@
+//! The `plinth` binary itself: first start prints a Master key, SIGTERM exits 0,
+//! `plinth api-key create` prints a working key.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::helpers::fresh_database;
+
+fn plinth(dir: &tempfile::TempDir, database_url: &str, port: u16) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_plinth"));
+    cmd.current_dir(dir.path())
+        .env_remove("PLINTH_BOOTSTRAP_API_KEY")
+        .env_remove("PLINTH_CONFIG")
+        .env("PLINTH_DATABASE_URL", database_url)
+        .env("PLINTH_DATA_DIR", dir.path().join("data"))
+        .env("PLINTH_BIND", format!("127.0.0.1:{port}"))
+        .env("PLINTH_WORKERS", "1")
+        .env("PLINTH_LOG", "warn");
+    cmd
+}
+
+/// Reads the child's stdout until the listening line; returns the printed key.
+fn wait_until_listening(child: &mut Child) -> Option<String> {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut key = None;
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(secret) = line.trim().strip_prefix("X-API-Key: ") {
+                key = Some(secret.to_string());
+            }
+            if line.starts_with("Plinth listening on") {
+                let _ = tx.send(key.clone());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("the server printed its listening line")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[actix_web::test]
+async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = fresh_database(&dir).await;
+    let port = free_port();
+    let mut child = plinth(&dir, &database_url, port).stdout(Stdio::piped()).spawn().unwrap();
+    let key = wait_until_listening(&mut child).expect("first start prints a Master key");
+
+    let client = reqwest::Client::new();
+    let res =
+        client.get(format!("http://127.0.0.1:{port}/api/v1/sites")).header("X-API-Key", &key).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "exit status after SIGTERM: {status:?}");
+
+    // Second start on the same database: no new key is printed.
+    let mut child = plinth(&dir, &database_url, port).stdout(Stdio::piped()).spawn().unwrap();
+    assert_eq!(wait_until_listening(&mut child), None);
+
+    // The CLI creates a key that the running server accepts (a new client: the old
+    // one's pooled connections died with the first process).
+    let client = reqwest::Client::new();
+    let out = plinth(&dir, &database_url, port)
+        .args(["api-key", "create", "--name", "ops", "--permission", "read"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let secret =
+        text.lines().find_map(|l| l.trim().strip_prefix("X-API-Key: ")).expect("the CLI prints the secret").to_string();
+    let res =
+        client.get(format!("http://127.0.0.1:{port}/api/v1/sites")).header("X-API-Key", &secret).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let res = client
+        .post(format!("http://127.0.0.1:{port}/api/v1/sites"))
+        .header("X-API-Key", &secret)
+        .json(&serde_json::json!({"name": "n", "slug": "n"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "a Read key cannot create sites");
+
+    let bad = plinth(&dir, &database_url, port)
+        .args([
+            "api-key",
+            "create",
+            "--name",
+            "x",
+            "--permission",
+            "Master",
+            "--site",
+            &uuid::Uuid::new_v4().to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(child.wait().unwrap().success());
+}
