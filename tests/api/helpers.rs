@@ -1,6 +1,6 @@
 //! `TestApp`: the real app on 127.0.0.1 with typed request helpers.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)]
 
 use std::net::TcpListener;
 

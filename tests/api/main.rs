@@ -2,6 +2,9 @@
 //! own fresh database (a temp SQLite file, or a fresh PostgreSQL database when
 //! `PLINTH_TEST_DATABASE_URL` is set) and speaks HTTP to it.
 
+// Tests may unwrap: a panic is how a test reports a failure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod helpers;
 
 mod api_keys;
