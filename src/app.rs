@@ -17,10 +17,11 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::auth::jwt::JwtVerifier;
 use crate::auth::keys::KeyStore;
 use crate::config::Config;
+use crate::events::EventBus;
 use crate::error::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::{api_keys, db, locales, openapi, sites, system, telemetry};
+use crate::{api_keys, blogs, db, locales, openapi, sites, system, telemetry};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -38,6 +39,7 @@ pub struct AppState {
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
     pub storage: Storage,
+    pub events: EventBus,
     pub actors: Actors,
 }
 
@@ -92,6 +94,7 @@ impl Plinth {
             key_usage,
             sites,
             storage,
+            events: EventBus::default(),
             actors,
         };
         Ok(Self { state: web::Data::new(state), generated_admin_key })
@@ -154,6 +157,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(system::configure)
                 .configure(api_keys::configure)
                 .configure(locales::configure)
-                .configure(sites::configure),
+                .configure(sites::configure)
+                .configure(blogs::configure),
         );
 }

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, locales, sites, system};
+use crate::{api_keys, blogs, locales, sites, system};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -19,6 +19,10 @@ use crate::{api_keys, locales, sites, system};
         sites::get_settings, sites::update_settings,
         sites::list_site_locales, sites::add_site_locale, sites::update_site_locale, sites::delete_site_locale,
         sites::set_default_site_locale,
+        blogs::list_blogs, blogs::list_published_blogs, blogs::list_featured_blogs, blogs::similar_blogs, blogs::get_blog_by_slug,
+        blogs::get_blog, blogs::get_blog_detail, blogs::create_blog, blogs::update_blog, blogs::delete_blog, blogs::clone_blog,
+        blogs::review_blog, blogs::bulk_blogs, blogs::list_blog_localizations, blogs::create_blog_localization,
+        blogs::update_blog_localization, blogs::delete_blog_localization, blogs::seed_blogs, blogs::delete_sample_blogs,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
     modifiers(&SecuritySchemes, &PrefixPaths),

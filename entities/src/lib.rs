@@ -3,8 +3,15 @@
 
 pub mod api_key;
 pub mod audit_log;
+pub mod category;
+pub mod content;
+pub mod content_category;
+pub mod content_localization;
+pub mod content_site;
+pub mod content_tag;
 pub mod locale;
 pub mod site;
 pub mod site_locale;
 pub mod site_member;
 pub mod site_setting;
+pub mod tag;

@@ -1,0 +1,122 @@
+//! Sample posts for a fresh site: three Drafts in the site's default locale.
+
+use actix_web::{web, HttpResponse};
+use chrono::Utc;
+use plinth_entities::{content, content_localization};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::{Capability, Principal};
+use crate::content::model::{ContentResponse, CreateContent};
+use crate::content::{write, ContentKind};
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+
+const SAMPLES: [(&str, &str, &str); 3] = [
+    ("Welcome to your new blog", "A first post to show how posts look.", "This is a sample post. Edit it, or delete all samples when you are ready."),
+    ("Writing in several languages", "Posts can be translated per locale.", "Add a localization for each language your site speaks."),
+    ("Publishing with a review step", "Turn on the editorial workflow to review before publishing.", "Submit a post for review; a reviewer approves it or asks for changes."),
+];
+
+#[derive(Serialize, ToSchema)]
+pub struct DeletedSamples {
+    pub deleted: u64,
+}
+
+/// Live sample posts of the site.
+fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
+    content::Entity::find()
+        .filter(content::Column::Kind.eq(ContentKind::Blog.as_str()))
+        .filter(content::Column::IsSample.eq(true))
+        .filter(content::Column::IsDeleted.eq(false))
+        .filter(content::Column::Id.in_subquery(
+            sea_orm::sea_query::Query::select()
+                .column(plinth_entities::content_site::Column::ContentId)
+                .from(plinth_entities::content_site::Entity)
+                .and_where(plinth_entities::content_site::Column::SiteId.eq(site_id))
+                .to_owned(),
+        ))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/blogs/seed", tag = "Blogs", params(("site_id" = Uuid, Path)),
+    responses((status = 201, body = Vec<ContentResponse>, description = "Three sample Draft posts"),
+        (status = "4XX", body = Problem, description = "BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn seed_blogs(state: web::Data<AppState>, principal: Principal, site_id: web::Path<Uuid>) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::CreateContent).await?;
+    let site = state.site_state(site_id).await?;
+    let locale_id = site
+        .default_locale()
+        .map(|l| l.locale_id)
+        .ok_or_else(|| ApiError::new(ErrorCode::BlogNoDefaultLocale, "the site has no default locale to write the samples in"))?;
+    if samples_of(site_id).count(&state.db).await? > 0 {
+        return Err(ApiError::new(ErrorCode::BlogSampleExists, "the site already has sample posts; delete them first"));
+    }
+    let txn = state.db.begin().await?;
+    let mut ids = Vec::new();
+    for (title, excerpt, body) in SAMPLES {
+        let request = CreateContent {
+            site_ids: vec![site_id],
+            title: title.into(),
+            slug: None,
+            excerpt: excerpt.into(),
+            body: body.into(),
+            author: None,
+            status: None,
+            publish_start: None,
+            publish_end: None,
+            cover_image_id: None,
+            header_image_id: None,
+            is_featured: false,
+            category_ids: vec![],
+            primary_category_id: None,
+            tag_ids: vec![],
+            route: None,
+            sections: None,
+        };
+        let id = write::insert(&state, &txn, &principal, ContentKind::Blog, request, true).await?;
+        let now = Utc::now();
+        content_localization::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            content_id: Set(id),
+            locale_id: Set(locale_id),
+            title: Set(title.into()),
+            excerpt: Set(excerpt.into()),
+            body: Set(body.into()),
+            meta_title: Set(title.into()),
+            meta_description: Set(excerpt.into()),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        ids.push(id);
+    }
+    let mut created = Vec::new();
+    for id in ids {
+        created.push(write::audit_created(&txn, &principal, ContentKind::Blog, id).await?);
+    }
+    txn.commit().await?;
+    for item in &created {
+        write::publish_created_events(&state, ContentKind::Blog, item);
+    }
+    Ok(HttpResponse::Created().json(created))
+}
+
+#[utoipa::path(delete, path = "/sites/{site_id}/blogs/samples", tag = "Blogs", params(("site_id" = Uuid, Path)),
+    responses((status = 200, body = DeletedSamples), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn delete_sample_blogs(state: web::Data<AppState>, principal: Principal, site_id: web::Path<Uuid>) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::EditAnyContent).await?;
+    let txn = state.db.begin().await?;
+    let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
+    let deleted = write::soft_delete_many(&txn, &principal, ContentKind::Blog, &ids).await?;
+    txn.commit().await?;
+    for item in &deleted {
+        write::publish_events(&state, ContentKind::Blog, "deleted", item);
+    }
+    Ok(HttpResponse::Ok().json(DeletedSamples { deleted: deleted.len() as u64 }))
+}

@@ -1,0 +1,18 @@
+//! The content engine: one lifecycle (sites, status, publish window, slugs,
+//! localizations, soft delete, audit, events) shared by every content kind.
+//! Kinds differ only in what [`ContentKind`] answers and their own fields.
+
+mod access;
+mod kind;
+pub mod localizations;
+pub mod model;
+pub mod read;
+mod relations;
+mod slug;
+mod status;
+mod validate;
+pub mod write;
+
+pub use kind::ContentKind;
+pub use slug::slugify;
+pub use status::ContentStatus;

@@ -1,0 +1,282 @@
+//! Request and response bodies shared by every content kind.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{content, content_localization};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::ContentStatus;
+use crate::values::double_option;
+
+/// A content item (BlogResponse, PageResponse, …).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ContentResponse {
+    pub id: Uuid,
+    pub site_ids: Vec<Uuid>,
+    pub slug: String,
+    pub title: String,
+    pub excerpt: String,
+    pub body: String,
+    pub status: ContentStatus,
+    pub author: Option<String>,
+    pub publish_start: Option<DateTime<Utc>>,
+    pub publish_end: Option<DateTime<Utc>>,
+    /// When the item was (last) published.
+    pub published_date: Option<DateTime<Utc>>,
+    pub cover_image_id: Option<Uuid>,
+    pub header_image_id: Option<Uuid>,
+    pub is_featured: bool,
+    /// Marks sample content created by `seed`.
+    pub is_sample: bool,
+    pub category_ids: Vec<Uuid>,
+    pub primary_category_id: Option<Uuid>,
+    pub tag_ids: Vec<Uuid>,
+    /// Fields of this kind only (pages: `route`, `sections`).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub kind_fields: Map<String, Value>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What list endpoints return per item (BlogListItem, PageListItem, …).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ContentListItem {
+    pub id: Uuid,
+    pub site_ids: Vec<Uuid>,
+    pub slug: String,
+    pub title: String,
+    pub excerpt: String,
+    pub status: ContentStatus,
+    pub author: Option<String>,
+    pub published_date: Option<DateTime<Utc>>,
+    pub cover_image_id: Option<Uuid>,
+    pub is_featured: bool,
+    pub is_sample: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl ContentListItem {
+    pub fn new(model: &content::Model, site_ids: Vec<Uuid>) -> Self {
+        Self {
+            id: model.id,
+            site_ids,
+            slug: model.slug.clone(),
+            title: model.title.clone(),
+            excerpt: model.excerpt.clone(),
+            status: ContentStatus::parse(&model.status).unwrap_or(ContentStatus::Draft),
+            author: model.author.clone(),
+            published_date: model.published_at,
+            cover_image_id: model.cover_image_id,
+            is_featured: model.is_featured,
+            is_sample: model.is_sample,
+            created_at: model.created_at,
+            updated_at: model.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct LocalizationResponse {
+    pub id: Uuid,
+    pub content_id: Uuid,
+    pub locale_id: Uuid,
+    pub title: String,
+    pub excerpt: String,
+    pub body: String,
+    pub meta_title: String,
+    pub meta_description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&content_localization::Model> for LocalizationResponse {
+    fn from(m: &content_localization::Model) -> Self {
+        Self {
+            id: m.id,
+            content_id: m.content_id,
+            locale_id: m.locale_id,
+            title: m.title.clone(),
+            excerpt: m.excerpt.clone(),
+            body: m.body.clone(),
+            meta_title: m.meta_title.clone(),
+            meta_description: m.meta_description.clone(),
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CategoryRef {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub is_primary: bool,
+}
+
+/// An item with its localizations and categories (`/detail`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ContentDetail {
+    #[serde(flatten)]
+    pub item: ContentResponse,
+    pub localizations: Vec<LocalizationResponse>,
+    pub categories: Vec<CategoryRef>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateContent {
+    /// The sites the item appears on (at least one).
+    pub site_ids: Vec<Uuid>,
+    pub title: String,
+    /// Generated from the title when omitted.
+    pub slug: Option<String>,
+    #[serde(default)]
+    pub excerpt: String,
+    #[serde(default)]
+    pub body: String,
+    pub author: Option<String>,
+    /// Draft when omitted.
+    pub status: Option<ContentStatus>,
+    pub publish_start: Option<DateTime<Utc>>,
+    pub publish_end: Option<DateTime<Utc>>,
+    pub cover_image_id: Option<Uuid>,
+    pub header_image_id: Option<Uuid>,
+    #[serde(default)]
+    pub is_featured: bool,
+    #[serde(default)]
+    pub category_ids: Vec<Uuid>,
+    /// Must be one of `category_ids`.
+    pub primary_category_id: Option<Uuid>,
+    #[serde(default)]
+    pub tag_ids: Vec<Uuid>,
+    /// Page route (pages only), e.g. `/about/team`.
+    pub route: Option<String>,
+    /// Page sections (pages only).
+    pub sections: Option<Vec<PageSection>>,
+}
+
+/// Every field optional; only given ones change. `null` clears the nullable ones.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateContent {
+    pub site_ids: Option<Vec<Uuid>>,
+    pub title: Option<String>,
+    pub slug: Option<String>,
+    pub excerpt: Option<String>,
+    pub body: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub author: Option<Option<String>>,
+    /// `InReview` submits the item for review.
+    pub status: Option<ContentStatus>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
+    pub publish_start: Option<Option<DateTime<Utc>>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
+    pub publish_end: Option<Option<DateTime<Utc>>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub cover_image_id: Option<Option<Uuid>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub header_image_id: Option<Option<Uuid>>,
+    pub is_featured: Option<bool>,
+    pub category_ids: Option<Vec<Uuid>>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub primary_category_id: Option<Option<Uuid>>,
+    pub tag_ids: Option<Vec<Uuid>>,
+    pub route: Option<String>,
+    pub sections: Option<Vec<PageSection>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageSection {
+    #[serde(default)]
+    pub section_type: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    pub cover_image_id: Option<Uuid>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocalizationInput {
+    pub locale_id: Uuid,
+    pub title: String,
+    #[serde(default)]
+    pub excerpt: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub meta_title: String,
+    #[serde(default)]
+    pub meta_description: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateLocalization {
+    pub title: Option<String>,
+    pub excerpt: Option<String>,
+    pub body: Option<String>,
+    pub meta_title: Option<String>,
+    pub meta_description: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+pub enum ReviewAction {
+    Approve,
+    RequestChanges,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewRequest {
+    pub action: ReviewAction,
+    pub comment: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+pub enum BulkAction {
+    UpdateStatus,
+    Delete,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkRequest {
+    pub action: BulkAction,
+    pub ids: Vec<Uuid>,
+    pub status: Option<ContentStatus>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BulkResult {
+    pub action: String,
+    pub affected: usize,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PublishedQuery {
+    pub page: Option<u64>,
+    pub per_page: Option<u64>,
+    /// Keep only items with a localization in this locale.
+    pub locale_id: Option<Uuid>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LimitQuery {
+    pub limit: Option<u64>,
+}

@@ -1,0 +1,220 @@
+//! Content reads. Lists run a bounded number of queries whatever the page size.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{category, content, content_category, content_localization, content_site, content_tag};
+use sea_orm::sea_query::Query;
+use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect, Select};
+use uuid::Uuid;
+
+use super::access::{require_module, role_on_any};
+use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PublishedQuery};
+use super::relations;
+use super::write::load_live;
+use super::{ContentKind, ContentStatus};
+use crate::app::AppState;
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult};
+use crate::pagination::{fetch_page, Page, Paginated};
+
+pub const SIMILAR_DEFAULT: u64 = 3;
+pub const SIMILAR_MAX: u64 = 10;
+
+/// Read access to a site's list of `kind`: the Read role and the module on.
+pub async fn require_site_read(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid) -> ApiResult<()> {
+    principal.require(state, site_id, Capability::Read).await?;
+    require_module(state, kind, &[site_id]).await
+}
+
+/// Live items of `kind` on `site_id`.
+fn on_site(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
+    content::Entity::find()
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content::Column::IsDeleted.eq(false))
+        .filter(
+            content::Column::Id.in_subquery(
+                Query::select()
+                    .column(content_site::Column::ContentId)
+                    .from(content_site::Entity)
+                    .and_where(content_site::Column::SiteId.eq(site_id))
+                    .to_owned(),
+            ),
+        )
+}
+
+fn published(select: Select<content::Entity>) -> Select<content::Entity> {
+    select.filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
+}
+
+async fn page_of(state: &AppState, select: Select<content::Entity>, page: Page) -> ApiResult<Paginated<ContentListItem>> {
+    let models = fetch_page(&state.db, select, page).await?;
+    let items = relations::list_items(&state.db, &models.data).await?;
+    Ok(Paginated { data: items, meta: models.meta })
+}
+
+pub async fn get(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
+    let model = load_live(&state.db, kind, id).await?;
+    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
+    role_on_any(state, principal, &rel.site_ids).await?;
+    Ok(relations::response(&model, rel))
+}
+
+pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentDetail> {
+    let item = get(state, principal, kind, id).await?;
+    let localizations = content_localization::Entity::find()
+        .filter(content_localization::Column::ContentId.eq(id))
+        .order_by_asc(content_localization::Column::CreatedAt)
+        .all(&state.db)
+        .await?
+        .iter()
+        .map(LocalizationResponse::from)
+        .collect();
+    let categories = category::Entity::find()
+        .filter(category::Column::Id.is_in(item.category_ids.clone()))
+        .order_by_asc(category::Column::Name)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| CategoryRef { is_primary: item.primary_category_id == Some(c.id), id: c.id, slug: c.slug, name: c.name })
+        .collect();
+    Ok(ContentDetail { item, localizations, categories })
+}
+
+pub async fn list(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, page: Page) -> ApiResult<Paginated<ContentListItem>> {
+    require_site_read(state, principal, kind, site_id).await?;
+    let select = on_site(kind, site_id).order_by_desc(content::Column::CreatedAt).order_by_asc(content::Column::Id);
+    page_of(state, select, page).await
+}
+
+/// Published items, newest first; with `locale_id`, only those localized in it
+/// (the filter is part of the query, so totals count only those).
+pub async fn list_published(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    query: PublishedQuery,
+) -> ApiResult<Paginated<ContentListItem>> {
+    require_site_read(state, principal, kind, site_id).await?;
+    let mut select = published(on_site(kind, site_id));
+    if let Some(locale_id) = query.locale_id {
+        select = select.filter(
+            content::Column::Id.in_subquery(
+                Query::select()
+                    .column(content_localization::Column::ContentId)
+                    .from(content_localization::Entity)
+                    .and_where(content_localization::Column::LocaleId.eq(locale_id))
+                    .to_owned(),
+            ),
+        );
+    }
+    let select = select.order_by_desc(content::Column::PublishedAt).order_by_asc(content::Column::Id);
+    let page = crate::pagination::PageParams { page: query.page, per_page: query.per_page }.resolve();
+    page_of(state, select, page).await
+}
+
+pub async fn featured(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, limit: u64) -> ApiResult<Vec<ContentListItem>> {
+    require_site_read(state, principal, kind, site_id).await?;
+    let models = published(on_site(kind, site_id))
+        .filter(content::Column::IsFeatured.eq(true))
+        .order_by_desc(content::Column::PublishedAt)
+        .limit(limit.clamp(1, 100))
+        .all(&state.db)
+        .await?;
+    relations::list_items(&state.db, &models).await
+}
+
+pub async fn by_slug(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, slug: &str) -> ApiResult<ContentResponse> {
+    require_site_read(state, principal, kind, site_id).await?;
+    let model = on_site(kind, site_id)
+        .filter(content::Column::Slug.eq(slug))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found(kind.as_str(), slug))?;
+    let rel = relations::load(&state.db, &[model.id], true).await?.remove(&model.id).unwrap_or_default();
+    Ok(relations::response(&model, rel))
+}
+
+/// Similar score of a candidate: +3 per shared tag, +2 per shared category,
+/// +3 when the primary categories match, +1 for the same author.
+pub fn similarity(
+    tags: &[Uuid],
+    categories: &[Uuid],
+    primary: Option<Uuid>,
+    author: Option<&str>,
+    candidate: &relations::Relations,
+    candidate_author: Option<&str>,
+) -> u32 {
+    let shared_tags = candidate.tag_ids.iter().filter(|t| tags.contains(t)).count() as u32;
+    let shared_categories = candidate.category_ids.iter().filter(|c| categories.contains(c)).count() as u32;
+    let primary_match = primary.is_some() && primary == candidate.primary_category_id;
+    let same_author = author.is_some() && author == candidate_author;
+    3 * shared_tags + 2 * shared_categories + if primary_match { 3 } else { 0 } + u32::from(same_author)
+}
+
+/// Published items of the site related to `id`, best first, ties newest first.
+pub async fn similar(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    id: Uuid,
+    limit: u64,
+) -> ApiResult<Vec<ContentListItem>> {
+    require_site_read(state, principal, kind, site_id).await?;
+    let target = load_live(&state.db, kind, id).await?;
+    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
+    if !rel.site_ids.contains(&site_id) {
+        return Err(ApiError::not_found(kind.as_str(), id));
+    }
+    // Candidates: items sharing a tag or category, or by the same author.
+    let mut candidate_ids: Vec<Uuid> = content_tag::Entity::find()
+        .filter(content_tag::Column::TagId.is_in(rel.tag_ids.clone()))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|r| r.content_id)
+        .collect();
+    candidate_ids.extend(
+        content_category::Entity::find()
+            .filter(content_category::Column::CategoryId.is_in(rel.category_ids.clone()))
+            .all(&state.db)
+            .await?
+            .into_iter()
+            .map(|r| r.content_id),
+    );
+    let mut select = published(on_site(kind, site_id)).filter(content::Column::Id.ne(id));
+    select = match &target.author {
+        Some(author) => select.filter(content::Column::Id.is_in(candidate_ids).or(content::Column::Author.eq(author.as_str()))),
+        None => select.filter(content::Column::Id.is_in(candidate_ids)),
+    };
+    let candidates = select.all(&state.db).await?;
+    let ids: Vec<Uuid> = candidates.iter().map(|m| m.id).collect();
+    let rels: HashMap<Uuid, relations::Relations> = relations::load(&state.db, &ids, true).await?;
+    let mut scored: Vec<(u32, Option<DateTime<Utc>>, &content::Model)> = candidates
+        .iter()
+        .filter_map(|m| {
+            let candidate = rels.get(&m.id)?;
+            let score = similarity(&rel.tag_ids, &rel.category_ids, rel.primary_category_id, target.author.as_deref(), candidate, m.author.as_deref());
+            (score > 0).then_some((score, m.published_at, m))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let top: Vec<content::Model> = scored.into_iter().take(limit.clamp(1, SIMILAR_MAX) as usize).map(|(_, _, m)| m.clone()).collect();
+    Ok(top.iter().map(|m| ContentListItem::new(m, rels.get(&m.id).map(|r| r.site_ids.clone()).unwrap_or_default())).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn similarity_follows_the_spec_weights() {
+        let (t1, t2, c1, c2) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let candidate = relations::Relations { tag_ids: vec![t1, t2], category_ids: vec![c1], primary_category_id: Some(c1), ..Default::default() };
+        // 2 shared tags (6) + 1 shared category (2) + primary match (3) + author (1)
+        assert_eq!(similarity(&[t1, t2], &[c1, c2], Some(c1), Some("ann"), &candidate, Some("ann")), 12);
+        assert_eq!(similarity(&[], &[], None, None, &candidate, None), 0);
+    }
+}

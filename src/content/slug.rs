@@ -1,0 +1,75 @@
+//! Slugs generated from titles (Unicode transliterated to ASCII), made unique
+//! per kind on every site the item appears on with `-2`, `-3`, … suffixes.
+
+use plinth_entities::content_site;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use uuid::Uuid;
+
+use super::ContentKind;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// How many suffixes are tried before giving up.
+pub const MAX_SLUG_ATTEMPTS: usize = 100;
+const MAX_SLUG_LEN: usize = 80;
+
+/// `"Grüße aus Köln!"` → `"grusse-aus-koln"`; empty input gives `"untitled"`.
+pub fn slugify(text: &str) -> String {
+    let ascii = deunicode::deunicode(text).to_ascii_lowercase();
+    let mut slug = String::with_capacity(ascii.len());
+    for c in ascii.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let mut slug: String = slug.trim_matches('-').chars().take(MAX_SLUG_LEN).collect();
+    while slug.ends_with('-') {
+        slug.pop();
+    }
+    if slug.is_empty() {
+        "untitled".to_string()
+    } else {
+        slug
+    }
+}
+
+/// The first of `base`, `base-2`, `base-3`, … free on every site in `site_ids`
+/// (ignoring `exclude`, the item itself). One query, whatever the number of tries.
+pub async fn available_slug<C: ConnectionTrait>(
+    db: &C,
+    kind: ContentKind,
+    site_ids: &[Uuid],
+    base: &str,
+    exclude: Option<Uuid>,
+    exhausted: ErrorCode,
+) -> ApiResult<String> {
+    let mut query = content_site::Entity::find()
+        .select_only()
+        .column(content_site::Column::Slug)
+        .filter(content_site::Column::Kind.eq(kind.as_str()))
+        .filter(content_site::Column::SiteId.is_in(site_ids.to_vec()))
+        .filter(content_site::Column::Slug.starts_with(base));
+    if let Some(id) = exclude {
+        query = query.filter(content_site::Column::ContentId.ne(id));
+    }
+    let taken: std::collections::HashSet<String> = query.into_tuple::<String>().all(db).await?.into_iter().collect();
+    std::iter::once(base.to_string())
+        .chain((2..=MAX_SLUG_ATTEMPTS).map(|n| format!("{base}-{n}")))
+        .find(|candidate| !taken.contains(candidate))
+        .ok_or_else(|| ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slugify;
+
+    #[test]
+    fn transliterates_and_collapses() {
+        assert_eq!(slugify("Grüße aus Köln!"), "grusse-aus-koln");
+        assert_eq!(slugify("  Hello,   World -- 2026 "), "hello-world-2026");
+        assert_eq!(slugify("Ελληνικά"), "ellenika");
+        assert_eq!(slugify("???"), "untitled");
+        assert!(slugify(&"a".repeat(200)).len() <= 80);
+    }
+}

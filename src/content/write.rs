@@ -1,0 +1,595 @@
+//! Content writes: create, update, delete, clone, review, bulk. Each runs in one
+//! transaction with its audit entry; events go out after the commit.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{content, content_category, content_localization, content_site, content_tag};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
+    TransactionTrait,
+};
+use serde_json::{json, Map, Value};
+use uuid::Uuid;
+
+use super::access::{check_status_move, require_may_edit, require_module, require_role, role_on_all};
+use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, ReviewAction, ReviewRequest, UpdateContent};
+use super::relations::{self, status_of};
+use super::slug::{available_slug, slugify};
+use super::{validate, ContentKind, ContentStatus};
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Principal, Role};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
+use crate::events::DomainEvent;
+use crate::values::{required_text, Slug};
+
+/// An item's relations as they will be stored; `None` leaves a set untouched.
+struct Draft {
+    site_ids: Vec<Uuid>,
+    slug: String,
+    route: Option<String>,
+    category_ids: Option<Vec<Uuid>>,
+    primary_category_id: Option<Uuid>,
+    tag_ids: Option<Vec<Uuid>>,
+}
+
+/// Whether the editorial workflow is on for any of the sites.
+async fn workflow_enabled(state: &AppState, site_ids: &[Uuid]) -> ApiResult<bool> {
+    for site_id in site_ids {
+        if state.site_state(*site_id).await?.settings.editorial_workflow_enabled {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+pub(super) async fn load_live<C: ConnectionTrait>(db: &C, kind: ContentKind, id: Uuid) -> ApiResult<content::Model> {
+    content::Entity::find_by_id(id)
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content::Column::IsDeleted.eq(false))
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found(kind.as_str(), id))
+}
+
+fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
+    ApiError::slug_taken(kind.as_str(), slug)
+}
+
+fn route_taken_error(route: &str) -> ApiError {
+    ApiError::entity(ErrorCode::EntitySlugTaken, "page", format!("the route '{route}' is already used by another page"))
+}
+
+/// Writes the item's site rows (slug, route), categories and tags.
+async fn store_relations(txn: &DatabaseTransaction, kind: ContentKind, id: Uuid, draft: &Draft, replace_sites: bool) -> ApiResult<()> {
+    if replace_sites {
+        content_site::Entity::delete_many().filter(content_site::Column::ContentId.eq(id)).exec(txn).await?;
+        for site_id in &draft.site_ids {
+            content_site::ActiveModel {
+                content_id: Set(id),
+                site_id: Set(*site_id),
+                kind: Set(kind.as_str().to_string()),
+                slug: Set(draft.slug.clone()),
+                route: Set(draft.route.clone()),
+            }
+            .insert(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, || match &draft.route {
+                Some(route) => route_taken_error(route),
+                None => slug_taken_error(kind, &draft.slug),
+            }))?;
+        }
+    }
+    if let Some(category_ids) = &draft.category_ids {
+        content_category::Entity::delete_many().filter(content_category::Column::ContentId.eq(id)).exec(txn).await?;
+        for category_id in category_ids {
+            content_category::ActiveModel {
+                content_id: Set(id),
+                category_id: Set(*category_id),
+                is_primary: Set(draft.primary_category_id == Some(*category_id)),
+            }
+            .insert(txn)
+            .await?;
+        }
+    }
+    if let Some(tag_ids) = &draft.tag_ids {
+        content_tag::Entity::delete_many().filter(content_tag::Column::ContentId.eq(id)).exec(txn).await?;
+        for tag_id in tag_ids {
+            content_tag::ActiveModel { content_id: Set(id), tag_id: Set(*tag_id) }.insert(txn).await?;
+        }
+    }
+    Ok(())
+}
+
+/// `<kind>.<what>` for every site of the item, after commit.
+pub(crate) fn publish_events(state: &AppState, kind: ContentKind, what: &str, item: &ContentResponse) {
+    let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
+    for site_id in &item.site_ids {
+        state.events.publish(DomainEvent {
+            event: format!("{}.{what}", kind.as_str()),
+            timestamp: Utc::now(),
+            site_id: *site_id,
+            data: data.clone(),
+        });
+    }
+}
+
+/// Events for a change of `before` into `after`: updated, plus published when it
+/// went live.
+pub(super) fn publish_change_events(state: &AppState, kind: ContentKind, before: ContentStatus, after: &ContentResponse) {
+    publish_events(state, kind, "updated", after);
+    if after.status == ContentStatus::Published && before != ContentStatus::Published {
+        publish_events(state, kind, "published", after);
+    }
+}
+
+/// After a status move: when it went live, and the publish timestamp to keep.
+fn published_at(to: ContentStatus, from: ContentStatus, current: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    if to == ContentStatus::Published && from != ContentStatus::Published {
+        Some(now)
+    } else {
+        current
+    }
+}
+
+fn kind_fields_json(sections: Option<&Vec<super::model::PageSection>>) -> Value {
+    let mut map = Map::new();
+    if let Some(sections) = sections {
+        map.insert("sections".into(), serde_json::to_value(sections).unwrap_or_default());
+    }
+    Value::Object(map)
+}
+
+/// The item as stored now, audited against `before`. The caller commits.
+async fn audited(txn: &DatabaseTransaction, id: Uuid, entry: AuditEntry<'_>, before: &impl serde::Serialize) -> ApiResult<ContentResponse> {
+    let model = content::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::internal("content vanished"))?;
+    let relations = relations::load(txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    let response = relations::response(&model, relations);
+    audit::record(txn, entry, before, &response).await?;
+    Ok(response)
+}
+
+pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, body: CreateContent) -> ApiResult<ContentResponse> {
+    let txn = state.db.begin().await?;
+    let id = insert(state, &txn, principal, kind, body, false).await?;
+    let created = audit_created(&txn, principal, kind, id).await?;
+    txn.commit().await?;
+    publish_created_events(state, kind, &created);
+    Ok(created)
+}
+
+/// Audits a created item and answers with it. The caller commits.
+pub(crate) async fn audit_created(txn: &DatabaseTransaction, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
+    let actor = principal.actor_id();
+    let entry = AuditEntry { actor: &actor, action: Action::Create, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: None };
+    audited(txn, id, entry, &()).await
+}
+
+pub(crate) fn publish_created_events(state: &AppState, kind: ContentKind, created: &ContentResponse) {
+    publish_events(state, kind, "created", created);
+    if created.status == ContentStatus::Published {
+        publish_events(state, kind, "published", created);
+    }
+}
+
+/// Checks and stores a new item inside `txn`; returns its id.
+pub(crate) async fn insert(
+    state: &AppState,
+    txn: &DatabaseTransaction,
+    principal: &Principal,
+    kind: ContentKind,
+    body: CreateContent,
+    is_sample: bool,
+) -> ApiResult<Uuid> {
+    let mut errors = Vec::new();
+    validate::site_ids("site_ids", &body.site_ids, &mut errors);
+    let title = required_text("title", &body.title, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok();
+    let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
+    validate::kind_fields(kind, body.route.as_ref(), body.sections.as_ref(), &mut errors);
+    let (Some(title), true) = (title, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    let role = role_on_all(state, principal, &body.site_ids).await?;
+    require_role(role, Role::Author, &format!("creating a {}", kind.as_str()))?;
+    require_module(state, kind, &body.site_ids).await?;
+    let status = body.status.unwrap_or(ContentStatus::Draft);
+    check_status_move(role, workflow_enabled(state, &body.site_ids).await?, ContentStatus::Draft, status)?;
+    let now = Utc::now();
+    validate::publish_window(body.publish_start, body.publish_end)?;
+    validate::schedule(status, body.publish_start, now)?;
+
+    validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
+    let slug = match explicit_slug {
+        Some(slug) => {
+            if validate::slug_taken(txn, kind, &body.site_ids, slug.as_str(), None).await? {
+                return Err(slug_taken_error(kind, slug.as_str()));
+            }
+            slug.into_inner()
+        }
+        None => available_slug(txn, kind, &body.site_ids, &slugify(&title), None, ErrorCode::ContentSlugGenerationFailed).await?,
+    };
+    let route = match (kind, route) {
+        (ContentKind::Page, Some(route)) => {
+            if validate::route_taken(txn, &body.site_ids, &route, None).await? {
+                return Err(route_taken_error(&route));
+            }
+            Some(route)
+        }
+        (ContentKind::Page, None) => Some(format!("/{slug}")),
+        _ => None,
+    };
+    let id = Uuid::new_v4();
+    content::ActiveModel {
+        id: Set(id),
+        kind: Set(kind.as_str().to_string()),
+        slug: Set(slug.clone()),
+        title: Set(title),
+        excerpt: Set(body.excerpt),
+        body: Set(body.body),
+        status: Set(status.as_str().to_string()),
+        author: Set(body.author),
+        created_by: Set(Some(principal.actor_id())),
+        publish_start: Set(body.publish_start),
+        publish_end: Set(body.publish_end),
+        published_at: Set(published_at(status, ContentStatus::Draft, None, now)),
+        cover_image_id: Set(body.cover_image_id),
+        header_image_id: Set(body.header_image_id),
+        is_featured: Set(body.is_featured),
+        is_sample: Set(is_sample),
+        fields: Set(kind_fields_json(body.sections.as_ref())),
+        created_at: Set(now),
+        updated_at: Set(now),
+        deleted_at: Set(None),
+        is_deleted: Set(false),
+    }
+    .insert(txn)
+    .await?;
+    let draft = Draft {
+        site_ids: body.site_ids,
+        slug,
+        route,
+        category_ids: Some(body.category_ids),
+        primary_category_id: body.primary_category_id,
+        tag_ids: Some(body.tag_ids),
+    };
+    store_relations(txn, kind, id, &draft, true).await?;
+    Ok(id)
+}
+
+pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid, body: UpdateContent) -> ApiResult<ContentResponse> {
+    let mut errors = Vec::new();
+    if let Some(ids) = &body.site_ids {
+        validate::site_ids("site_ids", ids, &mut errors);
+    }
+    let title = body.title.as_deref().and_then(|t| required_text("title", t, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok());
+    let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
+    validate::kind_fields(kind, body.route.as_ref(), body.sections.as_ref(), &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+
+    let txn = state.db.begin().await?;
+    let current = load_live(&txn, kind, id).await?;
+    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    let before = relations::response(&current, rel.clone());
+    let new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
+    let mut touched_sites = rel.site_ids.clone();
+    touched_sites.extend(new_sites.iter().filter(|s| !rel.site_ids.contains(s)));
+    let role = role_on_all(state, principal, &touched_sites).await?;
+    require_module(state, kind, &new_sites).await?;
+    let from = status_of(&current);
+    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    require_may_edit(role, is_own, from, kind)?;
+    let to = body.status.unwrap_or(from);
+    check_status_move(role, workflow_enabled(state, &new_sites).await?, from, to)?;
+
+    let now = Utc::now();
+    let publish_start = body.publish_start.unwrap_or(current.publish_start);
+    let publish_end = body.publish_end.unwrap_or(current.publish_end);
+    validate::publish_window(publish_start, publish_end)?;
+    if to != from || body.publish_start.is_some() {
+        validate::schedule(to, publish_start, now)?;
+    }
+    let category_ids = body.category_ids.clone().unwrap_or_else(|| rel.category_ids.clone());
+    let primary = body.primary_category_id.unwrap_or(rel.primary_category_id);
+    let tag_ids = body.tag_ids.clone().unwrap_or_else(|| rel.tag_ids.clone());
+    validate::taxonomy(&txn, &new_sites, &category_ids, primary, &tag_ids).await?;
+
+    let slug = explicit_slug.map(Slug::into_inner).unwrap_or_else(|| current.slug.clone());
+    let route = if kind == ContentKind::Page { route.or_else(|| rel.route.clone()) } else { None };
+    let sites_changed = new_sites != rel.site_ids || slug != current.slug || route != rel.route;
+    if sites_changed {
+        if validate::slug_taken(&txn, kind, &new_sites, &slug, Some(id)).await? {
+            return Err(slug_taken_error(kind, &slug));
+        }
+        if let Some(route) = &route {
+            if validate::route_taken(&txn, &new_sites, route, Some(id)).await? {
+                return Err(route_taken_error(route));
+            }
+        }
+    }
+
+    let mut row: content::ActiveModel = current.clone().into();
+    if let Some(title) = title {
+        row.title = Set(title);
+    }
+    row.slug = Set(slug.clone());
+    if let Some(excerpt) = body.excerpt {
+        row.excerpt = Set(excerpt);
+    }
+    if let Some(text) = body.body {
+        row.body = Set(text);
+    }
+    if let Some(author) = body.author {
+        row.author = Set(author);
+    }
+    row.status = Set(to.as_str().to_string());
+    row.publish_start = Set(publish_start);
+    row.publish_end = Set(publish_end);
+    row.published_at = Set(published_at(to, from, current.published_at, now));
+    if let Some(cover) = body.cover_image_id {
+        row.cover_image_id = Set(cover);
+    }
+    if let Some(header) = body.header_image_id {
+        row.header_image_id = Set(header);
+    }
+    if let Some(featured) = body.is_featured {
+        row.is_featured = Set(featured);
+    }
+    if body.sections.is_some() {
+        row.fields = Set(kind_fields_json(body.sections.as_ref()));
+    }
+    row.updated_at = Set(now);
+    row.update(&txn).await?;
+    // A new primary category alone also rewrites the category rows.
+    let categories_changed = body.category_ids.is_some() || body.primary_category_id.is_some();
+    let draft = Draft {
+        site_ids: new_sites,
+        slug,
+        route,
+        category_ids: categories_changed.then_some(category_ids),
+        primary_category_id: primary,
+        tag_ids: body.tag_ids.is_some().then_some(tag_ids),
+    };
+    store_relations(&txn, kind, id, &draft, sites_changed).await?;
+    let actor = principal.actor_id();
+    let entry = AuditEntry { actor: &actor, action: Action::Update, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: draft.site_ids.first().copied() };
+    let updated = audited(&txn, id, entry, &before).await?;
+    txn.commit().await?;
+    publish_change_events(state, kind, from, &updated);
+    Ok(updated)
+}
+
+/// Soft delete: the item leaves listings and appears in the trash.
+pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
+    let txn = state.db.begin().await?;
+    let current = load_live(&txn, kind, id).await?;
+    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    require_module(state, kind, &rel.site_ids).await?;
+    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    require_role(role, Role::Author, &format!("deleting a {}", kind.as_str()))?;
+    if role < Role::Editor && !is_own {
+        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, format!("authors may only delete their own {}s", kind.as_str())));
+    }
+    let before = relations::response(&current, rel);
+    let now = Utc::now();
+    let mut row: content::ActiveModel = current.into();
+    row.is_deleted = Set(true);
+    row.deleted_at = Set(Some(now));
+    row.update(&txn).await?;
+    let actor = principal.actor_id();
+    let entry = AuditEntry { actor: &actor, action: Action::Delete, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: before.site_ids.first().copied() };
+    audit::record(&txn, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
+    txn.commit().await?;
+    publish_events(state, kind, "deleted", &before);
+    Ok(())
+}
+
+/// Soft-deletes items (already checked by the caller) with an audit entry each;
+/// returns them as they were, for the `deleted` events after commit.
+pub(crate) async fn soft_delete_many(txn: &DatabaseTransaction, principal: &Principal, kind: ContentKind, ids: &[Uuid]) -> ApiResult<Vec<ContentResponse>> {
+    let models = content::Entity::find().filter(content::Column::Id.is_in(ids.to_vec())).all(txn).await?;
+    let mut rels = relations::load(txn, ids, true).await?;
+    let now = Utc::now();
+    content::Entity::update_many()
+        .col_expr(content::Column::IsDeleted, sea_orm::sea_query::Expr::value(true))
+        .col_expr(content::Column::DeletedAt, sea_orm::sea_query::Expr::value(now))
+        .filter(content::Column::Id.is_in(ids.to_vec()))
+        .exec(txn)
+        .await?;
+    let actor = principal.actor_id();
+    let mut out = Vec::new();
+    for model in &models {
+        let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
+        let entry = AuditEntry { actor: &actor, action: Action::Delete, entity_type: kind.as_str(), entity_id: model.id.to_string(), site_id: item.site_ids.first().copied() };
+        audit::record(txn, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
+        out.push(item);
+    }
+    Ok(out)
+}
+
+/// A new Draft copy with its localizations and taxonomy; slug (and route) get the
+/// next free `-copy`, `-copy-2`, … suffix.
+pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
+    let txn = state.db.begin().await?;
+    let source = load_live(&txn, kind, id).await?;
+    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    require_role(role, Role::Author, &format!("copying a {}", kind.as_str()))?;
+    require_module(state, kind, &rel.site_ids).await?;
+    let slug = available_slug(&txn, kind, &rel.site_ids, &format!("{}-copy", source.slug), None, ErrorCode::ContentSlugGenerationFailed).await?;
+    let route = match &rel.route {
+        Some(route) => Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?),
+        None => None,
+    };
+    let now = Utc::now();
+    let new_id = Uuid::new_v4();
+    let mut row: content::ActiveModel = source.clone().into();
+    row.id = Set(new_id);
+    row.slug = Set(slug.clone());
+    row.title = Set(format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect());
+    row.status = Set(ContentStatus::Draft.as_str().to_string());
+    row.created_by = Set(Some(principal.actor_id()));
+    row.published_at = Set(None);
+    row.is_featured = Set(false);
+    row.is_sample = Set(false);
+    row.created_at = Set(now);
+    row.updated_at = Set(now);
+    let row = row.reset_all();
+    row.insert(&txn).await?;
+    let draft = Draft {
+        site_ids: rel.site_ids.clone(),
+        slug,
+        route,
+        category_ids: Some(rel.category_ids.clone()),
+        primary_category_id: rel.primary_category_id,
+        tag_ids: Some(rel.tag_ids.clone()),
+    };
+    store_relations(&txn, kind, new_id, &draft, true).await?;
+    let localizations = content_localization::Entity::find().filter(content_localization::Column::ContentId.eq(id)).all(&txn).await?;
+    for loc in localizations {
+        let mut copy: content_localization::ActiveModel = loc.into();
+        copy.id = Set(Uuid::new_v4());
+        copy.content_id = Set(new_id);
+        copy.created_at = Set(now);
+        copy.updated_at = Set(now);
+        copy.reset_all().insert(&txn).await?;
+    }
+    let actor = principal.actor_id();
+    let entry = AuditEntry { actor: &actor, action: Action::Create, entity_type: kind.as_str(), entity_id: new_id.to_string(), site_id: draft.site_ids.first().copied() };
+    let created = audited(&txn, new_id, entry, &json!({"cloned_from": id})).await?;
+    txn.commit().await?;
+    publish_created_events(state, kind, &created);
+    Ok(created)
+}
+
+/// The first of `base`, `base-2`, … not used as a page route on any of the sites.
+async fn available_route<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], base: &str) -> ApiResult<String> {
+    for n in 1..=super::slug::MAX_SLUG_ATTEMPTS {
+        let candidate = if n == 1 { base.to_string() } else { format!("{base}-{n}") };
+        if !validate::route_taken(db, site_ids, &candidate, None).await? {
+            return Ok(candidate);
+        }
+    }
+    Err(ApiError::new(ErrorCode::ContentRouteGenerationFailed, format!("no free route for '{base}'")))
+}
+
+/// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
+pub async fn review(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid, body: ReviewRequest) -> ApiResult<ContentResponse> {
+    let txn = state.db.begin().await?;
+    let current = load_live(&txn, kind, id).await?;
+    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    require_role(role, Role::Reviewer, &format!("reviewing a {}", kind.as_str()))?;
+    require_module(state, kind, &rel.site_ids).await?;
+    let from = status_of(&current);
+    if from != ContentStatus::InReview {
+        return Err(ApiError::new(ErrorCode::ContentReviewInvalidStatus, format!("only content in review can be reviewed; this is {}", from.as_str())));
+    }
+    let now = Utc::now();
+    let to = match body.action {
+        ReviewAction::Approve if current.publish_start.is_some_and(|s| s > now) => ContentStatus::Scheduled,
+        ReviewAction::Approve => ContentStatus::Published,
+        ReviewAction::RequestChanges => ContentStatus::Draft,
+    };
+    let before = relations::response(&current, rel);
+    let published = published_at(to, from, current.published_at, now);
+    let mut row: content::ActiveModel = current.into();
+    row.status = Set(to.as_str().to_string());
+    row.published_at = Set(published);
+    row.updated_at = Set(now);
+    row.update(&txn).await?;
+    let actor = principal.actor_id();
+    let entry = AuditEntry { actor: &actor, action: Action::Update, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: before.site_ids.first().copied() };
+    let reviewed = audited(&txn, id, entry, &before).await?;
+    txn.commit().await?;
+    if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
+        tracing::info!(%id, action = ?body.action, %comment, "review comment");
+    }
+    publish_change_events(state, kind, from, &reviewed);
+    Ok(reviewed)
+}
+
+/// One action on many items of one site, all or nothing.
+pub async fn bulk(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, body: BulkRequest) -> ApiResult<BulkResult> {
+    let role = principal.site_role(state, site_id).await?;
+    require_module(state, kind, &[site_id]).await?;
+    let status = match body.action {
+        BulkAction::UpdateStatus => {
+            require_role(role, Role::Author, "changing status")?;
+            Some(body.status.ok_or_else(|| ApiError::new(kind.bulk_status_required(), "UpdateStatus needs a status"))?)
+        }
+        BulkAction::Delete => {
+            require_role(role, Role::Editor, "deleting in bulk")?;
+            None
+        }
+    };
+    let workflow = workflow_enabled(state, &[site_id]).await?;
+    let txn = state.db.begin().await?;
+    let items = content::Entity::find()
+        .filter(content::Column::Id.is_in(body.ids.clone()))
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content::Column::IsDeleted.eq(false))
+        .all(&txn)
+        .await?;
+    let on_site: std::collections::HashSet<Uuid> = content_site::Entity::find()
+        .filter(content_site::Column::SiteId.eq(site_id))
+        .filter(content_site::Column::ContentId.is_in(body.ids.clone()))
+        .all(&txn)
+        .await?
+        .into_iter()
+        .map(|r| r.content_id)
+        .collect();
+    if let Some(missing) = body.ids.iter().find(|id| !on_site.contains(id) || !items.iter().any(|m| m.id == **id)) {
+        return Err(ApiError::not_found(kind.as_str(), missing));
+    }
+    let now = Utc::now();
+    let actor = principal.actor_id();
+    let mut changed = Vec::new();
+    for item in items {
+        let from = status_of(&item);
+        let is_own = item.created_by.as_deref() == Some(actor.as_str());
+        let mut row: content::ActiveModel = item.clone().into();
+        match status {
+            Some(to) => {
+                require_may_edit(role, is_own, from, kind)?;
+                check_status_move(role, workflow, from, to)?;
+                if from != to {
+                    validate::schedule(to, item.publish_start, now)?;
+                }
+                row.status = Set(to.as_str().to_string());
+                row.published_at = Set(published_at(to, from, item.published_at, now));
+                row.updated_at = Set(now);
+            }
+            None => {
+                row.is_deleted = Set(true);
+                row.deleted_at = Set(Some(now));
+            }
+        }
+        row.update(&txn).await?;
+        let entry = AuditEntry {
+            actor: &actor,
+            action: if status.is_some() { Action::Update } else { Action::Delete },
+            entity_type: kind.as_str(),
+            entity_id: item.id.to_string(),
+            site_id: Some(site_id),
+        };
+        audit::record(&txn, entry, &json!({"status": item.status, "is_deleted": false}), &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()})).await?;
+        changed.push((item.id, from));
+    }
+    let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();
+    let models = content::Entity::find().filter(content::Column::Id.is_in(ids.clone())).all(&txn).await?;
+    let mut rels = relations::load(&txn, &ids, false).await?;
+    txn.commit().await?;
+    for model in &models {
+        let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
+        let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
+        match status {
+            Some(_) => publish_change_events(state, kind, from, &item),
+            None => publish_events(state, kind, "deleted", &item),
+        }
+    }
+    Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
+}
