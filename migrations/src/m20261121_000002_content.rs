@@ -10,7 +10,13 @@ fn cascade(from_table: &'static str, from_col: &'static str, to_table: &'static 
     ForeignKey::create().from(from_table, from_col).to(to_table, "id").on_delete(ForeignKeyAction::Cascade).to_owned()
 }
 
-async fn index(manager: &SchemaManager<'_>, name: &str, table: &'static str, cols: &[&'static str], unique: bool) -> Result<(), DbErr> {
+async fn index(
+    manager: &SchemaManager<'_>,
+    name: &str,
+    table: &'static str,
+    cols: &[&'static str],
+    unique: bool,
+) -> Result<(), DbErr> {
     let mut stmt = Index::create();
     stmt.name(name).table(table);
     for col in cols {
@@ -152,7 +158,15 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in ["content_tags", "content_categories", "tags", "categories", "content_localizations", "content_sites", "contents"] {
+        for table in [
+            "content_tags",
+            "content_categories",
+            "tags",
+            "categories",
+            "content_localizations",
+            "content_sites",
+            "contents",
+        ] {
             manager.drop_table(Table::drop().table(table).if_exists().to_owned()).await?;
         }
         Ok(())

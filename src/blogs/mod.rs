@@ -22,7 +22,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(put().to(update_blog_localization))
                 .route(delete().to(delete_blog_localization)),
         )
-        .service(resource("/blogs/{id}").route(get().to(get_blog)).route(put().to(update_blog)).route(delete().to(delete_blog)))
+        .service(
+            resource("/blogs/{id}")
+                .route(get().to(get_blog))
+                .route(put().to(update_blog))
+                .route(delete().to(delete_blog)),
+        )
         .service(resource("/blogs/{id}/detail").route(get().to(get_blog_detail)))
         .service(resource("/blogs/{id}/clone").route(post().to(clone_blog)))
         .service(resource("/blogs/{id}/review").route(post().to(review_blog)))

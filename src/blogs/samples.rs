@@ -3,7 +3,9 @@
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use plinth_entities::{content, content_localization};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
+};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -15,9 +17,21 @@ use crate::content::{write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 
 const SAMPLES: [(&str, &str, &str); 3] = [
-    ("Welcome to your new blog", "A first post to show how posts look.", "This is a sample post. Edit it, or delete all samples when you are ready."),
-    ("Writing in several languages", "Posts can be translated per locale.", "Add a localization for each language your site speaks."),
-    ("Publishing with a review step", "Turn on the editorial workflow to review before publishing.", "Submit a post for review; a reviewer approves it or asks for changes."),
+    (
+        "Welcome to your new blog",
+        "A first post to show how posts look.",
+        "This is a sample post. Edit it, or delete all samples when you are ready.",
+    ),
+    (
+        "Writing in several languages",
+        "Posts can be translated per locale.",
+        "Add a localization for each language your site speaks.",
+    ),
+    (
+        "Publishing with a review step",
+        "Turn on the editorial workflow to review before publishing.",
+        "Submit a post for review; a reviewer approves it or asks for changes.",
+    ),
 ];
 
 #[derive(Serialize, ToSchema)]
@@ -31,27 +45,32 @@ fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
         .filter(content::Column::Kind.eq(ContentKind::Blog.as_str()))
         .filter(content::Column::IsSample.eq(true))
         .filter(content::Column::IsDeleted.eq(false))
-        .filter(content::Column::Id.in_subquery(
-            sea_orm::sea_query::Query::select()
-                .column(plinth_entities::content_site::Column::ContentId)
-                .from(plinth_entities::content_site::Entity)
-                .and_where(plinth_entities::content_site::Column::SiteId.eq(site_id))
-                .to_owned(),
-        ))
+        .filter(
+            content::Column::Id.in_subquery(
+                sea_orm::sea_query::Query::select()
+                    .column(plinth_entities::content_site::Column::ContentId)
+                    .from(plinth_entities::content_site::Entity)
+                    .and_where(plinth_entities::content_site::Column::SiteId.eq(site_id))
+                    .to_owned(),
+            ),
+        )
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/seed", tag = "Blogs", params(("site_id" = Uuid, Path)),
     responses((status = 201, body = Vec<ContentResponse>, description = "Three sample Draft posts"),
         (status = "4XX", body = Problem, description = "BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE")),
     security(("api_key" = []), ("bearer" = [])))]
-pub async fn seed_blogs(state: web::Data<AppState>, principal: Principal, site_id: web::Path<Uuid>) -> ApiResult<HttpResponse> {
+pub async fn seed_blogs(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::CreateContent).await?;
     let site = state.site_state(site_id).await?;
-    let locale_id = site
-        .default_locale()
-        .map(|l| l.locale_id)
-        .ok_or_else(|| ApiError::new(ErrorCode::BlogNoDefaultLocale, "the site has no default locale to write the samples in"))?;
+    let locale_id = site.default_locale().map(|l| l.locale_id).ok_or_else(|| {
+        ApiError::new(ErrorCode::BlogNoDefaultLocale, "the site has no default locale to write the samples in")
+    })?;
     if samples_of(site_id).count(&state.db).await? > 0 {
         return Err(ApiError::new(ErrorCode::BlogSampleExists, "the site already has sample posts; delete them first"));
     }
@@ -108,7 +127,11 @@ pub async fn seed_blogs(state: web::Data<AppState>, principal: Principal, site_i
 
 #[utoipa::path(delete, path = "/sites/{site_id}/blogs/samples", tag = "Blogs", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = DeletedSamples), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn delete_sample_blogs(state: web::Data<AppState>, principal: Principal, site_id: web::Path<Uuid>) -> ApiResult<HttpResponse> {
+pub async fn delete_sample_blogs(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let txn = state.db.begin().await?;

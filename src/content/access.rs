@@ -65,7 +65,10 @@ pub fn require_may_edit(role: Role, is_own: bool, status: ContentStatus, kind: C
         return Ok(());
     }
     if !is_own {
-        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, format!("authors may only change their own {}s", kind.as_str())));
+        return Err(ApiError::new(
+            ErrorCode::AuthInsufficientRole,
+            format!("authors may only change their own {}s", kind.as_str()),
+        ));
     }
     if matches!(status, ContentStatus::Published | ContentStatus::Scheduled) {
         return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "changing published content needs the editor role"));
@@ -85,7 +88,10 @@ pub fn check_status_move(role: Role, workflow_enabled: bool, from: ContentStatus
         ));
     }
     if role == Role::Reviewer && from != ContentStatus::InReview {
-        return Err(ApiError::new(ErrorCode::WorkflowInvalidStatus, "reviewers may only move content that is in review"));
+        return Err(ApiError::new(
+            ErrorCode::WorkflowInvalidStatus,
+            "reviewers may only move content that is in review",
+        ));
     }
     if to.is_publishing() {
         if workflow_enabled && from != ContentStatus::InReview {

@@ -3,7 +3,8 @@
 use chrono::Utc;
 use plinth_entities::{content, content_localization, site_locale};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -19,13 +20,23 @@ use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Fi
 use crate::values::required_text;
 
 fn not_found(kind: ContentKind, id: Uuid) -> ApiError {
-    ApiError::entity(ErrorCode::EntityLocalizationNotFound, kind.as_str(), format!("no {} localization {id}", kind.as_str()))
+    ApiError::entity(
+        ErrorCode::EntityLocalizationNotFound,
+        kind.as_str(),
+        format!("no {} localization {id}", kind.as_str()),
+    )
 }
 
 /// The item a localization belongs to, checked for the caller's right to change it.
-async fn editable_item(state: &AppState, principal: &Principal, kind: ContentKind, content_id: Uuid) -> ApiResult<(content::Model, Vec<Uuid>)> {
+async fn editable_item(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    content_id: Uuid,
+) -> ApiResult<(content::Model, Vec<Uuid>)> {
     let item = load_live(&state.db, kind, content_id).await?;
-    let sites = relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
+    let sites =
+        relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
     let role = role_on_all(state, principal, &sites).await?;
     require_module(state, kind, &sites).await?;
     let is_own = item.created_by.as_deref() == Some(principal.actor_id().as_str());
@@ -38,9 +49,15 @@ async fn after_change(state: &AppState, kind: ContentKind, item: &content::Model
     publish_events(state, kind, "updated", &response);
 }
 
-pub async fn list(state: &AppState, principal: &Principal, kind: ContentKind, content_id: Uuid) -> ApiResult<Vec<LocalizationResponse>> {
+pub async fn list(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    content_id: Uuid,
+) -> ApiResult<Vec<LocalizationResponse>> {
     load_live(&state.db, kind, content_id).await?;
-    let sites = relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
+    let sites =
+        relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
     role_on_any(state, principal, &sites).await?;
     let rows = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.eq(content_id))
@@ -50,8 +67,15 @@ pub async fn list(state: &AppState, principal: &Principal, kind: ContentKind, co
     Ok(rows.iter().map(LocalizationResponse::from).collect())
 }
 
-pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, content_id: Uuid, body: LocalizationInput) -> ApiResult<LocalizationResponse> {
-    let title = required_text("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
+pub async fn create(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    content_id: Uuid,
+    body: LocalizationInput,
+) -> ApiResult<LocalizationResponse> {
+    let title =
+        required_text("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
     let (item, sites) = editable_item(state, principal, kind, content_id).await?;
     let txn = state.db.begin().await?;
     let assigned = site_locale::Entity::find()
@@ -60,9 +84,19 @@ pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, 
         .count(&txn)
         .await?;
     if assigned == 0 {
-        return Err(ApiError::validation(vec![FieldError::new("locale_id", ErrorCode::ValidationInvalidFormat, "the locale is not assigned to any of the item's sites")]));
+        return Err(ApiError::validation(vec![FieldError::new(
+            "locale_id",
+            ErrorCode::ValidationInvalidFormat,
+            "the locale is not assigned to any of the item's sites",
+        )]));
     }
-    let exists = || ApiError::entity(ErrorCode::EntityLocalizationExists, kind.as_str(), "a localization for this locale exists; update it instead");
+    let exists = || {
+        ApiError::entity(
+            ErrorCode::EntityLocalizationExists,
+            kind.as_str(),
+            "a localization for this locale exists; update it instead",
+        )
+    };
     let duplicate = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.eq(content_id))
         .filter(content_localization::Column::LocaleId.eq(body.locale_id))
@@ -89,7 +123,13 @@ pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, 
     .map_err(on_constraint(Constraint::Unique, exists))?;
     let response = LocalizationResponse::from(&created);
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Create, entity_type: &format!("{}_localization", kind.as_str()), entity_id: created.id.to_string(), site_id: sites.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Create,
+        entity_type: &format!("{}_localization", kind.as_str()),
+        entity_id: created.id.to_string(),
+        site_id: sites.first().copied(),
+    };
     audit::record(&txn, entry, &(), &response).await?;
     txn.commit().await?;
     after_change(state, kind, &item, sites).await;
@@ -97,19 +137,30 @@ pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, 
 }
 
 async fn find(state: &AppState, kind: ContentKind, localization_id: Uuid) -> ApiResult<content_localization::Model> {
-    let found = content_localization::Entity::find_by_id(localization_id).one(&state.db).await?.ok_or_else(|| not_found(kind, localization_id))?;
+    let found = content_localization::Entity::find_by_id(localization_id)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| not_found(kind, localization_id))?;
     // It must belong to an item of this kind.
     load_live(&state.db, kind, found.content_id).await.map_err(|_| not_found(kind, localization_id))?;
     Ok(found)
 }
 
-pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, localization_id: Uuid, body: UpdateLocalization) -> ApiResult<LocalizationResponse> {
+pub async fn update(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    localization_id: Uuid,
+    body: UpdateLocalization,
+) -> ApiResult<LocalizationResponse> {
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
     let before = LocalizationResponse::from(&current);
     let mut row: content_localization::ActiveModel = current.into();
     if let Some(title) = body.title {
-        row.title = Set(required_text("title", &title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?);
+        row.title =
+            Set(required_text("title", &title, super::validate::TITLE_MAX)
+                .map_err(|e| ApiError::validation(vec![e]))?);
     }
     if let Some(excerpt) = body.excerpt {
         row.excerpt = Set(excerpt);
@@ -128,21 +179,38 @@ pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, 
     let updated = row.update(&txn).await?;
     let after = LocalizationResponse::from(&updated);
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Update, entity_type: &format!("{}_localization", kind.as_str()), entity_id: localization_id.to_string(), site_id: sites.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Update,
+        entity_type: &format!("{}_localization", kind.as_str()),
+        entity_id: localization_id.to_string(),
+        site_id: sites.first().copied(),
+    };
     audit::record(&txn, entry, &before, &after).await?;
     txn.commit().await?;
     after_change(state, kind, &item, sites).await;
     Ok(after)
 }
 
-pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, localization_id: Uuid) -> ApiResult<()> {
+pub async fn delete(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    localization_id: Uuid,
+) -> ApiResult<()> {
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
     let before = LocalizationResponse::from(&current);
     let txn = state.db.begin().await?;
     content_localization::Entity::delete_by_id(localization_id).exec(&txn).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Delete, entity_type: &format!("{}_localization", kind.as_str()), entity_id: localization_id.to_string(), site_id: sites.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Delete,
+        entity_type: &format!("{}_localization", kind.as_str()),
+        entity_id: localization_id.to_string(),
+        site_id: sites.first().copied(),
+    };
     audit::record(&txn, entry, &before, &()).await?;
     txn.commit().await?;
     after_change(state, kind, &item, sites).await;

@@ -196,6 +196,49 @@ pub struct UpdateContent {
     pub sections: Option<Vec<PageSection>>,
 }
 
+impl UpdateContent {
+    /// Only `status` is given: a move in the lifecycle, not an edit. (The
+    /// destructuring makes a new field a compile error here until it is sorted.)
+    pub fn is_status_only(&self) -> bool {
+        let UpdateContent {
+            site_ids,
+            title,
+            slug,
+            excerpt,
+            body,
+            author,
+            status,
+            publish_start,
+            publish_end,
+            cover_image_id,
+            header_image_id,
+            is_featured,
+            category_ids,
+            primary_category_id,
+            tag_ids,
+            route,
+            sections,
+        } = self;
+        status.is_some()
+            && site_ids.is_none()
+            && title.is_none()
+            && slug.is_none()
+            && excerpt.is_none()
+            && body.is_none()
+            && author.is_none()
+            && publish_start.is_none()
+            && publish_end.is_none()
+            && cover_image_id.is_none()
+            && header_image_id.is_none()
+            && is_featured.is_none()
+            && category_ids.is_none()
+            && primary_category_id.is_none()
+            && tag_ids.is_none()
+            && route.is_none()
+            && sections.is_none()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageSection {

@@ -9,7 +9,9 @@ use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, Quer
 use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
-use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PublishedQuery};
+use super::model::{
+    CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PublishedQuery,
+};
 use super::relations;
 use super::write::load_live;
 use super::{ContentKind, ContentStatus};
@@ -22,7 +24,12 @@ pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;
 
 /// Read access to a site's list of `kind`: the Read role and the module on.
-pub async fn require_site_read(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid) -> ApiResult<()> {
+pub async fn require_site_read(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+) -> ApiResult<()> {
     principal.require(state, site_id, Capability::Read).await?;
     require_module(state, kind, &[site_id]).await
 }
@@ -47,7 +54,11 @@ fn published(select: Select<content::Entity>) -> Select<content::Entity> {
     select.filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
 }
 
-async fn page_of(state: &AppState, select: Select<content::Entity>, page: Page) -> ApiResult<Paginated<ContentListItem>> {
+async fn page_of(
+    state: &AppState,
+    select: Select<content::Entity>,
+    page: Page,
+) -> ApiResult<Paginated<ContentListItem>> {
     let models = fetch_page(&state.db, select, page).await?;
     let items = relations::list_items(&state.db, &models.data).await?;
     Ok(Paginated { data: items, meta: models.meta })
@@ -76,12 +87,23 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
         .all(&state.db)
         .await?
         .into_iter()
-        .map(|c| CategoryRef { is_primary: item.primary_category_id == Some(c.id), id: c.id, slug: c.slug, name: c.name })
+        .map(|c| CategoryRef {
+            is_primary: item.primary_category_id == Some(c.id),
+            id: c.id,
+            slug: c.slug,
+            name: c.name,
+        })
         .collect();
     Ok(ContentDetail { item, localizations, categories })
 }
 
-pub async fn list(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, page: Page) -> ApiResult<Paginated<ContentListItem>> {
+pub async fn list(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    page: Page,
+) -> ApiResult<Paginated<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
     let select = on_site(kind, site_id).order_by_desc(content::Column::CreatedAt).order_by_asc(content::Column::Id);
     page_of(state, select, page).await
@@ -114,7 +136,13 @@ pub async fn list_published(
     page_of(state, select, page).await
 }
 
-pub async fn featured(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, limit: u64) -> ApiResult<Vec<ContentListItem>> {
+pub async fn featured(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    limit: u64,
+) -> ApiResult<Vec<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
     let models = published(on_site(kind, site_id))
         .filter(content::Column::IsFeatured.eq(true))
@@ -125,7 +153,13 @@ pub async fn featured(state: &AppState, principal: &Principal, kind: ContentKind
     relations::list_items(&state.db, &models).await
 }
 
-pub async fn by_slug(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, slug: &str) -> ApiResult<ContentResponse> {
+pub async fn by_slug(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    slug: &str,
+) -> ApiResult<ContentResponse> {
     require_site_read(state, principal, kind, site_id).await?;
     let model = on_site(kind, site_id)
         .filter(content::Column::Slug.eq(slug))
@@ -186,7 +220,9 @@ pub async fn similar(
     );
     let mut select = published(on_site(kind, site_id)).filter(content::Column::Id.ne(id));
     select = match &target.author {
-        Some(author) => select.filter(content::Column::Id.is_in(candidate_ids).or(content::Column::Author.eq(author.as_str()))),
+        Some(author) => {
+            select.filter(content::Column::Id.is_in(candidate_ids).or(content::Column::Author.eq(author.as_str())))
+        }
         None => select.filter(content::Column::Id.is_in(candidate_ids)),
     };
     let candidates = select.all(&state.db).await?;
@@ -196,13 +232,24 @@ pub async fn similar(
         .iter()
         .filter_map(|m| {
             let candidate = rels.get(&m.id)?;
-            let score = similarity(&rel.tag_ids, &rel.category_ids, rel.primary_category_id, target.author.as_deref(), candidate, m.author.as_deref());
+            let score = similarity(
+                &rel.tag_ids,
+                &rel.category_ids,
+                rel.primary_category_id,
+                target.author.as_deref(),
+                candidate,
+                m.author.as_deref(),
+            );
             (score > 0).then_some((score, m.published_at, m))
         })
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-    let top: Vec<content::Model> = scored.into_iter().take(limit.clamp(1, SIMILAR_MAX) as usize).map(|(_, _, m)| m.clone()).collect();
-    Ok(top.iter().map(|m| ContentListItem::new(m, rels.get(&m.id).map(|r| r.site_ids.clone()).unwrap_or_default())).collect())
+    let top: Vec<content::Model> =
+        scored.into_iter().take(limit.clamp(1, SIMILAR_MAX) as usize).map(|(_, _, m)| m.clone()).collect();
+    Ok(top
+        .iter()
+        .map(|m| ContentListItem::new(m, rels.get(&m.id).map(|r| r.site_ids.clone()).unwrap_or_default()))
+        .collect())
 }
 
 #[cfg(test)]
@@ -212,7 +259,12 @@ mod tests {
     #[test]
     fn similarity_follows_the_spec_weights() {
         let (t1, t2, c1, c2) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
-        let candidate = relations::Relations { tag_ids: vec![t1, t2], category_ids: vec![c1], primary_category_id: Some(c1), ..Default::default() };
+        let candidate = relations::Relations {
+            tag_ids: vec![t1, t2],
+            category_ids: vec![c1],
+            primary_category_id: Some(c1),
+            ..Default::default()
+        };
         // 2 shared tags (6) + 1 shared category (2) + primary match (3) + author (1)
         assert_eq!(similarity(&[t1, t2], &[c1, c2], Some(c1), Some("ann"), &candidate, Some("ann")), 12);
         assert_eq!(similarity(&[], &[], None, None, &candidate, None), 0);

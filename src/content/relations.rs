@@ -22,12 +22,17 @@ pub struct Relations {
 }
 
 /// Sites (always) and taxonomy (when asked) of every item in `ids`.
-pub async fn load<C: ConnectionTrait>(db: &C, ids: &[Uuid], with_taxonomy: bool) -> ApiResult<HashMap<Uuid, Relations>> {
+pub async fn load<C: ConnectionTrait>(
+    db: &C,
+    ids: &[Uuid],
+    with_taxonomy: bool,
+) -> ApiResult<HashMap<Uuid, Relations>> {
     let mut out: HashMap<Uuid, Relations> = ids.iter().map(|id| (*id, Relations::default())).collect();
     if ids.is_empty() {
         return Ok(out);
     }
-    let sites = content_site::Entity::find().filter(content_site::Column::ContentId.is_in(ids.to_vec())).all(db).await?;
+    let sites =
+        content_site::Entity::find().filter(content_site::Column::ContentId.is_in(ids.to_vec())).all(db).await?;
     for row in sites {
         if let Some(r) = out.get_mut(&row.content_id) {
             r.site_ids.push(row.site_id);
@@ -35,8 +40,10 @@ pub async fn load<C: ConnectionTrait>(db: &C, ids: &[Uuid], with_taxonomy: bool)
         }
     }
     if with_taxonomy {
-        let categories =
-            content_category::Entity::find().filter(content_category::Column::ContentId.is_in(ids.to_vec())).all(db).await?;
+        let categories = content_category::Entity::find()
+            .filter(content_category::Column::ContentId.is_in(ids.to_vec()))
+            .all(db)
+            .await?;
         for row in categories {
             if let Some(r) = out.get_mut(&row.content_id) {
                 r.category_ids.push(row.category_id);
@@ -45,7 +52,8 @@ pub async fn load<C: ConnectionTrait>(db: &C, ids: &[Uuid], with_taxonomy: bool)
                 }
             }
         }
-        let tags = content_tag::Entity::find().filter(content_tag::Column::ContentId.is_in(ids.to_vec())).all(db).await?;
+        let tags =
+            content_tag::Entity::find().filter(content_tag::Column::ContentId.is_in(ids.to_vec())).all(db).await?;
         for row in tags {
             if let Some(r) = out.get_mut(&row.content_id) {
                 r.tag_ids.push(row.tag_id);

@@ -57,7 +57,9 @@ pub async fn available_slug<C: ConnectionTrait>(
     std::iter::once(base.to_string())
         .chain((2..=MAX_SLUG_ATTEMPTS).map(|n| format!("{base}-{n}")))
         .find(|candidate| !taken.contains(candidate))
-        .ok_or_else(|| ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts")))
+        .ok_or_else(|| {
+            ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts"))
+        })
 }
 
 #[cfg(test)]

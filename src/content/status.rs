@@ -13,8 +13,13 @@ pub enum ContentStatus {
 }
 
 impl ContentStatus {
-    pub const ALL: [ContentStatus; 5] =
-        [ContentStatus::Draft, ContentStatus::InReview, ContentStatus::Published, ContentStatus::Scheduled, ContentStatus::Archived];
+    pub const ALL: [ContentStatus; 5] = [
+        ContentStatus::Draft,
+        ContentStatus::InReview,
+        ContentStatus::Published,
+        ContentStatus::Scheduled,
+        ContentStatus::Archived,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

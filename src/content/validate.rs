@@ -35,7 +35,10 @@ pub fn publish_window(start: Option<DateTime<Utc>>, end: Option<DateTime<Utc>>) 
 /// Scheduled needs a future `publish_start`.
 pub fn schedule(status: ContentStatus, start: Option<DateTime<Utc>>, now: DateTime<Utc>) -> ApiResult<()> {
     if status == ContentStatus::Scheduled && start.is_none_or(|s| s <= now) {
-        return Err(ApiError::new(ErrorCode::ContentInvalidStatus, "Scheduled content needs a publish_start in the future"));
+        return Err(ApiError::new(
+            ErrorCode::ContentInvalidStatus,
+            "Scheduled content needs a publish_start in the future",
+        ));
     }
     Ok(())
 }
@@ -45,7 +48,9 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
     let ok = raw == "/"
         || (raw.starts_with('/')
             && raw.len() <= 200
-            && raw[1..].split('/').all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')));
+            && raw[1..].split('/').all(|s| {
+                !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+            }));
     if ok {
         Ok(raw.to_string())
     } else {
@@ -53,13 +58,26 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
     }
 }
 
-pub fn kind_fields(kind: ContentKind, route: Option<&String>, sections: Option<&Vec<PageSection>>, errors: &mut Vec<FieldError>) {
+pub fn kind_fields(
+    kind: ContentKind,
+    route: Option<&String>,
+    sections: Option<&Vec<PageSection>>,
+    errors: &mut Vec<FieldError>,
+) {
     if kind != ContentKind::Page {
         if route.is_some() {
-            errors.push(FieldError::new("route", ErrorCode::ValidationInvalidFormat, format!("a {} has no route", kind.as_str())));
+            errors.push(FieldError::new(
+                "route",
+                ErrorCode::ValidationInvalidFormat,
+                format!("a {} has no route", kind.as_str()),
+            ));
         }
         if sections.is_some() {
-            errors.push(FieldError::new("sections", ErrorCode::ValidationInvalidFormat, format!("a {} has no sections", kind.as_str())));
+            errors.push(FieldError::new(
+                "sections",
+                ErrorCode::ValidationInvalidFormat,
+                format!("a {} has no sections", kind.as_str()),
+            ));
         }
     }
 }
@@ -82,7 +100,12 @@ pub async fn slug_taken<C: ConnectionTrait>(
     Ok(query.count(db).await? > 0)
 }
 
-pub async fn route_taken<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], route: &str, exclude: Option<Uuid>) -> ApiResult<bool> {
+pub async fn route_taken<C: ConnectionTrait>(
+    db: &C,
+    site_ids: &[Uuid],
+    route: &str,
+    exclude: Option<Uuid>,
+) -> ApiResult<bool> {
     let mut query = content_site::Entity::find()
         .filter(content_site::Column::Kind.eq(ContentKind::Page.as_str()))
         .filter(content_site::Column::SiteId.is_in(site_ids.to_vec()))
@@ -110,11 +133,19 @@ pub async fn taxonomy<C: ConnectionTrait>(
             .count(db)
             .await?;
         if found as usize != category_ids.iter().collect::<HashSet<_>>().len() {
-            errors.push(FieldError::new("category_ids", ErrorCode::ValidationInvalidFormat, "every category must exist on one of the item's sites"));
+            errors.push(FieldError::new(
+                "category_ids",
+                ErrorCode::ValidationInvalidFormat,
+                "every category must exist on one of the item's sites",
+            ));
         }
     }
     if primary.is_some_and(|p| !category_ids.contains(&p)) {
-        errors.push(FieldError::new("primary_category_id", ErrorCode::ValidationInvalidFormat, "must be one of category_ids"));
+        errors.push(FieldError::new(
+            "primary_category_id",
+            ErrorCode::ValidationInvalidFormat,
+            "must be one of category_ids",
+        ));
     }
     if !tag_ids.is_empty() {
         let found = tag::Entity::find()
@@ -123,7 +154,11 @@ pub async fn taxonomy<C: ConnectionTrait>(
             .count(db)
             .await?;
         if found as usize != tag_ids.iter().collect::<HashSet<_>>().len() {
-            errors.push(FieldError::new("tag_ids", ErrorCode::ValidationInvalidFormat, "every tag must exist on one of the item's sites"));
+            errors.push(FieldError::new(
+                "tag_ids",
+                ErrorCode::ValidationInvalidFormat,
+                "every tag must exist on one of the item's sites",
+            ));
         }
     }
     if errors.is_empty() {

@@ -11,7 +11,9 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module, require_role, role_on_all};
-use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, ReviewAction, ReviewRequest, UpdateContent};
+use super::model::{
+    BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, ReviewAction, ReviewRequest, UpdateContent,
+};
 use super::relations::{self, status_of};
 use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
@@ -60,7 +62,13 @@ fn route_taken_error(route: &str) -> ApiError {
 }
 
 /// Writes the item's site rows (slug, route), categories and tags.
-async fn store_relations(txn: &DatabaseTransaction, kind: ContentKind, id: Uuid, draft: &Draft, replace_sites: bool) -> ApiResult<()> {
+async fn store_relations(
+    txn: &DatabaseTransaction,
+    kind: ContentKind,
+    id: Uuid,
+    draft: &Draft,
+    replace_sites: bool,
+) -> ApiResult<()> {
     if replace_sites {
         content_site::Entity::delete_many().filter(content_site::Column::ContentId.eq(id)).exec(txn).await?;
         for site_id in &draft.site_ids {
@@ -115,7 +123,12 @@ pub(crate) fn publish_events(state: &AppState, kind: ContentKind, what: &str, it
 
 /// Events for a change of `before` into `after`: updated, plus published when it
 /// went live.
-pub(super) fn publish_change_events(state: &AppState, kind: ContentKind, before: ContentStatus, after: &ContentResponse) {
+pub(super) fn publish_change_events(
+    state: &AppState,
+    kind: ContentKind,
+    before: ContentStatus,
+    after: &ContentResponse,
+) {
     publish_events(state, kind, "updated", after);
     if after.status == ContentStatus::Published && before != ContentStatus::Published {
         publish_events(state, kind, "published", after);
@@ -123,7 +136,12 @@ pub(super) fn publish_change_events(state: &AppState, kind: ContentKind, before:
 }
 
 /// After a status move: when it went live, and the publish timestamp to keep.
-fn published_at(to: ContentStatus, from: ContentStatus, current: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+fn published_at(
+    to: ContentStatus,
+    from: ContentStatus,
+    current: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
     if to == ContentStatus::Published && from != ContentStatus::Published {
         Some(now)
     } else {
@@ -140,15 +158,26 @@ fn kind_fields_json(sections: Option<&Vec<super::model::PageSection>>) -> Value 
 }
 
 /// The item as stored now, audited against `before`. The caller commits.
-async fn audited(txn: &DatabaseTransaction, id: Uuid, entry: AuditEntry<'_>, before: &impl serde::Serialize) -> ApiResult<ContentResponse> {
-    let model = content::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::internal("content vanished"))?;
+async fn audited(
+    txn: &DatabaseTransaction,
+    id: Uuid,
+    entry: AuditEntry<'_>,
+    before: &impl serde::Serialize,
+) -> ApiResult<ContentResponse> {
+    let model =
+        content::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::internal("content vanished"))?;
     let relations = relations::load(txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let response = relations::response(&model, relations);
     audit::record(txn, entry, before, &response).await?;
     Ok(response)
 }
 
-pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, body: CreateContent) -> ApiResult<ContentResponse> {
+pub async fn create(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    body: CreateContent,
+) -> ApiResult<ContentResponse> {
     let txn = state.db.begin().await?;
     let id = insert(state, &txn, principal, kind, body, false).await?;
     let created = audit_created(&txn, principal, kind, id).await?;
@@ -158,9 +187,20 @@ pub async fn create(state: &AppState, principal: &Principal, kind: ContentKind, 
 }
 
 /// Audits a created item and answers with it. The caller commits.
-pub(crate) async fn audit_created(txn: &DatabaseTransaction, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
+pub(crate) async fn audit_created(
+    txn: &DatabaseTransaction,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+) -> ApiResult<ContentResponse> {
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Create, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: None };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Create,
+        entity_type: kind.as_str(),
+        entity_id: id.to_string(),
+        site_id: None,
+    };
     audited(txn, id, entry, &()).await
 }
 
@@ -206,7 +246,10 @@ pub(crate) async fn insert(
             }
             slug.into_inner()
         }
-        None => available_slug(txn, kind, &body.site_ids, &slugify(&title), None, ErrorCode::ContentSlugGenerationFailed).await?,
+        None => {
+            available_slug(txn, kind, &body.site_ids, &slugify(&title), None, ErrorCode::ContentSlugGenerationFailed)
+                .await?
+        }
     };
     let route = match (kind, route) {
         (ContentKind::Page, Some(route)) => {
@@ -256,12 +299,21 @@ pub(crate) async fn insert(
     Ok(id)
 }
 
-pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid, body: UpdateContent) -> ApiResult<ContentResponse> {
+pub async fn update(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+    body: UpdateContent,
+) -> ApiResult<ContentResponse> {
     let mut errors = Vec::new();
     if let Some(ids) = &body.site_ids {
         validate::site_ids("site_ids", ids, &mut errors);
     }
-    let title = body.title.as_deref().and_then(|t| required_text("title", t, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok());
+    let title = body
+        .title
+        .as_deref()
+        .and_then(|t| required_text("title", t, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok());
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     validate::kind_fields(kind, body.route.as_ref(), body.sections.as_ref(), &mut errors);
@@ -280,7 +332,10 @@ pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, 
     require_module(state, kind, &new_sites).await?;
     let from = status_of(&current);
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
-    require_may_edit(role, is_own, from, kind)?;
+    // Reviewers move others' items between statuses; any other change is an edit.
+    if !(body.is_status_only() && role >= Role::Reviewer) {
+        require_may_edit(role, is_own, from, kind)?;
+    }
     let to = body.status.unwrap_or(from);
     check_status_move(role, workflow_enabled(state, &new_sites).await?, from, to)?;
 
@@ -354,7 +409,13 @@ pub async fn update(state: &AppState, principal: &Principal, kind: ContentKind, 
     };
     store_relations(&txn, kind, id, &draft, sites_changed).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Update, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: draft.site_ids.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Update,
+        entity_type: kind.as_str(),
+        entity_id: id.to_string(),
+        site_id: draft.site_ids.first().copied(),
+    };
     let updated = audited(&txn, id, entry, &before).await?;
     txn.commit().await?;
     publish_change_events(state, kind, from, &updated);
@@ -371,7 +432,10 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
     require_role(role, Role::Author, &format!("deleting a {}", kind.as_str()))?;
     if role < Role::Editor && !is_own {
-        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, format!("authors may only delete their own {}s", kind.as_str())));
+        return Err(ApiError::new(
+            ErrorCode::AuthInsufficientRole,
+            format!("authors may only delete their own {}s", kind.as_str()),
+        ));
     }
     let before = relations::response(&current, rel);
     let now = Utc::now();
@@ -380,7 +444,13 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     row.deleted_at = Set(Some(now));
     row.update(&txn).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Delete, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: before.site_ids.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Delete,
+        entity_type: kind.as_str(),
+        entity_id: id.to_string(),
+        site_id: before.site_ids.first().copied(),
+    };
     audit::record(&txn, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
     txn.commit().await?;
     publish_events(state, kind, "deleted", &before);
@@ -389,7 +459,12 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
 
 /// Soft-deletes items (already checked by the caller) with an audit entry each;
 /// returns them as they were, for the `deleted` events after commit.
-pub(crate) async fn soft_delete_many(txn: &DatabaseTransaction, principal: &Principal, kind: ContentKind, ids: &[Uuid]) -> ApiResult<Vec<ContentResponse>> {
+pub(crate) async fn soft_delete_many(
+    txn: &DatabaseTransaction,
+    principal: &Principal,
+    kind: ContentKind,
+    ids: &[Uuid],
+) -> ApiResult<Vec<ContentResponse>> {
     let models = content::Entity::find().filter(content::Column::Id.is_in(ids.to_vec())).all(txn).await?;
     let mut rels = relations::load(txn, ids, true).await?;
     let now = Utc::now();
@@ -403,7 +478,13 @@ pub(crate) async fn soft_delete_many(txn: &DatabaseTransaction, principal: &Prin
     let mut out = Vec::new();
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
-        let entry = AuditEntry { actor: &actor, action: Action::Delete, entity_type: kind.as_str(), entity_id: model.id.to_string(), site_id: item.site_ids.first().copied() };
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Delete,
+            entity_type: kind.as_str(),
+            entity_id: model.id.to_string(),
+            site_id: item.site_ids.first().copied(),
+        };
         audit::record(txn, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
         out.push(item);
     }
@@ -419,9 +500,19 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
     let role = role_on_all(state, principal, &rel.site_ids).await?;
     require_role(role, Role::Author, &format!("copying a {}", kind.as_str()))?;
     require_module(state, kind, &rel.site_ids).await?;
-    let slug = available_slug(&txn, kind, &rel.site_ids, &format!("{}-copy", source.slug), None, ErrorCode::ContentSlugGenerationFailed).await?;
+    let slug = available_slug(
+        &txn,
+        kind,
+        &rel.site_ids,
+        &format!("{}-copy", source.slug),
+        None,
+        ErrorCode::ContentSlugGenerationFailed,
+    )
+    .await?;
     let route = match &rel.route {
-        Some(route) => Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?),
+        Some(route) => {
+            Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
+        }
         None => None,
     };
     let now = Utc::now();
@@ -448,7 +539,8 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
         tag_ids: Some(rel.tag_ids.clone()),
     };
     store_relations(&txn, kind, new_id, &draft, true).await?;
-    let localizations = content_localization::Entity::find().filter(content_localization::Column::ContentId.eq(id)).all(&txn).await?;
+    let localizations =
+        content_localization::Entity::find().filter(content_localization::Column::ContentId.eq(id)).all(&txn).await?;
     for loc in localizations {
         let mut copy: content_localization::ActiveModel = loc.into();
         copy.id = Set(Uuid::new_v4());
@@ -458,7 +550,13 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
         copy.reset_all().insert(&txn).await?;
     }
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Create, entity_type: kind.as_str(), entity_id: new_id.to_string(), site_id: draft.site_ids.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Create,
+        entity_type: kind.as_str(),
+        entity_id: new_id.to_string(),
+        site_id: draft.site_ids.first().copied(),
+    };
     let created = audited(&txn, new_id, entry, &json!({"cloned_from": id})).await?;
     txn.commit().await?;
     publish_created_events(state, kind, &created);
@@ -477,7 +575,13 @@ async fn available_route<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], base: &s
 }
 
 /// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
-pub async fn review(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid, body: ReviewRequest) -> ApiResult<ContentResponse> {
+pub async fn review(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+    body: ReviewRequest,
+) -> ApiResult<ContentResponse> {
     let txn = state.db.begin().await?;
     let current = load_live(&txn, kind, id).await?;
     let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
@@ -486,7 +590,10 @@ pub async fn review(state: &AppState, principal: &Principal, kind: ContentKind, 
     require_module(state, kind, &rel.site_ids).await?;
     let from = status_of(&current);
     if from != ContentStatus::InReview {
-        return Err(ApiError::new(ErrorCode::ContentReviewInvalidStatus, format!("only content in review can be reviewed; this is {}", from.as_str())));
+        return Err(ApiError::new(
+            ErrorCode::ContentReviewInvalidStatus,
+            format!("only content in review can be reviewed; this is {}", from.as_str()),
+        ));
     }
     let now = Utc::now();
     let to = match body.action {
@@ -502,7 +609,13 @@ pub async fn review(state: &AppState, principal: &Principal, kind: ContentKind, 
     row.updated_at = Set(now);
     row.update(&txn).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry { actor: &actor, action: Action::Update, entity_type: kind.as_str(), entity_id: id.to_string(), site_id: before.site_ids.first().copied() };
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Update,
+        entity_type: kind.as_str(),
+        entity_id: id.to_string(),
+        site_id: before.site_ids.first().copied(),
+    };
     let reviewed = audited(&txn, id, entry, &before).await?;
     txn.commit().await?;
     if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
@@ -513,7 +626,13 @@ pub async fn review(state: &AppState, principal: &Principal, kind: ContentKind, 
 }
 
 /// One action on many items of one site, all or nothing.
-pub async fn bulk(state: &AppState, principal: &Principal, kind: ContentKind, site_id: Uuid, body: BulkRequest) -> ApiResult<BulkResult> {
+pub async fn bulk(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    body: BulkRequest,
+) -> ApiResult<BulkResult> {
     let role = principal.site_role(state, site_id).await?;
     require_module(state, kind, &[site_id]).await?;
     let status = match body.action {
@@ -576,7 +695,13 @@ pub async fn bulk(state: &AppState, principal: &Principal, kind: ContentKind, si
             entity_id: item.id.to_string(),
             site_id: Some(site_id),
         };
-        audit::record(&txn, entry, &json!({"status": item.status, "is_deleted": false}), &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()})).await?;
+        audit::record(
+            &txn,
+            entry,
+            &json!({"status": item.status, "is_deleted": false}),
+            &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()}),
+        )
+        .await?;
         changed.push((item.id, from));
     }
     let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();

@@ -1,80 +1,8 @@
-use std::net::TcpListener;
-use std::sync::{Arc, RwLock};
-
-use actix_web::{web, App, HttpResponse, HttpServer};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{assert_problem, TestApp};
-
-const ISSUER: &str = "https://idp.test";
-const AUDIENCE: &str = "plinth-test";
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/api/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn jwk(name: &str) -> Value {
-    serde_json::from_str(&fixture(name)).unwrap()
-}
-
-/// A real identity provider stand-in on 127.0.0.1 serving a JWKS that the test
-/// can change (key rotation).
-struct JwksServer {
-    url: String,
-    keys: Arc<RwLock<Vec<Value>>>,
-}
-
-impl JwksServer {
-    fn start(keys: Vec<Value>) -> JwksServer {
-        let keys = Arc::new(RwLock::new(keys));
-        let shared = Arc::clone(&keys);
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/.well-known/jwks.json", listener.local_addr().unwrap());
-        let server = HttpServer::new(move || {
-            let keys = Arc::clone(&shared);
-            App::new().route(
-                "/.well-known/jwks.json",
-                web::get().to(move || {
-                    let body = json!({"keys": *keys.read().unwrap()});
-                    async move { HttpResponse::Ok().json(body) }
-                }),
-            )
-        })
-        .workers(1)
-        .disable_signals()
-        .listen(listener)
-        .unwrap()
-        .run();
-        actix_web::rt::spawn(server);
-        JwksServer { url, keys }
-    }
-}
-
-fn token(key_file: &str, kid: &str, claims: Value) -> String {
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some(kid.to_string());
-    jsonwebtoken::encode(&header, &claims, &EncodingKey::from_rsa_pem(fixture(key_file).as_bytes()).unwrap()).unwrap()
-}
-
-fn claims(sub: &str) -> Value {
-    let now = chrono::Utc::now().timestamp();
-    json!({"sub": sub, "iss": ISSUER, "aud": AUDIENCE, "iat": now, "exp": now + 600, "email": format!("{sub}@example.org")})
-}
-
-async fn app_with_idp(jwks: &JwksServer, system_admins: &[&str]) -> TestApp {
-    let url = jwks.url.clone();
-    let admins: Vec<String> = system_admins.iter().map(|s| s.to_string()).collect();
-    TestApp::spawn_with(move |c| {
-        c.idp.jwks_url = Some(url);
-        c.idp.issuer = Some(ISSUER.into());
-        c.idp.audience = Some(AUDIENCE.into());
-        c.idp.jwks_refetch_secs = 0;
-        c.system_admins = admins;
-    })
-    .await
-}
+use crate::idp::{app_with_idp, claims, jwk, token, JwksServer};
 
 #[actix_web::test]
 async fn missing_and_invalid_api_keys() {

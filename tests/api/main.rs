@@ -6,9 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod helpers;
+mod idp;
 
 mod api_keys;
 mod auth;
+mod blogs;
 mod cli;
 mod errors;
 mod locales;

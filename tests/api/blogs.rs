@@ -1,0 +1,347 @@
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, TestApp};
+use crate::idp::{add_member, app_with_idp, jwk, user_token, JwksServer};
+
+async fn create_blog(app: &TestApp, key: &str, body: Value) -> Value {
+    let res = app.post("/blogs", key, body).await;
+    assert_eq!(res.status(), 201);
+    res.json().await.unwrap()
+}
+
+async fn locale_id(app: &TestApp, code: &str) -> String {
+    let all: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
+    all.iter().find(|l| l["code"] == code).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+#[actix_web::test]
+async fn a_blog_is_created_with_a_transliterated_unique_slug_and_an_event() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("news").await;
+    let mut events = app.state.events.subscribe();
+    let first =
+        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Grüße aus Köln!", "author": "Ann"}))
+            .await;
+    assert_eq!((first["slug"].as_str(), first["status"].as_str()), (Some("grusse-aus-koln"), Some("Draft")));
+    assert_eq!(first["site_ids"], json!([site]));
+    assert!(first["published_date"].is_null());
+    let second = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Grusse aus Koln"})).await;
+    let third = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "grüsse aus köln"})).await;
+    assert_eq!(
+        (second["slug"].as_str(), third["slug"].as_str()),
+        (Some("grusse-aus-koln-2"), Some("grusse-aus-koln-3"))
+    );
+
+    let res =
+        app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "x", "slug": "grusse-aus-koln"})).await;
+    let body = assert_problem(res, 409, "ENTITY_SLUG_TAKEN").await;
+    assert_eq!(body["entity_type"], "blog");
+
+    let event = events.recv().await.unwrap();
+    assert_eq!(event.event, "blog.created");
+    assert_eq!(event.site_id.to_string(), site);
+    assert_eq!(
+        event.data,
+        json!({"id": first["id"], "title": "Grüße aus Köln!", "slug": "grusse-aus-koln", "status": "Draft"})
+    );
+}
+
+#[actix_web::test]
+async fn blogs_are_read_by_id_slug_detail_and_in_pages() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("read").await;
+    let reader = app.create_key("Read", Some(&site)).await;
+    for i in 0..12 {
+        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": format!("Post {i}")})).await;
+    }
+    let page: Value = app.get(&format!("/sites/{site}/blogs?page=2&per_page=5"), &reader).await.json().await.unwrap();
+    assert_eq!(page["meta"], json!({"page": 2, "per_page": 5, "total": 12, "total_pages": 3}));
+    assert_eq!(page["data"].as_array().unwrap().len(), 5);
+    assert_eq!(page["data"][0]["site_ids"], json!([site]));
+    let first = &page["data"][0];
+    let id = first["id"].as_str().unwrap();
+
+    let by_id: Value = app.get(&format!("/blogs/{id}"), &reader).await.json().await.unwrap();
+    let by_slug: Value = app
+        .get(&format!("/sites/{site}/blogs/by-slug/{}", first["slug"].as_str().unwrap()), &reader)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(by_id, by_slug);
+    let detail: Value = app.get(&format!("/blogs/{id}/detail"), &reader).await.json().await.unwrap();
+    assert_eq!(detail["id"], id);
+    assert_eq!((detail["localizations"].clone(), detail["categories"].clone()), (json!([]), json!([])));
+
+    assert_problem(
+        app.post("/blogs", &reader, json!({"site_ids": [site], "title": "no"})).await,
+        403,
+        "AUTH_INSUFFICIENT_ROLE",
+    )
+    .await;
+    let res = app.get(&format!("/blogs/{}", uuid::Uuid::new_v4()), &reader).await;
+    assert_eq!(assert_problem(res, 404, "ENTITY_NOT_FOUND").await["entity_type"], "blog");
+}
+
+#[actix_web::test]
+async fn blogs_of_one_site_are_invisible_and_untouchable_from_another() {
+    let app = TestApp::spawn().await;
+    let (a, b) = (app.create_site_id("blog-a").await, app.create_site_id("blog-b").await);
+    let writer_a = app.create_key("Write", Some(&a)).await;
+    let post_b = create_blog(&app, &app.admin_key, json!({"site_ids": [b], "title": "B only"})).await;
+    let id = post_b["id"].as_str().unwrap();
+    assert_problem(app.get(&format!("/sites/{b}/blogs"), &writer_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    assert_problem(app.get(&format!("/blogs/{id}"), &writer_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    assert_problem(
+        app.put(&format!("/blogs/{id}"), &writer_a, json!({"title": "mine now"})).await,
+        403,
+        "AUTH_API_KEY_SITE_DENIED",
+    )
+    .await;
+    assert_problem(app.delete(&format!("/blogs/{id}"), &writer_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    assert_problem(
+        app.post("/blogs", &writer_a, json!({"site_ids": [a, b], "title": "both"})).await,
+        403,
+        "AUTH_API_KEY_SITE_DENIED",
+    )
+    .await;
+    let res = app.post(&format!("/sites/{a}/blogs/bulk"), &writer_a, json!({"action": "Delete", "ids": [id]})).await;
+    assert_problem(res, 404, "ENTITY_NOT_FOUND").await;
+    let unchanged: Value = app.get(&format!("/blogs/{id}"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(unchanged["title"], "B only");
+}
+
+#[actix_web::test]
+async fn status_lifecycle_and_publish_window() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("life").await;
+    let editor = app.create_key("Write", Some(&site)).await;
+    let post = create_blog(&app, &editor, json!({"site_ids": [site], "title": "Life"})).await;
+    let path = format!("/blogs/{}", post["id"].as_str().unwrap());
+
+    let mut events = app.state.events.subscribe();
+    let published: Value = app.put(&path, &editor, json!({"status": "Published"})).await.json().await.unwrap();
+    assert_eq!(published["status"], "Published");
+    assert!(published["published_date"].is_string());
+    let names: Vec<String> = vec![events.recv().await.unwrap().event, events.recv().await.unwrap().event];
+    assert_eq!(names, ["blog.updated", "blog.published"]);
+
+    let archived: Value = app.put(&path, &editor, json!({"status": "Archived"})).await.json().await.unwrap();
+    assert_eq!(archived["status"], "Archived");
+    assert_problem(app.put(&path, &editor, json!({"status": "Published"})).await, 400, "CONTENT_INVALID_STATUS").await;
+    assert_problem(app.put(&path, &editor, json!({"status": "Bogus"})).await, 422, "VALIDATION_ERROR").await;
+
+    let start = chrono::Utc::now() + chrono::Duration::days(2);
+    let end = start - chrono::Duration::days(1);
+    let res = app.put(&path, &editor, json!({"publish_start": start, "publish_end": end})).await;
+    assert_problem(res, 400, "CONTENT_PUBLISH_DATE_INVALID").await;
+    app.put(&path, &editor, json!({"status": "Draft"})).await;
+    assert_problem(app.put(&path, &editor, json!({"status": "Scheduled"})).await, 400, "CONTENT_INVALID_STATUS").await;
+    let scheduled: Value =
+        app.put(&path, &editor, json!({"status": "Scheduled", "publish_start": start})).await.json().await.unwrap();
+    assert_eq!(scheduled["status"], "Scheduled");
+}
+
+#[actix_web::test]
+async fn the_editorial_workflow_goes_through_review() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let site = app.create_site_id("flow").await;
+    app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"editorial_workflow_enabled": true})).await;
+    add_member(&app, &site, "author_1", "author").await;
+    add_member(&app, &site, "reviewer_1", "reviewer").await;
+    add_member(&app, &site, "reader_1", "read").await;
+    let (author, reviewer, reader) = (user_token("author_1"), user_token("reviewer_1"), user_token("reader_1"));
+
+    let res = app.bearer(Method::POST, "/blogs", &author, Some(json!({"site_ids": [site], "title": "Flow"}))).await;
+    assert_eq!(res.status(), 201);
+    let post: Value = res.json().await.unwrap();
+    let id = post["id"].as_str().unwrap();
+    let path = format!("/blogs/{id}");
+    let review = format!("/blogs/{id}/review");
+
+    // Nobody publishes past the review; reviewers only move content in review.
+    let editor = app.create_key("Write", Some(&site)).await;
+    assert_problem(app.put(&path, &editor, json!({"status": "Published"})).await, 403, "WORKFLOW_REVIEW_REQUIRED")
+        .await;
+    let res = app.bearer(Method::PUT, &path, &reviewer, Some(json!({"status": "Archived"}))).await;
+    assert_problem(res, 403, "WORKFLOW_INVALID_STATUS").await;
+    let res = app.bearer(Method::POST, &review, &reviewer, Some(json!({"action": "Approve"}))).await;
+    assert_problem(res, 400, "CONTENT_REVIEW_INVALID_STATUS").await;
+
+    // The author submits; a reader cannot review; the reviewer asks for changes.
+    let res = app.bearer(Method::PUT, &path, &author, Some(json!({"status": "InReview"}))).await;
+    assert_eq!(res.json::<Value>().await.unwrap()["status"], "InReview");
+    let res = app.bearer(Method::POST, &review, &reader, Some(json!({"action": "Approve"}))).await;
+    assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    let res = app
+        .bearer(Method::POST, &review, &reviewer, Some(json!({"action": "RequestChanges", "comment": "more detail"})))
+        .await;
+    assert_eq!(res.json::<Value>().await.unwrap()["status"], "Draft");
+
+    // Resubmitted and approved: published.
+    app.bearer(Method::PUT, &path, &author, Some(json!({"status": "InReview"}))).await;
+    let res = app.bearer(Method::POST, &review, &reviewer, Some(json!({"action": "Approve"}))).await;
+    let approved: Value = res.json().await.unwrap();
+    assert_eq!(approved["status"], "Published");
+    // Authors no longer change a published post.
+    let res = app.bearer(Method::PUT, &path, &author, Some(json!({"title": "sneaky"}))).await;
+    assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;
+}
+
+#[actix_web::test]
+async fn without_the_workflow_authors_still_cannot_publish() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let site = app.create_site_id("noflow").await;
+    add_member(&app, &site, "author_2", "author").await;
+    let author = user_token("author_2");
+    let res = app
+        .bearer(
+            Method::POST,
+            "/blogs",
+            &author,
+            Some(json!({"site_ids": [site], "title": "Mine", "status": "Published"})),
+        )
+        .await;
+    assert_problem(res, 403, "WORKFLOW_NO_PERMISSION").await;
+    let theirs = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Theirs"})).await;
+    let res = app
+        .bearer(
+            Method::PUT,
+            &format!("/blogs/{}", theirs["id"].as_str().unwrap()),
+            &author,
+            Some(json!({"title": "x"})),
+        )
+        .await;
+    assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;
+}
+
+#[actix_web::test]
+async fn a_disabled_blog_module_answers_module_not_enabled() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("nomod").await;
+    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Before"})).await;
+    app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_blog_enabled": false})).await;
+    assert_problem(app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await, 403, "MODULE_NOT_ENABLED").await;
+    let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "After"})).await;
+    assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
+    let res = app.put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"title": "x"})).await;
+    assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
+}
+
+#[actix_web::test]
+async fn localizations_and_the_published_locale_filter() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("i18n").await;
+    let de = locale_id(&app, "de").await;
+    let post =
+        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Hello", "status": "Published"})).await;
+    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Other", "status": "Published"})).await;
+    let id = post["id"].as_str().unwrap();
+    let path = format!("/blogs/{id}/localizations");
+
+    // German is not assigned to the site yet.
+    let res = app.post(&path, &app.admin_key, json!({"locale_id": de, "title": "Hallo"})).await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
+    app.post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de})).await;
+    let res = app.post(&path, &app.admin_key, json!({"locale_id": de, "title": "Hallo", "body": "Welt"})).await;
+    assert_eq!(res.status(), 201);
+    let loc: Value = res.json().await.unwrap();
+    let res = app.post(&path, &app.admin_key, json!({"locale_id": de, "title": "Nochmal"})).await;
+    assert_eq!(assert_problem(res, 400, "ENTITY_LOCALIZATION_EXISTS").await["entity_type"], "blog");
+
+    let all: Value = app.get(&format!("/sites/{site}/blogs/published"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(all["meta"]["total"], 2);
+    let german: Value =
+        app.get(&format!("/sites/{site}/blogs/published?locale_id={de}"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(german["meta"], json!({"page": 1, "per_page": 10, "total": 1, "total_pages": 1}));
+    assert_eq!(german["data"][0]["id"], id);
+
+    let loc_path = format!("/blogs/localizations/{}", loc["id"].as_str().unwrap());
+    let updated: Value = app.put(&loc_path, &app.admin_key, json!({"title": "Hallo!"})).await.json().await.unwrap();
+    assert_eq!((updated["title"].as_str(), updated["body"].as_str()), (Some("Hallo!"), Some("Welt")));
+    let detail: Value = app.get(&format!("/blogs/{id}/detail"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(detail["localizations"][0]["title"], "Hallo!");
+    assert_eq!(app.delete(&loc_path, &app.admin_key).await.status(), 204);
+    assert_problem(app.delete(&loc_path, &app.admin_key).await, 404, "ENTITY_LOCALIZATION_NOT_FOUND").await;
+}
+
+#[actix_web::test]
+async fn clone_bulk_and_samples() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("bulk").await;
+    let post =
+        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Original", "status": "Published"}))
+            .await;
+    let clone_path = format!("/blogs/{}/clone", post["id"].as_str().unwrap());
+    let copy: Value = app.post(&clone_path, &app.admin_key, json!({})).await.json().await.unwrap();
+    assert_eq!((copy["slug"].as_str(), copy["status"].as_str()), (Some("original-copy"), Some("Draft")));
+    let again: Value = app.post(&clone_path, &app.admin_key, json!({})).await.json().await.unwrap();
+    assert_eq!(again["slug"], "original-copy-2");
+
+    let bulk = format!("/sites/{site}/blogs/bulk");
+    let ids = json!([copy["id"], again["id"]]);
+    assert_problem(
+        app.post(&bulk, &app.admin_key, json!({"action": "UpdateStatus", "ids": ids})).await,
+        400,
+        "BLOG_BULK_STATUS_REQUIRED",
+    )
+    .await;
+    let result: Value = app
+        .post(&bulk, &app.admin_key, json!({"action": "UpdateStatus", "ids": ids, "status": "Published"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(result["affected"], 2);
+    let published: Value =
+        app.get(&format!("/sites/{site}/blogs/published"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(published["meta"]["total"], 3);
+    let reader = app.create_key("Read", Some(&site)).await;
+    assert_problem(
+        app.post(&bulk, &reader, json!({"action": "Delete", "ids": ids})).await,
+        403,
+        "AUTH_INSUFFICIENT_ROLE",
+    )
+    .await;
+    let result: Value =
+        app.post(&bulk, &app.admin_key, json!({"action": "Delete", "ids": ids})).await.json().await.unwrap();
+    assert_eq!(result["affected"], 2);
+    let all: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(all["meta"]["total"], 1);
+
+    let seed = format!("/sites/{site}/blogs/seed");
+    let res = app.post(&seed, &app.admin_key, json!({})).await;
+    assert_eq!(res.status(), 201);
+    let samples: Vec<Value> = res.json().await.unwrap();
+    assert_eq!(samples.len(), 3);
+    assert!(samples.iter().all(|s| s["status"] == "Draft" && s["is_sample"] == true));
+    let detail: Value = app
+        .get(&format!("/blogs/{}/detail", samples[0]["id"].as_str().unwrap()), &app.admin_key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["localizations"].as_array().unwrap().len(), 1, "written in the default locale");
+    assert_problem(app.post(&seed, &app.admin_key, json!({})).await, 400, "BLOG_SAMPLE_EXISTS").await;
+    let deleted: Value =
+        app.delete(&format!("/sites/{site}/blogs/samples"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(deleted, json!({"deleted": 3}));
+    assert_eq!(app.post(&seed, &app.admin_key, json!({})).await.status(), 201);
+}
+
+#[actix_web::test]
+async fn deleted_blogs_leave_listings() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("del").await;
+    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Gone soon"})).await;
+    let path = format!("/blogs/{}", post["id"].as_str().unwrap());
+    let mut events = app.state.events.subscribe();
+    assert_eq!(app.delete(&path, &app.admin_key).await.status(), 204);
+    assert_eq!(events.recv().await.unwrap().event, "blog.deleted");
+    assert_problem(app.get(&path, &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    let all: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(all["meta"]["total"], 0);
+}
