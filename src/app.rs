@@ -21,7 +21,7 @@ use crate::error::{json_config, not_found_fallback, path_config, query_config, r
 use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::{api_keys, blogs, db, locales, openapi, sites, system, telemetry};
+use crate::{api_keys, blogs, db, locales, openapi, sites, system, taxonomy, telemetry};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -158,6 +158,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(api_keys::configure)
                 .configure(locales::configure)
                 .configure(sites::configure)
-                .configure(blogs::configure),
+                .configure(blogs::configure)
+                .configure(taxonomy::configure),
         );
 }

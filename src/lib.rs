@@ -16,6 +16,7 @@ pub mod pagination;
 pub mod sites;
 pub mod storage;
 pub mod system;
+pub mod taxonomy;
 pub mod telemetry;
 pub mod values;
 

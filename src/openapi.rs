@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, locales, sites, system};
+use crate::{api_keys, blogs, locales, sites, system, taxonomy};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,6 +23,8 @@ use crate::{api_keys, blogs, locales, sites, system};
         blogs::get_blog, blogs::get_blog_detail, blogs::create_blog, blogs::update_blog, blogs::delete_blog, blogs::clone_blog,
         blogs::review_blog, blogs::bulk_blogs, blogs::list_blog_localizations, blogs::create_blog_localization,
         blogs::update_blog_localization, blogs::delete_blog_localization, blogs::seed_blogs, blogs::delete_sample_blogs,
+        taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,
+        taxonomy::list_tags, taxonomy::create_tag, taxonomy::update_tag, taxonomy::delete_tag,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
     modifiers(&SecuritySchemes, &PrefixPaths),

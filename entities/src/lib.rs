@@ -3,7 +3,6 @@
 
 pub mod api_key;
 pub mod audit_log;
-pub mod category;
 pub mod content;
 pub mod content_category;
 pub mod content_localization;
@@ -14,4 +13,4 @@ pub mod site;
 pub mod site_locale;
 pub mod site_member;
 pub mod site_setting;
-pub mod tag;
+pub mod term;

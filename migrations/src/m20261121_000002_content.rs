@@ -109,24 +109,24 @@ impl MigrationTrait for Migration {
             .await?;
         index(manager, "ux_content_localizations", "content_localizations", &["content_id", "locale_id"], true).await?;
 
-        for table in ["categories", "tags"] {
-            manager
-                .create_table(
-                    Table::create()
-                        .table(table)
-                        .col(pk_uuid("id"))
-                        .col(uuid("site_id"))
-                        .col(string("slug"))
-                        .col(string("name"))
-                        .col(text("description"))
-                        .col(timestamp_with_time_zone("created_at"))
-                        .col(timestamp_with_time_zone("updated_at"))
-                        .foreign_key(&mut cascade(table, "site_id", "sites"))
-                        .to_owned(),
-                )
-                .await?;
-            index(manager, &format!("ux_{table}_site_slug"), table, &["site_id", "slug"], true).await?;
-        }
+        // Categories and tags: one table, told apart by `taxonomy`.
+        manager
+            .create_table(
+                Table::create()
+                    .table("terms")
+                    .col(pk_uuid("id"))
+                    .col(uuid("site_id"))
+                    .col(string("taxonomy"))
+                    .col(string("slug"))
+                    .col(string("name"))
+                    .col(text("description"))
+                    .col(timestamp_with_time_zone("created_at"))
+                    .col(timestamp_with_time_zone("updated_at"))
+                    .foreign_key(&mut cascade("terms", "site_id", "sites"))
+                    .to_owned(),
+            )
+            .await?;
+        index(manager, "ux_terms_site_taxonomy_slug", "terms", &["site_id", "taxonomy", "slug"], true).await?;
         manager
             .create_table(
                 Table::create()
@@ -136,7 +136,7 @@ impl MigrationTrait for Migration {
                     .col(boolean("is_primary"))
                     .primary_key(Index::create().col("content_id").col("category_id"))
                     .foreign_key(&mut cascade("content_categories", "content_id", "contents"))
-                    .foreign_key(&mut cascade("content_categories", "category_id", "categories"))
+                    .foreign_key(&mut cascade("content_categories", "category_id", "terms"))
                     .to_owned(),
             )
             .await?;
@@ -148,7 +148,7 @@ impl MigrationTrait for Migration {
                     .col(uuid("tag_id"))
                     .primary_key(Index::create().col("content_id").col("tag_id"))
                     .foreign_key(&mut cascade("content_tags", "content_id", "contents"))
-                    .foreign_key(&mut cascade("content_tags", "tag_id", "tags"))
+                    .foreign_key(&mut cascade("content_tags", "tag_id", "terms"))
                     .to_owned(),
             )
             .await?;

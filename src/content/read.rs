@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{category, content, content_category, content_localization, content_site, content_tag};
+use plinth_entities::{content, content_category, content_localization, content_site, content_tag, term};
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect, Select};
 use uuid::Uuid;
@@ -81,9 +81,9 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
         .iter()
         .map(LocalizationResponse::from)
         .collect();
-    let categories = category::Entity::find()
-        .filter(category::Column::Id.is_in(item.category_ids.clone()))
-        .order_by_asc(category::Column::Name)
+    let categories = term::Entity::find()
+        .filter(term::Column::Id.is_in(item.category_ids.clone()))
+        .order_by_asc(term::Column::Name)
         .all(&state.db)
         .await?
         .into_iter()

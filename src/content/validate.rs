@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{category, content_site, tag};
+use plinth_entities::{content_site, term};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
 
@@ -127,9 +127,10 @@ pub async fn taxonomy<C: ConnectionTrait>(
 ) -> ApiResult<()> {
     let mut errors = Vec::new();
     if !category_ids.is_empty() {
-        let found = category::Entity::find()
-            .filter(category::Column::Id.is_in(category_ids.to_vec()))
-            .filter(category::Column::SiteId.is_in(site_ids.to_vec()))
+        let found = term::Entity::find()
+            .filter(term::Column::Id.is_in(category_ids.to_vec()))
+            .filter(term::Column::Taxonomy.eq("category"))
+            .filter(term::Column::SiteId.is_in(site_ids.to_vec()))
             .count(db)
             .await?;
         if found as usize != category_ids.iter().collect::<HashSet<_>>().len() {
@@ -148,9 +149,10 @@ pub async fn taxonomy<C: ConnectionTrait>(
         ));
     }
     if !tag_ids.is_empty() {
-        let found = tag::Entity::find()
-            .filter(tag::Column::Id.is_in(tag_ids.to_vec()))
-            .filter(tag::Column::SiteId.is_in(site_ids.to_vec()))
+        let found = term::Entity::find()
+            .filter(term::Column::Id.is_in(tag_ids.to_vec()))
+            .filter(term::Column::Taxonomy.eq("tag"))
+            .filter(term::Column::SiteId.is_in(site_ids.to_vec()))
             .count(db)
             .await?;
         if found as usize != tag_ids.iter().collect::<HashSet<_>>().len() {

@@ -17,3 +17,4 @@ mod locales;
 mod rate_limits;
 mod sites;
 mod system;
+mod taxonomy;

@@ -1,12 +1,13 @@
 use sea_orm::entity::prelude::*;
 
-/// A site's tag, used to group and relate content.
+/// A category or a tag of one site (`taxonomy` = `category` | `tag`).
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-#[sea_orm(table_name = "tags")]
+#[sea_orm(table_name = "terms")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub site_id: Uuid,
+    pub taxonomy: String,
     pub slug: String,
     pub name: String,
     pub description: String,

@@ -1,0 +1,218 @@
+//! Categories and tags of a site: one implementation, two URL families.
+
+mod routes;
+
+pub(crate) use routes::*;
+
+use actix_web::web::{self, delete, get, post, put, resource};
+use chrono::{DateTime, Utc};
+use plinth_entities::term;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
+};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::content::slugify;
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
+use crate::values::{required_text, Slug};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        resource("/sites/{site_id}/categories").route(get().to(list_categories)).route(post().to(create_category)),
+    )
+    .service(resource("/categories/{id}").route(put().to(update_category)).route(delete().to(delete_category)))
+    .service(resource("/sites/{site_id}/tags").route(get().to(list_tags)).route(post().to(create_tag)))
+    .service(resource("/tags/{id}").route(put().to(update_tag)).route(delete().to(delete_tag)));
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Taxonomy {
+    Category,
+    Tag,
+}
+
+impl Taxonomy {
+    fn as_str(self) -> &'static str {
+        match self {
+            Taxonomy::Category => "category",
+            Taxonomy::Tag => "tag",
+        }
+    }
+}
+
+/// A category or tag.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TermResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&term::Model> for TermResponse {
+    fn from(m: &term::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            slug: m.slug.clone(),
+            name: m.name.clone(),
+            description: m.description.clone(),
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTerm {
+    pub name: String,
+    /// Generated from the name when omitted.
+    pub slug: Option<String>,
+    #[serde(default)]
+    pub description: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTerm {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+}
+
+fn audit_entry<'a>(actor: &'a str, action: Action, taxonomy: Taxonomy, term: &term::Model) -> AuditEntry<'a> {
+    AuditEntry {
+        actor,
+        action,
+        entity_type: taxonomy.as_str(),
+        entity_id: term.id.to_string(),
+        site_id: Some(term.site_id),
+    }
+}
+
+async fn list(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    site_id: Uuid,
+) -> ApiResult<Vec<TermResponse>> {
+    principal.require(state, site_id, Capability::Read).await?;
+    state.site_state(site_id).await?;
+    let terms = term::Entity::find()
+        .filter(term::Column::SiteId.eq(site_id))
+        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
+        .order_by_asc(term::Column::Name)
+        .all(&state.db)
+        .await?;
+    Ok(terms.iter().map(TermResponse::from).collect())
+}
+
+async fn create(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    site_id: Uuid,
+    body: CreateTerm,
+) -> ApiResult<TermResponse> {
+    principal.require(state, site_id, Capability::EditAnyContent).await?;
+    state.site_state(site_id).await?;
+    let mut errors = Vec::new();
+    let name = required_text("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
+    let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    let (Some(name), true) = (name, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    let slug = slug.map(Slug::into_inner).unwrap_or_else(|| slugify(&name));
+    let now = Utc::now();
+    let txn = state.db.begin().await?;
+    let created = term::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        site_id: Set(site_id),
+        taxonomy: Set(taxonomy.as_str().to_string()),
+        slug: Set(slug.clone()),
+        name: Set(name),
+        description: Set(body.description),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await
+    .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
+    let response = TermResponse::from(&created);
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response).await?;
+    txn.commit().await?;
+    Ok(response)
+}
+
+async fn find(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<term::Model> {
+    let found = term::Entity::find_by_id(id)
+        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found(taxonomy.as_str(), id))?;
+    principal.require(state, found.site_id, Capability::EditAnyContent).await?;
+    Ok(found)
+}
+
+async fn update(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    id: Uuid,
+    body: UpdateTerm,
+) -> ApiResult<TermResponse> {
+    let current = find(state, principal, taxonomy, id).await?;
+    let mut errors = Vec::new();
+    let name = body.name.as_deref().and_then(|n| required_text("name", n, 200).map_err(|e| errors.push(e)).ok());
+    let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    let before = TermResponse::from(&current);
+    let mut row: term::ActiveModel = current.into();
+    if let Some(name) = name {
+        row.name = Set(name);
+    }
+    let new_slug = slug.map(Slug::into_inner);
+    if let Some(slug) = &new_slug {
+        row.slug = Set(slug.clone());
+    }
+    if let Some(description) = body.description {
+        row.description = Set(description);
+    }
+    row.updated_at = Set(Utc::now());
+    let txn = state.db.begin().await?;
+    let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
+        ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
+    }))?;
+    let after = TermResponse::from(&updated);
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated), &before, &after)
+        .await?;
+    txn.commit().await?;
+    Ok(after)
+}
+
+/// Removes the term; items lose it (their link rows cascade).
+async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
+    let current = find(state, principal, taxonomy, id).await?;
+    let txn = state.db.begin().await?;
+    term::Entity::delete_by_id(id).exec(&txn).await?;
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current),
+        &TermResponse::from(&current),
+        &(),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
