@@ -12,6 +12,7 @@ pub mod error;
 pub mod events;
 pub mod locales;
 pub mod openapi;
+pub mod pages;
 pub mod pagination;
 pub mod sites;
 pub mod storage;

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, locales, sites, system, taxonomy};
+use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -19,15 +19,17 @@ use crate::{api_keys, blogs, locales, sites, system, taxonomy};
         sites::get_settings, sites::update_settings,
         sites::list_site_locales, sites::add_site_locale, sites::update_site_locale, sites::delete_site_locale,
         sites::set_default_site_locale,
-        blogs::list_blogs, blogs::list_published_blogs, blogs::list_featured_blogs, blogs::similar_blogs, blogs::get_blog_by_slug,
-        blogs::get_blog, blogs::get_blog_detail, blogs::create_blog, blogs::update_blog, blogs::delete_blog, blogs::clone_blog,
-        blogs::review_blog, blogs::bulk_blogs, blogs::list_blog_localizations, blogs::create_blog_localization,
-        blogs::update_blog_localization, blogs::delete_blog_localization, blogs::seed_blogs, blogs::delete_sample_blogs,
+        content::http::list_items, content::http::list_published, content::http::get_by_slug, content::http::get_item,
+        content::http::get_detail, content::http::create_item, content::http::update_item, content::http::delete_item,
+        content::http::clone_item, content::http::review_item, content::http::bulk_items, content::http::list_localizations,
+        content::http::create_localization, content::http::update_localization, content::http::delete_localization,
+        blogs::list_featured_blogs, blogs::similar_blogs, blogs::seed_blogs, blogs::delete_sample_blogs,
+        pages::get_page_by_route,
         taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,
         taxonomy::list_tags, taxonomy::create_tag, taxonomy::update_tag, taxonomy::delete_tag,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
-    modifiers(&SecuritySchemes, &PrefixPaths),
+    modifiers(&SecuritySchemes, &OtherContentKinds, &PrefixPaths),
 )]
 struct ApiDoc;
 
@@ -43,6 +45,42 @@ impl Modify for SecuritySchemes {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
         );
     }
+}
+
+/// The shared content handlers are documented under the blog paths; every other
+/// kind gets the same entries with its own paths, tags and operation ids.
+struct OtherContentKinds;
+
+impl Modify for OtherContentKinds {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
+            .paths
+            .paths
+            .iter()
+            .filter(|(_, item)| {
+                operations(item).any(|op| {
+                    op.operation_id.as_deref().is_some_and(|id| content::http::SHARED_OPERATIONS.contains(&id))
+                })
+            })
+            .map(|(path, item)| (path.clone(), item.clone()))
+            .collect();
+        for (singular, plural, tag) in [("page", "pages", "Pages")] {
+            for (path, item) in &shared {
+                let json = serde_json::to_string(item).unwrap_or_default();
+                let json = json
+                    .replace("\"Blogs\"", &format!("\"{tag}\""))
+                    .replace("blog", singular)
+                    .replace("BLOG", &singular.to_uppercase());
+                if let Ok(item) = serde_json::from_str(&json) {
+                    openapi.paths.paths.insert(path.replace("blogs", plural), item);
+                }
+            }
+        }
+    }
+}
+
+fn operations(item: &utoipa::openapi::PathItem) -> impl Iterator<Item = &utoipa::openapi::path::Operation> {
+    [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten()
 }
 
 struct PrefixPaths;

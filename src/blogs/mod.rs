@@ -1,41 +1,53 @@
-//! Blog endpoints: thin HTTP handlers over the content engine.
+//! Blog endpoints: the content engine's shared endpoints for the `blog` kind,
+//! plus what only blogs have (featured, similar, samples).
 
-mod routes;
 mod samples;
 
-pub(crate) use routes::*;
+pub(crate) use samples::{__path_delete_sample_blogs, __path_seed_blogs};
 
-use actix_web::web::{self, delete, get, post, put, resource};
+use actix_web::web::{self, delete, get, post, resource};
+use actix_web::HttpResponse;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::content::model::{ContentListItem, LimitQuery};
+use crate::content::{http, read, ContentKind};
+use crate::error::{ApiResult, Problem};
+
+const BLOG: ContentKind = ContentKind::Blog;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{site_id}/blogs").route(get().to(list_blogs)))
-        .service(resource("/sites/{site_id}/blogs/published").route(get().to(list_published_blogs)))
-        .service(resource("/sites/{site_id}/blogs/featured").route(get().to(list_featured_blogs)))
-        .service(resource("/sites/{site_id}/blogs/bulk").route(post().to(bulk_blogs)))
+    cfg.service(resource("/sites/{site_id}/blogs/featured").route(get().to(list_featured_blogs)))
         .service(resource("/sites/{site_id}/blogs/seed").route(post().to(samples::seed_blogs)))
         .service(resource("/sites/{site_id}/blogs/samples").route(delete().to(samples::delete_sample_blogs)))
-        .service(resource("/sites/{site_id}/blogs/by-slug/{slug}").route(get().to(get_blog_by_slug)))
-        .service(resource("/sites/{site_id}/blogs/{id}/similar").route(get().to(similar_blogs)))
-        .service(resource("/blogs").route(post().to(create_blog)))
-        .service(
-            resource("/blogs/localizations/{loc_id}")
-                .route(put().to(update_blog_localization))
-                .route(delete().to(delete_blog_localization)),
-        )
-        .service(
-            resource("/blogs/{id}")
-                .route(get().to(get_blog))
-                .route(put().to(update_blog))
-                .route(delete().to(delete_blog)),
-        )
-        .service(resource("/blogs/{id}/detail").route(get().to(get_blog_detail)))
-        .service(resource("/blogs/{id}/clone").route(post().to(clone_blog)))
-        .service(resource("/blogs/{id}/review").route(post().to(review_blog)))
-        .service(
-            resource("/blogs/{id}/localizations")
-                .route(get().to(list_blog_localizations))
-                .route(post().to(create_blog_localization)),
-        );
+        .service(resource("/sites/{site_id}/blogs/{id}/similar").route(get().to(similar_blogs)));
+    http::configure_kind(cfg, BLOG, "blogs");
 }
 
-pub(crate) use samples::{__path_delete_sample_blogs, __path_seed_blogs};
+#[utoipa::path(get, path = "/sites/{site_id}/blogs/featured", tag = "Blogs", params(("site_id" = Uuid, Path), LimitQuery),
+    responses((status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100"),
+        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_featured_blogs(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<LimitQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok()
+        .json(read::featured(&state, &principal, BLOG, site_id.into_inner(), query.limit.unwrap_or(10)).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/blogs/{id}/similar", tag = "Blogs", params(("site_id" = Uuid, Path), ("id" = Uuid, Path), LimitQuery),
+    responses((status = 200, body = Vec<ContentListItem>, description = "Published posts scored +3 per shared tag, +2 per shared category, +3 same primary category, +1 same author; limit default 3, max 10"),
+        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn similar_blogs(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, Uuid)>,
+    query: web::Query<LimitQuery>,
+) -> ApiResult<HttpResponse> {
+    let (site_id, id) = path.into_inner();
+    let limit = query.limit.unwrap_or(read::SIMILAR_DEFAULT);
+    Ok(HttpResponse::Ok().json(read::similar(&state, &principal, BLOG, site_id, id, limit).await?))
+}

@@ -3,6 +3,7 @@
 //! Kinds differ only in what [`ContentKind`] answers and their own fields.
 
 mod access;
+pub mod http;
 mod kind;
 pub mod localizations;
 pub mod model;

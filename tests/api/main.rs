@@ -14,6 +14,7 @@ mod blogs;
 mod cli;
 mod errors;
 mod locales;
+mod pages;
 mod rate_limits;
 mod sites;
 mod system;

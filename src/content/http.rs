@@ -1,0 +1,253 @@
+//! HTTP handlers shared by every content kind. Each resource is registered once
+//! per kind with that kind as resource data ([`configure_kind`]); the OpenAPI
+//! document describes them under the blog paths and derives the other kinds'
+//! entries from those (see `openapi.rs`).
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+
+use super::model::{
+    BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, LocalizationInput,
+    LocalizationResponse, PublishedQuery, ReviewRequest, UpdateContent,
+};
+use super::{localizations, read, write, ContentKind};
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::error::{ApiResult, Problem};
+use crate::pagination::{PageParams, Paginated};
+
+/// Registers the shared endpoints of `kind` under `/{plural}` and
+/// `/sites/{site_id}/{plural}`.
+pub fn configure_kind(cfg: &mut web::ServiceConfig, kind: ContentKind, plural: &str) {
+    use web::{delete, get, post, put, resource};
+    let data = web::Data::new(kind);
+    let r = |path: String| resource(path).app_data(data.clone());
+    cfg.service(r(format!("/sites/{{site_id}}/{plural}")).route(get().to(list_items)))
+        .service(r(format!("/sites/{{site_id}}/{plural}/published")).route(get().to(list_published)))
+        .service(r(format!("/sites/{{site_id}}/{plural}/bulk")).route(post().to(bulk_items)))
+        .service(r(format!("/sites/{{site_id}}/{plural}/by-slug/{{slug}}")).route(get().to(get_by_slug)))
+        .service(r(format!("/{plural}")).route(post().to(create_item)))
+        .service(
+            r(format!("/{plural}/localizations/{{loc_id}}"))
+                .route(put().to(update_localization))
+                .route(delete().to(delete_localization)),
+        )
+        .service(
+            r(format!("/{plural}/{{id}}"))
+                .route(get().to(get_item))
+                .route(put().to(update_item))
+                .route(delete().to(delete_item)),
+        )
+        .service(r(format!("/{plural}/{{id}}/detail")).route(get().to(get_detail)))
+        .service(r(format!("/{plural}/{{id}}/clone")).route(post().to(clone_item)))
+        .service(r(format!("/{plural}/{{id}}/review")).route(post().to(review_item)))
+        .service(
+            r(format!("/{plural}/{{id}}/localizations"))
+                .route(get().to(list_localizations))
+                .route(post().to(create_localization)),
+        );
+}
+
+/// Operation ids of the shared endpoints, as documented for blogs.
+pub const SHARED_OPERATIONS: [&str; 15] = [
+    "list_blogs",
+    "list_published_blogs",
+    "get_blog_by_slug",
+    "get_blog",
+    "get_blog_detail",
+    "create_blog",
+    "update_blog",
+    "delete_blog",
+    "clone_blog",
+    "review_blog",
+    "bulk_blogs",
+    "list_blog_localizations",
+    "create_blog_localization",
+    "update_blog_localization",
+    "delete_blog_localization",
+];
+
+#[utoipa::path(get, path = "/sites/{site_id}/blogs", tag = "Blogs", operation_id = "list_blogs", params(("site_id" = Uuid, Path), PageParams),
+    responses((status = 200, body = Paginated<ContentListItem>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_items(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    page: web::Query<PageParams>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page.resolve()).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/blogs/published", tag = "Blogs", operation_id = "list_published_blogs", params(("site_id" = Uuid, Path), PublishedQuery),
+    responses((status = 200, body = Paginated<ContentListItem>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_published(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<PublishedQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok()
+        .json(read::list_published(&state, &principal, **kind, site_id.into_inner(), query.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/blogs/by-slug/{slug}", tag = "Blogs", operation_id = "get_blog_by_slug", params(("site_id" = Uuid, Path), ("slug" = String, Path)),
+    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn get_by_slug(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, String)>,
+) -> ApiResult<HttpResponse> {
+    let (site_id, slug) = path.into_inner();
+    Ok(HttpResponse::Ok().json(read::by_slug(&state, &principal, **kind, site_id, &slug).await?))
+}
+
+#[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn get_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/blogs/{id}/detail", tag = "Blogs", operation_id = "get_blog_detail", params(("id" = Uuid, Path)),
+    responses((status = 200, body = ContentDetail), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn get_detail(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(read::detail(&state, &principal, **kind, id.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/blogs", tag = "Blogs", operation_id = "create_blog", request_body = CreateContent,
+    responses((status = 201, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn create_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Json<CreateContent>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Created().json(write::create(&state, &principal, **kind, body.into_inner()).await?))
+}
+
+#[utoipa::path(put, path = "/blogs/{id}", tag = "Blogs", operation_id = "update_blog", params(("id" = Uuid, Path)), request_body = UpdateContent,
+    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem,
+        description = "CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, WORKFLOW_*, ENTITY_SLUG_TAKEN, MODULE_NOT_ENABLED, AUTH_*")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn update_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<UpdateContent>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(write::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+}
+
+#[utoipa::path(delete, path = "/blogs/{id}", tag = "Blogs", operation_id = "delete_blog", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted: moved to the trash"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn delete_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    write::delete(&state, &principal, **kind, id.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(post, path = "/blogs/{id}/clone", tag = "Blogs", operation_id = "clone_blog", params(("id" = Uuid, Path)),
+    responses((status = 201, body = ContentResponse, description = "A new Draft copy"), (status = "4XX", body = Problem,
+        description = "CONTENT_SLUG_GENERATION_FAILED when no free slug is left")), security(("api_key" = []), ("bearer" = [])))]
+pub async fn clone_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Created().json(write::clone(&state, &principal, **kind, id.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/blogs/{id}/review", tag = "Blogs", operation_id = "review_blog", params(("id" = Uuid, Path)), request_body = ReviewRequest,
+    responses((status = 200, body = ContentResponse, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
+        (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")), security(("api_key" = []), ("bearer" = [])))]
+pub async fn review_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<ReviewRequest>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(write::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/blogs/bulk", tag = "Blogs", operation_id = "bulk_blogs", params(("site_id" = Uuid, Path)), request_body = BulkRequest,
+    responses((status = 200, body = BulkResult), (status = "4XX", body = Problem, description = "BLOG_BULK_STATUS_REQUIRED; all or nothing")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn bulk_items(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<BulkRequest>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(write::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "list_blog_localizations", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<LocalizationResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_localizations(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **kind, id.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "create_blog_localization", params(("id" = Uuid, Path)), request_body = LocalizationInput,
+    responses((status = 201, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn create_localization(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<LocalizationInput>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Created()
+        .json(localizations::create(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+}
+
+#[utoipa::path(put, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "update_blog_localization", params(("loc_id" = Uuid, Path)), request_body = crate::content::model::UpdateLocalization,
+    responses((status = 200, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn update_localization(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<crate::content::model::UpdateLocalization>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok()
+        .json(localizations::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+}
+
+#[utoipa::path(delete, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "delete_blog_localization", params(("loc_id" = Uuid, Path)),
+    responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn delete_localization(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    localizations::delete(&state, &principal, **kind, id.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,50 @@
+//! Page endpoints: the content engine's shared endpoints for the `page` kind
+//! (documented from the blog ones), plus lookup by route.
+
+use actix_web::web::{self, get, resource};
+use actix_web::HttpResponse;
+use plinth_entities::content_site;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::content::model::ContentResponse;
+use crate::content::{http, read, ContentKind};
+use crate::error::{ApiError, ApiResult, Problem};
+
+const PAGE: ContentKind = ContentKind::Page;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/sites/{site_id}/pages/by-route").route(get().to(get_page_by_route)));
+    http::configure_kind(cfg, PAGE, "pages");
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RouteQuery {
+    /// The page's public path, e.g. `/about/team`.
+    pub route: String,
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/pages/by-route", tag = "Pages", params(("site_id" = Uuid, Path), RouteQuery),
+    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn get_page_by_route(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<RouteQuery>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    read::require_site_read(&state, &principal, PAGE, site_id).await?;
+    let found = content_site::Entity::find()
+        .filter(content_site::Column::SiteId.eq(site_id))
+        .filter(content_site::Column::Kind.eq(PAGE.as_str()))
+        .filter(content_site::Column::Route.eq(query.route.as_str()))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("page", &query.route))?;
+    Ok(HttpResponse::Ok().json(read::get(&state, &principal, PAGE, found.content_id).await?))
+}
