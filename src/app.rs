@@ -21,7 +21,7 @@ use crate::error::{json_config, not_found_fallback, path_config, query_config, r
 use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::{api_keys, blogs, db, locales, openapi, pages, sites, system, taxonomy, telemetry};
+use crate::{api_keys, blogs, db, locales, openapi, pages, sites, system, taxonomy, telemetry, trash};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -160,6 +160,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(sites::configure)
                 .configure(blogs::configure)
                 .configure(pages::configure)
-                .configure(taxonomy::configure),
+                .configure(taxonomy::configure)
+                .configure(trash::configure),
         );
 }

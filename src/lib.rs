@@ -19,6 +19,7 @@ pub mod storage;
 pub mod system;
 pub mod taxonomy;
 pub mod telemetry;
+pub mod trash;
 pub mod values;
 
 pub use app::{AppState, Plinth, RunningServer};

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy};
+use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy, trash};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -27,6 +27,7 @@ use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy};
         pages::get_page_by_route,
         taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,
         taxonomy::list_tags, taxonomy::create_tag, taxonomy::update_tag, taxonomy::delete_tag,
+        trash::list_trash, trash::count_trash, trash::restore_from_trash, trash::delete_from_trash,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
     modifiers(&SecuritySchemes, &OtherContentKinds, &PrefixPaths),

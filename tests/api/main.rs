@@ -19,3 +19,4 @@ mod rate_limits;
 mod sites;
 mod system;
 mod taxonomy;
+mod trash;

@@ -16,33 +16,72 @@ async fn pages_share_the_engine_and_have_routes_and_sections() {
     assert_eq!(about["sections"][0]["section_type"], "hero");
     assert_eq!(events.recv().await.unwrap().event, "page.created");
 
-    let team: Value = app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Team", "route": "/about/team"})).await.json().await.unwrap();
+    let team: Value = app
+        .post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Team", "route": "/about/team"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(team["route"], "/about/team");
-    let res = app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Clash", "route": "/about/team"})).await;
+    let res =
+        app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Clash", "route": "/about/team"})).await;
     assert_eq!(assert_problem(res, 409, "ENTITY_SLUG_TAKEN").await["entity_type"], "page");
-    let res = app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Bad", "route": "no-slash"})).await;
+    let res =
+        app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Bad", "route": "no-slash"})).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
     let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Blog", "route": "/x"})).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
 
-    let found: Value = app.get(&format!("/sites/{site}/pages/by-route?route=/about/team"), &app.admin_key).await.json().await.unwrap();
+    let found: Value =
+        app.get(&format!("/sites/{site}/pages/by-route?route=/about/team"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(found["id"], team["id"]);
-    let moved: Value = app.put(&format!("/pages/{}", team["id"].as_str().unwrap()), &app.admin_key, json!({"route": "/team"})).await.json().await.unwrap();
+    let moved: Value = app
+        .put(&format!("/pages/{}", team["id"].as_str().unwrap()), &app.admin_key, json!({"route": "/team"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(moved["route"], "/team");
-    assert_problem(app.get(&format!("/sites/{site}/pages/by-route?route=/about/team"), &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    assert_problem(
+        app.get(&format!("/sites/{site}/pages/by-route?route=/about/team"), &app.admin_key).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
 
-    let copy: Value = app.post(&format!("/pages/{}/clone", about["id"].as_str().unwrap()), &app.admin_key, json!({})).await.json().await.unwrap();
+    let copy: Value = app
+        .post(&format!("/pages/{}/clone", about["id"].as_str().unwrap()), &app.admin_key, json!({}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!((copy["slug"].as_str(), copy["route"].as_str()), (Some("uber-uns-copy"), Some("/uber-uns-copy")));
     assert_eq!(copy["sections"], about["sections"]);
 
     // Pages and blogs have separate slug spaces and lists.
-    let blog: Value = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Über uns"})).await.json().await.unwrap();
+    let blog: Value = app
+        .post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Über uns"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(blog["slug"], "uber-uns");
     let pages: Value = app.get(&format!("/sites/{site}/pages"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(pages["meta"]["total"], 3);
-    assert_problem(app.get(&format!("/pages/{}", blog["id"].as_str().unwrap()), &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    assert_problem(
+        app.get(&format!("/pages/{}", blog["id"].as_str().unwrap()), &app.admin_key).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
 
-    let res = app.post(&format!("/sites/{site}/pages/bulk"), &app.admin_key, json!({"action": "UpdateStatus", "ids": [about["id"]]})).await;
+    let res = app
+        .post(
+            &format!("/sites/{site}/pages/bulk"),
+            &app.admin_key,
+            json!({"action": "UpdateStatus", "ids": [about["id"]]}),
+        )
+        .await;
     assert_problem(res, 400, "PAGE_BULK_STATUS_REQUIRED").await;
 
     app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_pages_enabled": false})).await;
@@ -53,7 +92,8 @@ async fn pages_share_the_engine_and_have_routes_and_sections() {
 #[actix_web::test]
 async fn page_endpoints_are_documented_like_blog_endpoints() {
     let app = TestApp::spawn().await;
-    let doc: Value = app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let doc: Value =
+        app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
     let paths = doc["paths"].as_object().unwrap();
     for (method, path) in [
         ("get", "/api/v1/sites/{site_id}/pages"),

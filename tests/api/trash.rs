@@ -1,0 +1,77 @@
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, TestApp};
+
+#[actix_web::test]
+async fn deleted_items_go_through_the_trash_and_back() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("bin").await;
+    let blog: Value =
+        app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Blog"})).await.json().await.unwrap();
+    let page: Value =
+        app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Page"})).await.json().await.unwrap();
+    let (blog_id, page_id) = (blog["id"].as_str().unwrap(), page["id"].as_str().unwrap());
+    app.delete(&format!("/blogs/{blog_id}"), &app.admin_key).await;
+    app.delete(&format!("/pages/{page_id}"), &app.admin_key).await;
+
+    let trash: Value = app.get(&format!("/sites/{site}/trash"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(trash["total"], 2);
+    let types: Vec<&str> =
+        trash["items"].as_array().unwrap().iter().map(|i| i["entity_type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["page", "blog"], "newest-deleted first");
+    let one: Value =
+        app.get(&format!("/sites/{site}/trash?page=2&page_size=1"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!((one["items"].as_array().unwrap().len(), one["total"].as_u64()), (1, Some(2)));
+    assert_eq!(one["items"][0]["id"], blog_id);
+    let count: Value = app.get(&format!("/sites/{site}/trash/count"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(count, json!({"count": 2}));
+
+    let res = app.post(&format!("/trash/{blog_id}/restore?entity_type=page"), &app.admin_key, json!({})).await;
+    assert_problem(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app.post(&format!("/trash/{blog_id}/restore?entity_type=widget"), &app.admin_key, json!({})).await;
+    assert_problem(res, 400, "CONTENT_UNKNOWN_ENTITY_TYPE").await;
+    let res = app.post(&format!("/trash/{blog_id}/restore?entity_type=blog"), &app.admin_key, json!({})).await;
+    assert_eq!(res.status(), 200);
+    let listed: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["data"][0]["id"], blog_id, "the restored post is listed again");
+    let res = app.post(&format!("/trash/{blog_id}/restore?entity_type=blog"), &app.admin_key, json!({})).await;
+    assert_problem(res, 400, "TRASH_ALREADY_RESTORED").await;
+    assert_problem(
+        app.delete(&format!("/trash/{blog_id}?entity_type=blog"), &app.admin_key).await,
+        400,
+        "TRASH_NOT_DELETED",
+    )
+    .await;
+
+    assert_eq!(app.delete(&format!("/trash/{page_id}?entity_type=page"), &app.admin_key).await.status(), 204);
+    let count: Value = app.get(&format!("/sites/{site}/trash/count"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(count, json!({"count": 0}));
+    assert_problem(
+        app.post(&format!("/trash/{page_id}/restore?entity_type=page"), &app.admin_key, json!({})).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+    // A freed slug can be used again.
+    let again: Value =
+        app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Page"})).await.json().await.unwrap();
+    assert_eq!(again["slug"], "page");
+}
+
+#[actix_web::test]
+async fn the_trash_is_for_site_admins_of_that_site() {
+    let app = TestApp::spawn().await;
+    let (a, b) = (app.create_site_id("bin-a").await, app.create_site_id("bin-b").await);
+    let post: Value =
+        app.post("/blogs", &app.admin_key, json!({"site_ids": [b], "title": "B"})).await.json().await.unwrap();
+    let id = post["id"].as_str().unwrap();
+    app.delete(&format!("/blogs/{id}"), &app.admin_key).await;
+    let writer = app.create_key("Write", Some(&b)).await;
+    let admin_a = app.create_key("Admin", Some(&a)).await;
+    assert_problem(app.get(&format!("/sites/{b}/trash"), &writer).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    assert_problem(app.get(&format!("/sites/{b}/trash"), &admin_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    let res = app.post(&format!("/trash/{id}/restore?entity_type=blog"), &admin_a, json!({})).await;
+    assert_problem(res, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    let a_trash: Value = app.get(&format!("/sites/{a}/trash"), &admin_a).await.json().await.unwrap();
+    assert_eq!(a_trash["total"], 0);
+}
