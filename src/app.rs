@@ -8,8 +8,8 @@ use actix::{Actor, Addr};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use plinth_actors::{
-    AuthFailureTracker, FlushUsage, KeyUsageCounters, KeyUsageRecorder, RateLimitTrackers, RateLimiter, SiteCache,
-    SiteRegistry,
+    AuthFailureTracker, Clock, FlushUsage, KeyUsageCounters, KeyUsageRecorder, Periodic, RateLimitTrackers,
+    RateLimiter, SiteCache, SiteRegistry, SystemClock,
 };
 use sea_orm::DatabaseConnection;
 use utoipa_swagger_ui::SwaggerUi;
@@ -21,7 +21,7 @@ use crate::error::{json_config, not_found_fallback, path_config, query_config, r
 use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::{api_keys, blogs, db, locales, openapi, pages, sites, system, taxonomy, telemetry, trash};
+use crate::{api_keys, blogs, content, db, locales, openapi, pages, sites, system, taxonomy, telemetry, trash};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -40,6 +40,7 @@ pub struct AppState {
     pub sites: Arc<SiteCache<SiteState>>,
     pub storage: Storage,
     pub events: EventBus,
+    pub clock: Arc<dyn Clock>,
     pub actors: Actors,
 }
 
@@ -56,10 +57,17 @@ pub struct Plinth {
     pub state: web::Data<AppState>,
     /// The Master key secret generated on first start, to be shown once.
     pub generated_admin_key: Option<String>,
+    /// Time-driven work (scheduled publishing); send it `RunNow` to run at once.
+    pub janitor: Addr<Periodic>,
 }
 
 impl Plinth {
     pub async fn build(config: Config) -> Result<Self, BoxError> {
+        Self::build_with_clock(config, Arc::new(SystemClock)).await
+    }
+
+    /// As [`Plinth::build`], reading time from `clock` (tests move it forward).
+    pub async fn build_with_clock(config: Config, clock: Arc<dyn Clock>) -> Result<Self, BoxError> {
         crate::error::set_error_type_base(&config.error_type_base);
         let db = db::connect(&config.database_url).await?;
         db::migrate(&db).await?;
@@ -95,9 +103,17 @@ impl Plinth {
             sites,
             storage,
             events: EventBus::default(),
+            clock,
             actors,
         };
-        Ok(Self { state: web::Data::new(state), generated_admin_key })
+        let state = web::Data::new(state);
+        let janitor = Periodic::new(
+            "janitor",
+            Duration::from_secs(state.config.janitor_every_secs.max(1)),
+            janitor_task(state.clone()),
+        )
+        .start();
+        Ok(Self { state, generated_admin_key, janitor })
     }
 
     /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
@@ -126,6 +142,20 @@ impl Plinth {
         }
         Ok(RunningServer { addr, server: server.run(), state: self.state.clone() })
     }
+}
+
+/// One Janitor pass: whatever is due now.
+fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
+    Arc::new(move || {
+        let state = state.clone();
+        Box::pin(async move {
+            match content::schedule::run_due(&state).await {
+                Ok(0) => {}
+                Ok(moved) => tracing::info!(moved, "scheduled status changes applied"),
+                Err(e) => tracing::warn!(error = %e, "scheduled publishing failed; will retry"),
+            }
+        })
+    })
 }
 
 pub struct RunningServer {

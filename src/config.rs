@@ -21,6 +21,8 @@ pub struct Config {
     pub system_admins: Vec<String>,
     pub error_type_base: String,
     pub workers: usize,
+    /// Period of the Janitor (scheduled publishing).
+    pub janitor_every_secs: u64,
     pub log: LogConfig,
     pub idp: IdpConfig,
     pub rate_limits: RateLimitConfig,

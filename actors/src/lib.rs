@@ -2,10 +2,14 @@
 //! periodic work; whatever the request path must read is shared lock-free
 //! (`DashMap`, `governor` state) so a hot read never waits on a mailbox.
 
+pub mod clock;
 pub mod key_usage;
+pub mod periodic;
 pub mod rate_limiter;
 pub mod site_registry;
 
+pub use clock::{Clock, ShiftedClock, SystemClock};
 pub use key_usage::{FlushUsage, KeyUsageCounters, KeyUsageRecorder};
+pub use periodic::{Periodic, RunNow, Task};
 pub use rate_limiter::{AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter};
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

@@ -9,6 +9,7 @@ pub mod localizations;
 pub mod model;
 pub mod read;
 mod relations;
+pub mod schedule;
 mod slug;
 mod status;
 mod validate;

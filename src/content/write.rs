@@ -123,7 +123,7 @@ pub(crate) fn publish_events(state: &AppState, kind: ContentKind, what: &str, it
 
 /// Events for a change of `before` into `after`: updated, plus published when it
 /// went live.
-pub(super) fn publish_change_events(
+pub(crate) fn publish_change_events(
     state: &AppState,
     kind: ContentKind,
     before: ContentStatus,
@@ -234,7 +234,7 @@ pub(crate) async fn insert(
     require_module(state, kind, &body.site_ids).await?;
     let status = body.status.unwrap_or(ContentStatus::Draft);
     check_status_move(role, workflow_enabled(state, &body.site_ids).await?, ContentStatus::Draft, status)?;
-    let now = Utc::now();
+    let now = state.clock.now();
     validate::publish_window(body.publish_start, body.publish_end)?;
     validate::schedule(status, body.publish_start, now)?;
 
@@ -339,7 +339,7 @@ pub async fn update(
     let to = body.status.unwrap_or(from);
     check_status_move(role, workflow_enabled(state, &new_sites).await?, from, to)?;
 
-    let now = Utc::now();
+    let now = state.clock.now();
     let publish_start = body.publish_start.unwrap_or(current.publish_start);
     let publish_end = body.publish_end.unwrap_or(current.publish_end);
     validate::publish_window(publish_start, publish_end)?;
@@ -438,7 +438,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
         ));
     }
     let before = relations::response(&current, rel);
-    let now = Utc::now();
+    let now = state.clock.now();
     let mut row: content::ActiveModel = current.into();
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(now));
@@ -515,7 +515,7 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
         }
         None => None,
     };
-    let now = Utc::now();
+    let now = state.clock.now();
     let new_id = Uuid::new_v4();
     let mut row: content::ActiveModel = source.clone().into();
     row.id = Set(new_id);
@@ -595,7 +595,7 @@ pub async fn review(
             format!("only content in review can be reviewed; this is {}", from.as_str()),
         ));
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let to = match body.action {
         ReviewAction::Approve if current.publish_start.is_some_and(|s| s > now) => ContentStatus::Scheduled,
         ReviewAction::Approve => ContentStatus::Published,
@@ -664,7 +664,7 @@ pub async fn bulk(
     if let Some(missing) = body.ids.iter().find(|id| !on_site.contains(id) || !items.iter().any(|m| m.id == **id)) {
         return Err(ApiError::not_found(kind.as_str(), missing));
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let actor = principal.actor_id();
     let mut changed = Vec::new();
     for item in items {

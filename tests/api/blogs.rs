@@ -345,3 +345,50 @@ async fn deleted_blogs_leave_listings() {
     let all: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(all["meta"]["total"], 0);
 }
+
+#[actix_web::test]
+async fn a_scheduled_post_publishes_itself_and_expires() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("sched").await;
+    let start = chrono::Utc::now() + chrono::Duration::hours(1);
+    let end = start + chrono::Duration::days(1);
+    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Later", "status": "Scheduled", "publish_start": start, "publish_end": end})).await;
+    let path = format!("/blogs/{}", post["id"].as_str().unwrap());
+    let mut events = app.state.events.subscribe();
+
+    // Not yet due: nothing moves.
+    app.advance_and_run_janitor(chrono::Duration::minutes(30)).await;
+    assert_eq!(app.get(&path, &app.admin_key).await.json::<Value>().await.unwrap()["status"], "Scheduled");
+    let listed: Value = app.get(&format!("/sites/{site}/blogs/published"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["meta"]["total"], 0);
+
+    app.advance_and_run_janitor(chrono::Duration::minutes(45)).await;
+    let live: Value = app.get(&path, &app.admin_key).await.json().await.unwrap();
+    assert_eq!(live["status"], "Published");
+    assert!(live["published_date"].is_string());
+    let names = [events.recv().await.unwrap().event, events.recv().await.unwrap().event];
+    assert_eq!(names, ["blog.updated", "blog.published"]);
+    let listed: Value = app.get(&format!("/sites/{site}/blogs/published"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["meta"]["total"], 1);
+
+    // Past publish_end it is archived.
+    app.advance_and_run_janitor(chrono::Duration::days(2)).await;
+    assert_eq!(app.get(&path, &app.admin_key).await.json::<Value>().await.unwrap()["status"], "Archived");
+}
+
+#[actix_web::test]
+async fn an_approved_post_with_a_future_start_is_scheduled() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("approve-later").await;
+    let start = chrono::Utc::now() + chrono::Duration::days(3);
+    let post = create_blog(
+        &app,
+        &app.admin_key,
+        json!({"site_ids": [site], "title": "Soon", "publish_start": start, "status": "InReview"}),
+    )
+    .await;
+    let res = app
+        .post(&format!("/blogs/{}/review", post["id"].as_str().unwrap()), &app.admin_key, json!({"action": "Approve"}))
+        .await;
+    assert_eq!(res.json::<Value>().await.unwrap()["status"], "Scheduled");
+}

@@ -4,7 +4,10 @@
 
 use std::net::TcpListener;
 
+use std::sync::Arc;
+
 use plinth::{AppState, Config, Plinth, RunningServer};
+use plinth_actors::{Periodic, RunNow, ShiftedClock};
 use reqwest::{Method, Response, StatusCode};
 use sea_orm::{ConnectionTrait, Database};
 use serde_json::{json, Value};
@@ -18,6 +21,9 @@ pub struct TestApp {
     pub state: actix_web::web::Data<AppState>,
     pub server: actix_web::dev::ServerHandle,
     pub database_url: String,
+    /// Time as the app sees it: tests move it forward instead of sleeping.
+    pub clock: Arc<ShiftedClock>,
+    pub janitor: actix::Addr<Periodic>,
     _dir: TempDir,
 }
 
@@ -66,14 +72,26 @@ impl TestApp {
         plinth::telemetry::init(&config.log);
         let admin_key = config.bootstrap_api_key.clone().expect("tests always set a bootstrap key");
         let database_url = config.database_url.clone();
-        let app = Plinth::build(config).await.expect("app builds");
+        let clock = Arc::new(ShiftedClock::default());
+        let app = Plinth::build_with_clock(config, clock.clone()).await.expect("app builds");
+        let janitor = app.janitor.clone();
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = app.serve(listener, false).expect("server starts");
         let base = format!("http://{}", running.addr);
         let server = running.server.handle();
         let state = running.state();
         actix_web::rt::spawn(running.server);
-        TestApp { base, client: reqwest::Client::new(), admin_key, state, server, database_url, _dir: dir }
+        TestApp {
+            base,
+            client: reqwest::Client::new(),
+            admin_key,
+            state,
+            server,
+            database_url,
+            clock,
+            janitor,
+            _dir: dir,
+        }
     }
 
     /// Stops the server and drains actors, as on SIGTERM; returns the data dir so
@@ -82,6 +100,12 @@ impl TestApp {
         self.server.stop(true).await;
         RunningServer::drain(&self.state).await;
         (self._dir, self.database_url)
+    }
+
+    /// Moves the app's clock forward and runs the Janitor's due work.
+    pub async fn advance_and_run_janitor(&self, by: chrono::Duration) {
+        self.clock.advance(by);
+        self.janitor.send(RunNow).await.expect("janitor runs");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -1,0 +1,78 @@
+//! Time-driven status moves, run by the Janitor: Scheduled items go live when
+//! `publish_start` arrives, Published items are archived once `publish_end` has
+//! passed. Each move is a conditional update, so when several instances run the
+//! Janitor exactly one of them makes (and announces) it.
+
+use plinth_entities::content;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::relations::{self, status_of};
+use super::write::publish_change_events;
+use super::{ContentKind, ContentStatus};
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::error::ApiResult;
+
+/// Moves every due item; returns how many moved.
+pub async fn run_due(state: &AppState) -> ApiResult<usize> {
+    let now = state.clock.now();
+    let to_publish = content::Entity::find()
+        .filter(content::Column::Status.eq(ContentStatus::Scheduled.as_str()))
+        .filter(content::Column::PublishStart.lte(now))
+        .filter(content::Column::IsDeleted.eq(false))
+        .all(&state.db)
+        .await?;
+    let to_archive = content::Entity::find()
+        .filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
+        .filter(content::Column::PublishEnd.lte(now))
+        .filter(content::Column::IsDeleted.eq(false))
+        .all(&state.db)
+        .await?;
+
+    let mut moved = 0;
+    for (items, to) in [(to_publish, ContentStatus::Published), (to_archive, ContentStatus::Archived)] {
+        for item in items {
+            let from = status_of(&item);
+            let mut update = content::Entity::update_many()
+                .col_expr(content::Column::Status, Expr::value(to.as_str()))
+                .col_expr(content::Column::UpdatedAt, Expr::value(now));
+            if to == ContentStatus::Published {
+                update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
+            }
+            let result = update
+                .filter(content::Column::Id.eq(item.id))
+                .filter(content::Column::Status.eq(from.as_str()))
+                .exec(&state.db)
+                .await?;
+            if result.rows_affected != 1 {
+                continue; // another instance moved it first
+            }
+            moved += 1;
+            announce(state, &item, from, to).await?;
+        }
+    }
+    Ok(moved)
+}
+
+async fn announce(state: &AppState, item: &content::Model, from: ContentStatus, to: ContentStatus) -> ApiResult<()> {
+    let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(()) };
+    let ids: [Uuid; 1] = [item.id];
+    let rel = relations::load(&state.db, &ids, true).await?.remove(&item.id).unwrap_or_default();
+    let site_id = rel.site_ids.first().copied();
+    let entry = AuditEntry {
+        actor: "system",
+        action: Action::Update,
+        entity_type: kind.as_str(),
+        entity_id: item.id.to_string(),
+        site_id,
+    };
+    audit::record(&state.db, entry, &json!({"status": from}), &json!({"status": to})).await?;
+    let current = content::Entity::find_by_id(item.id).one(&state.db).await?;
+    if let Some(current) = current {
+        publish_change_events(state, kind, from, &relations::response(&current, rel));
+    }
+    Ok(())
+}
