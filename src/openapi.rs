@@ -23,7 +23,7 @@ use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy, t
         content::http::get_detail, content::http::create_item, content::http::update_item, content::http::delete_item,
         content::http::clone_item, content::http::review_item, content::http::bulk_items, content::http::list_localizations,
         content::http::create_localization, content::http::update_localization, content::http::delete_localization,
-        blogs::list_featured_blogs, blogs::similar_blogs, blogs::seed_blogs, blogs::delete_sample_blogs,
+        blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
         pages::get_page_by_route,
         taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,
         taxonomy::list_tags, taxonomy::create_tag, taxonomy::update_tag, taxonomy::delete_tag,

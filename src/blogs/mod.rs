@@ -1,8 +1,10 @@
 //! Blog endpoints: the content engine's shared endpoints for the `blog` kind,
 //! plus what only blogs have (featured, similar, samples).
 
+mod feed;
 mod samples;
 
+pub(crate) use feed::__path_blog_feed;
 pub(crate) use samples::{__path_delete_sample_blogs, __path_seed_blogs};
 
 use actix_web::web::{self, delete, get, post, resource};
@@ -21,7 +23,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/sites/{site_id}/blogs/featured").route(get().to(list_featured_blogs)))
         .service(resource("/sites/{site_id}/blogs/seed").route(post().to(samples::seed_blogs)))
         .service(resource("/sites/{site_id}/blogs/samples").route(delete().to(samples::delete_sample_blogs)))
-        .service(resource("/sites/{site_id}/blogs/{id}/similar").route(get().to(similar_blogs)));
+        .service(resource("/sites/{site_id}/blogs/{id}/similar").route(get().to(similar_blogs)))
+        .service(resource("/sites/{site_id}/feed.rss").route(get().to(feed::blog_feed)));
     http::configure_kind(cfg, BLOG, "blogs");
 }
 

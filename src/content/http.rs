@@ -88,8 +88,8 @@ pub async fn list_published(
     site_id: web::Path<Uuid>,
     query: web::Query<PublishedQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok()
-        .json(read::list_published(&state, &principal, **kind, site_id.into_inner(), query.into_inner()).await?))
+    let cached = read::list_published(&state, &principal, **kind, site_id.into_inner(), query.into_inner()).await?;
+    Ok(HttpResponse::Ok().content_type(cached.content_type).body(cached.body.clone()))
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/by-slug/{slug}", tag = "Blogs", operation_id = "get_blog_by_slug", params(("site_id" = Uuid, Path), ("slug" = String, Path)),

@@ -1,6 +1,7 @@
 //! Content reads. Lists run a bounded number of queries whatever the page size.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_category, content_localization, content_site, content_tag, term};
@@ -19,6 +20,7 @@ use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::pagination::{fetch_page, Page, Paginated};
+use crate::sites::CachedBody;
 
 pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;
@@ -48,6 +50,11 @@ fn on_site(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
                     .to_owned(),
             ),
         )
+}
+
+/// Live published items of `kind` on `site_id`.
+pub fn published_on(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
+    published(on_site(kind, site_id))
 }
 
 fn published(select: Select<content::Entity>) -> Select<content::Entity> {
@@ -110,31 +117,44 @@ pub async fn list(
 }
 
 /// Published items, newest first; with `locale_id`, only those localized in it
-/// (the filter is part of the query, so totals count only those).
+/// (the filter is part of the query, so totals count only those). Served from
+/// the site's cache, which any content change drops.
 pub async fn list_published(
     state: &AppState,
     principal: &Principal,
     kind: ContentKind,
     site_id: Uuid,
     query: PublishedQuery,
-) -> ApiResult<Paginated<ContentListItem>> {
+) -> ApiResult<Arc<CachedBody>> {
     require_site_read(state, principal, kind, site_id).await?;
-    let mut select = published(on_site(kind, site_id));
-    if let Some(locale_id) = query.locale_id {
-        select = select.filter(
-            content::Column::Id.in_subquery(
-                Query::select()
-                    .column(content_localization::Column::ContentId)
-                    .from(content_localization::Entity)
-                    .and_where(content_localization::Column::LocaleId.eq(locale_id))
-                    .to_owned(),
-            ),
-        );
-    }
-    let select = select.order_by_desc(content::Column::PublishedAt).order_by_asc(content::Column::Id);
     let page = crate::pagination::PageParams { page: query.page, per_page: query.per_page }.resolve();
-    page_of(state, select, page).await
+    let key = format!("published:{}:{}:{}:{:?}", kind.as_str(), page.page, page.per_page, query.locale_id);
+    let site = state.site_state(site_id).await?;
+    site.public
+        .get_or_build(key, PUBLISHED_TTL, async {
+            let mut select = published(on_site(kind, site_id));
+            if let Some(locale_id) = query.locale_id {
+                select = select.filter(
+                    content::Column::Id.in_subquery(
+                        Query::select()
+                            .column(content_localization::Column::ContentId)
+                            .from(content_localization::Entity)
+                            .and_where(content_localization::Column::LocaleId.eq(locale_id))
+                            .to_owned(),
+                    ),
+                );
+            }
+            let select = select.order_by_desc(content::Column::PublishedAt).order_by_asc(content::Column::Id);
+            let items = page_of(state, select, page).await?;
+            let body = serde_json::to_vec(&items).map_err(ApiError::internal)?;
+            Ok(CachedBody { content_type: "application/json", body: body.into() })
+        })
+        .await
 }
+
+/// Published lists are rebuilt on any content change; this bounds staleness
+/// from time-driven changes (publish windows) between Janitor passes.
+const PUBLISHED_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
 pub async fn featured(
     state: &AppState,

@@ -108,10 +108,12 @@ async fn store_relations(
     Ok(())
 }
 
-/// `<kind>.<what>` for every site of the item, after commit.
+/// After a committed change: drops the sites' cached state (so published lists
+/// and feeds are rebuilt) and publishes `<kind>.<what>` for every site of the item.
 pub(crate) fn publish_events(state: &AppState, kind: ContentKind, what: &str, item: &ContentResponse) {
     let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
     for site_id in &item.site_ids {
+        state.invalidate_site(*site_id);
         state.events.publish(DomainEvent {
             event: format!("{}.{what}", kind.as_str()),
             timestamp: Utc::now(),

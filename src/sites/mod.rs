@@ -10,7 +10,7 @@ mod state;
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use settings::SiteSettings;
-pub use state::SiteState;
+pub use state::{CachedBody, PublicCache, SiteState};
 
 pub(crate) use locales::__path_add_site_locale;
 pub(crate) use locales::__path_delete_site_locale;

@@ -1,6 +1,11 @@
 //! A site's hot state, cached per site in the [`plinth_actors::SiteCache`].
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::web::Bytes;
+use dashmap::DashMap;
 
 use plinth_entities::{locale, site, site_locale, site_setting};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -11,13 +16,50 @@ use super::settings::SiteSettings;
 use crate::app::AppState;
 use crate::error::{ApiError, ApiResult};
 
-/// What hot reads of a site need: the site row, its effective settings and
-/// its locales. Rebuilt after any write to them.
+/// What hot reads of a site need: the site row, its effective settings, its
+/// locales, and responses built from its published content (lists, feed).
+/// Dropped and rebuilt after any write to any of them.
 #[derive(Debug)]
 pub struct SiteState {
     pub site: site::Model,
     pub settings: SiteSettings,
     pub locales: Vec<SiteLocaleResponse>,
+    pub public: PublicCache,
+}
+
+/// A built response body and its content type.
+#[derive(Debug)]
+pub struct CachedBody {
+    pub content_type: &'static str,
+    pub body: Bytes,
+}
+
+/// Responses built from a site's published content, by key, each kept for at
+/// most its time to live. Bounded: past [`PublicCache::MAX_ENTRIES`] it starts over.
+#[derive(Debug, Default)]
+pub struct PublicCache {
+    entries: DashMap<String, (Instant, Arc<CachedBody>)>,
+}
+
+impl PublicCache {
+    const MAX_ENTRIES: usize = 256;
+
+    pub async fn get_or_build<F>(&self, key: String, ttl: Duration, build: F) -> ApiResult<Arc<CachedBody>>
+    where
+        F: Future<Output = ApiResult<CachedBody>>,
+    {
+        if let Some(hit) = self.entries.get(&key) {
+            if hit.0.elapsed() < ttl {
+                return Ok(Arc::clone(&hit.1));
+            }
+        }
+        let built = Arc::new(build.await?);
+        if self.entries.len() >= Self::MAX_ENTRIES {
+            self.entries.clear();
+        }
+        self.entries.insert(key, (Instant::now(), Arc::clone(&built)));
+        Ok(built)
+    }
 }
 
 impl SiteState {
@@ -39,7 +81,7 @@ impl SiteState {
             .into_iter()
             .filter_map(|(assignment, global)| global.map(|g| SiteLocaleResponse::new(&assignment, &g)))
             .collect();
-        Ok(Some(SiteState { site, settings, locales }))
+        Ok(Some(SiteState { site, settings, locales, public: PublicCache::default() }))
     }
 
     pub fn default_locale(&self) -> Option<&SiteLocaleResponse> {

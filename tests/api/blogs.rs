@@ -392,3 +392,33 @@ async fn an_approved_post_with_a_future_start_is_scheduled() {
         .await;
     assert_eq!(res.json::<Value>().await.unwrap()["status"], "Scheduled");
 }
+
+#[actix_web::test]
+async fn the_rss_feed_lists_published_posts_and_follows_changes() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("feed").await;
+    app.put(&format!("/sites/{site}"), &app.admin_key, json!({"base_url": "https://feed.example.org"})).await;
+    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "First & <best>", "status": "Published", "author": "Ann", "excerpt": "one"})).await;
+    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Hidden draft"})).await;
+
+    let res = app.get(&format!("/sites/{site}/feed.rss"), &app.admin_key).await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("application/rss+xml"));
+    assert_eq!(res.headers()["cache-control"], "public, max-age=3600");
+    let xml = res.text().await.unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?><rss version=\"2.0\""));
+    assert!(xml.contains("<title>First &amp; &lt;best&gt;</title>"), "{xml}");
+    assert!(xml.contains("<link>https://feed.example.org/blog/first-best</link>"));
+    assert!(!xml.contains("Hidden draft"));
+    assert_eq!(xml.matches("<item>").count(), 1);
+
+    // Publishing invalidates the cached feed at once.
+    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Second", "status": "Published"})).await;
+    let xml = app.get(&format!("/sites/{site}/feed.rss"), &app.admin_key).await.text().await.unwrap();
+    assert_eq!(xml.matches("<item>").count(), 2);
+    assert!(xml.find("Second").unwrap() < xml.find("First").unwrap(), "newest first");
+
+    let other = app.create_site_id("feed-other").await;
+    let reader = app.create_key("Read", Some(&other)).await;
+    assert_problem(app.get(&format!("/sites/{site}/feed.rss"), &reader).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+}
