@@ -1,9 +1,10 @@
 //! Load benchmark: `cargo bench --bench http`.
 //!
 //! Starts Plinth (SQLite in a temp dir) and a bare actix-web handler that returns
-//! a fixed JSON body of similar size, each with one worker, and loads both with
-//! `wrk` (install it with `apt-get install wrk`). Prints requests/s, p50 and p99
-//! for each, and Plinth's share of the bare handler's throughput.
+//! a fixed JSON body, each with one worker, and loads them with `wrk` (install it
+//! with `apt-get install wrk`): the bare handler, `GET /sites/{id}`, and on a site
+//! with 1,000 published posts `GET /sites/{id}/blogs/published` and `feed.rss`.
+//! Prints requests/s, p50 and p99 for each and the ratios to the bare handler.
 //!
 //! Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32).
 
@@ -54,6 +55,8 @@ fn millis(value: &str) -> f64 {
         other => panic!("unknown unit {other}"),
     }
 }
+
+const POSTS: usize = 1000;
 
 fn main() {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
@@ -119,37 +122,53 @@ fn main() {
                 .json()
                 .await
                 .unwrap();
-            tx.send((
-                plinth_addr,
-                bare_addr,
-                site["id"].as_str().unwrap().to_string(),
-                created["key"].as_str().unwrap().to_string(),
-            ))
-            .unwrap();
+            let site_id = site["id"].as_str().unwrap().to_string();
+            for i in 0..POSTS {
+                let res = client
+                    .post(format!("http://{plinth_addr}/api/v1/blogs"))
+                    .header("X-API-Key", &key)
+                    .json(&json!({"site_ids": [site_id], "title": format!("Post number {i}"), "excerpt": "An excerpt of a few words.", "status": "Published"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status(), 201);
+            }
+            tx.send((plinth_addr, bare_addr, site_id, created["key"].as_str().unwrap().to_string())).unwrap();
             std::future::pending::<()>().await;
         });
     });
     let (plinth_addr, bare_addr, site_id, reader_key) = rx.recv().unwrap();
 
-    println!("wrk: 1 thread, {connections} connections, {seconds} s per target; each server has 1 worker\n");
+    println!("wrk: 1 thread, {connections} connections, {seconds} s per target; each server has 1 worker; {POSTS} published posts\n");
+    let auth = [("X-API-Key", reader_key.as_str())];
+    let base = format!("http://{plinth_addr}/api/v1/sites/{site_id}");
     let bare = wrk(&format!("http://{bare_addr}/bare"), &[], seconds, connections);
-    let site = wrk(
-        &format!("http://{plinth_addr}/api/v1/sites/{site_id}"),
-        &[("X-API-Key", &reader_key)],
-        seconds,
-        connections,
-    );
+    let targets = [
+        ("GET /sites/{id}", wrk(&base, &auth, seconds, connections)),
+        ("GET /sites/{id}/blogs/published", wrk(&format!("{base}/blogs/published"), &auth, seconds, connections)),
+        (
+            "GET /sites/{id}/blogs/published?per_page=100",
+            wrk(&format!("{base}/blogs/published?per_page=100"), &auth, seconds, connections),
+        ),
+        ("GET /sites/{id}/feed.rss (50 items)", wrk(&format!("{base}/feed.rss"), &auth, seconds, connections)),
+    ];
 
-    println!("{:<44} {:>12} {:>10} {:>10}", "target", "requests/s", "p50 ms", "p99 ms");
-    for (name, f) in
-        [("bare actix-web handler (fixed JSON)", &bare), ("GET /api/v1/sites/{id} (scoped Read key)", &site)]
-    {
-        println!("{name:<44} {:>12.0} {:>10.3} {:>10.3}", f.requests_per_sec, f.p50_ms, f.p99_ms);
-    }
     println!(
-        "\nratio plinth/bare: throughput {:.2}, p50 latency {:.2}x, p99 latency {:.2}x",
-        site.requests_per_sec / bare.requests_per_sec,
-        site.p50_ms / bare.p50_ms,
-        site.p99_ms / bare.p99_ms
+        "{:<48} {:>11} {:>9} {:>9} {:>12} {:>11}",
+        "target", "requests/s", "p50 ms", "p99 ms", "rps vs bare", "p99 vs bare"
     );
+    println!(
+        "{:<48} {:>11.0} {:>9.3} {:>9.3} {:>12} {:>11}",
+        "bare actix-web handler (fixed JSON)", bare.requests_per_sec, bare.p50_ms, bare.p99_ms, "1.00", "1.00x"
+    );
+    for (name, f) in &targets {
+        println!(
+            "{name:<48} {:>11.0} {:>9.3} {:>9.3} {:>12.2} {:>10.2}x",
+            f.requests_per_sec,
+            f.p50_ms,
+            f.p99_ms,
+            f.requests_per_sec / bare.requests_per_sec,
+            f.p99_ms / bare.p99_ms
+        );
+    }
 }
