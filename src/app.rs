@@ -21,7 +21,9 @@ use crate::error::{json_config, not_found_fallback, path_config, query_config, r
 use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::{api_keys, blogs, content, db, locales, openapi, pages, sites, system, taxonomy, telemetry, trash};
+use crate::{
+    api_keys, blogs, content, db, environments, locales, openapi, pages, sites, system, taxonomy, telemetry, trash,
+};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -191,6 +193,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(blogs::configure)
                 .configure(pages::configure)
                 .configure(taxonomy::configure)
-                .configure(trash::configure),
+                .configure(trash::configure)
+                .configure(environments::configure),
         );
 }

@@ -8,6 +8,7 @@ pub mod blogs;
 pub mod config;
 pub mod content;
 pub mod db;
+pub mod environments;
 pub mod error;
 pub mod events;
 pub mod locales;

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy, trash};
+use crate::{api_keys, blogs, content, environments, locales, pages, sites, system, taxonomy, trash};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,6 +23,9 @@ use crate::{api_keys, blogs, content, locales, pages, sites, system, taxonomy, t
         content::http::get_detail, content::http::create_item, content::http::update_item, content::http::delete_item,
         content::http::clone_item, content::http::review_item, content::http::bulk_items, content::http::list_localizations,
         content::http::create_localization, content::http::update_localization, content::http::delete_localization,
+        content::http::preview_item,
+        environments::list_environments, environments::get_default_environment, environments::create_environment,
+        environments::update_environment, environments::delete_environment,
         blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
         pages::get_page_by_route,
         taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,

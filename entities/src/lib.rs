@@ -8,6 +8,7 @@ pub mod content_category;
 pub mod content_localization;
 pub mod content_site;
 pub mod content_tag;
+pub mod environment;
 pub mod locale;
 pub mod site;
 pub mod site_locale;

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::model::{
     BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, LocalizationInput,
-    LocalizationResponse, PublishedQuery, ReviewRequest, UpdateContent,
+    LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
 };
 use super::{localizations, read, write, ContentKind};
 use crate::app::AppState;
@@ -41,6 +41,7 @@ pub fn configure_kind(cfg: &mut web::ServiceConfig, kind: ContentKind, plural: &
         .service(r(format!("/{plural}/{{id}}/detail")).route(get().to(get_detail)))
         .service(r(format!("/{plural}/{{id}}/clone")).route(post().to(clone_item)))
         .service(r(format!("/{plural}/{{id}}/review")).route(post().to(review_item)))
+        .service(r(format!("/{plural}/{{id}}/preview")).route(get().to(preview_item)))
         .service(
             r(format!("/{plural}/{{id}}/localizations"))
                 .route(get().to(list_localizations))
@@ -49,7 +50,8 @@ pub fn configure_kind(cfg: &mut web::ServiceConfig, kind: ContentKind, plural: &
 }
 
 /// Operation ids of the shared endpoints, as documented for blogs.
-pub const SHARED_OPERATIONS: [&str; 15] = [
+pub const SHARED_OPERATIONS: [&str; 16] = [
+    "preview_blog",
     "list_blogs",
     "list_published_blogs",
     "get_blog_by_slug",
@@ -250,4 +252,17 @@ pub async fn delete_localization(
 ) -> ApiResult<HttpResponse> {
     localizations::delete(&state, &principal, **kind, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(get, path = "/blogs/{id}/preview", tag = "Blogs", operation_id = "preview_blog", params(("id" = Uuid, Path), PreviewQuery),
+    responses((status = 200, body = PreviewLink), (status = "4XX", body = Problem, description = "CONTENT_NO_DEFAULT_ENVIRONMENT when no environment is given and the sites have no default")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn preview_item(
+    kind: web::Data<ContentKind>,
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    query: web::Query<PreviewQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(read::preview(&state, &principal, **kind, id.into_inner(), query.environment_id).await?))
 }

@@ -323,3 +323,18 @@ pub struct PublishedQuery {
 pub struct LimitQuery {
     pub limit: Option<u64>,
 }
+
+/// Where an item can be previewed.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PreviewLink {
+    pub environment_id: Uuid,
+    pub environment: String,
+    pub url: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PreviewQuery {
+    /// The environment to preview on; the site's default when omitted.
+    pub environment_id: Option<Uuid>,
+}

@@ -11,14 +11,14 @@ use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
 use super::model::{
-    CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PublishedQuery,
+    CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PreviewLink, PublishedQuery,
 };
 use super::relations;
 use super::write::load_live;
 use super::{ContentKind, ContentStatus};
 use crate::app::AppState;
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::sites::CachedBody;
 
@@ -188,6 +188,50 @@ pub async fn by_slug(
         .ok_or_else(|| ApiError::not_found(kind.as_str(), slug))?;
     let rel = relations::load(&state.db, &[model.id], true).await?.remove(&model.id).unwrap_or_default();
     Ok(relations::response(&model, rel))
+}
+
+/// Where to preview an item: the environment's base URL plus the item's path
+/// (`/blog/{slug}` for posts, the route for pages).
+pub async fn preview(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+    environment_id: Option<Uuid>,
+) -> ApiResult<PreviewLink> {
+    let item = get(state, principal, kind, id).await?;
+    let environment = match environment_id {
+        Some(env_id) => {
+            let env = crate::environments::find(&state.db, env_id).await?;
+            if !item.site_ids.contains(&env.site_id) {
+                return Err(ApiError::not_found("environment", env_id));
+            }
+            env
+        }
+        None => {
+            let mut found = None;
+            for site_id in &item.site_ids {
+                if let Some(env) = crate::environments::default_of(&state.db, *site_id).await? {
+                    found = Some(env);
+                    break;
+                }
+            }
+            found.ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::ContentNoDefaultEnvironment,
+                    "none of the item's sites has a default environment; pass environment_id",
+                )
+            })?
+        }
+    };
+    let base = environment.base_url.clone().ok_or_else(|| {
+        ApiError::bad_request(format!("the environment '{}' has no base_url to preview on", environment.name))
+    })?;
+    let path = match kind {
+        ContentKind::Page => item.kind_fields.get("route").and_then(|r| r.as_str()).unwrap_or("/").to_string(),
+        ContentKind::Blog => format!("/blog/{}", item.slug),
+    };
+    Ok(PreviewLink { environment_id: environment.id, environment: environment.name, url: format!("{base}{path}") })
 }
 
 /// Similar score of a candidate: +3 per shared tag, +2 per shared category,

@@ -113,6 +113,7 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
     site_setting::ActiveModel { site_id: Set(id), overrides: Set(json!({})), updated_at: Set(now) }
         .insert(&txn)
         .await?;
+    crate::environments::seed(&txn, id, created.base_url.clone()).await?;
 
     let requested = match body.locales {
         Some(list) => list,

@@ -12,6 +12,7 @@ mod api_keys;
 mod auth;
 mod blogs;
 mod cli;
+mod environments;
 mod errors;
 mod locales;
 mod pages;
