@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::content::model::{ContentResponse, CreateContent};
-use crate::content::{write, ContentKind};
+use crate::content::{read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 
 const SAMPLES: [(&str, &str, &str); 3] = [
@@ -41,19 +41,11 @@ pub struct DeletedSamples {
 
 /// Live sample posts of the site.
 fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
-    content::Entity::find()
+    let samples = content::Entity::find()
         .filter(content::Column::Kind.eq(ContentKind::Blog.as_str()))
         .filter(content::Column::IsSample.eq(true))
-        .filter(content::Column::IsDeleted.eq(false))
-        .filter(
-            content::Column::Id.in_subquery(
-                sea_orm::sea_query::Query::select()
-                    .column(plinth_entities::content_site::Column::ContentId)
-                    .from(plinth_entities::content_site::Entity)
-                    .and_where(plinth_entities::content_site::Column::SiteId.eq(site_id))
-                    .to_owned(),
-            ),
-        )
+        .filter(content::Column::IsDeleted.eq(false));
+    read::on_site_only(samples, site_id)
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/seed", tag = "Blogs", params(("site_id" = Uuid, Path)),

@@ -36,20 +36,25 @@ pub async fn require_site_read(
     require_module(state, kind, &[site_id]).await
 }
 
+/// Keeps the items that appear on `site_id` (any kind, deleted or not).
+pub fn on_site_only(select: Select<content::Entity>, site_id: Uuid) -> Select<content::Entity> {
+    select.filter(
+        content::Column::Id.in_subquery(
+            Query::select()
+                .column(content_site::Column::ContentId)
+                .from(content_site::Entity)
+                .and_where(content_site::Column::SiteId.eq(site_id))
+                .to_owned(),
+        ),
+    )
+}
+
 /// Live items of `kind` on `site_id`.
 fn on_site(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
-    content::Entity::find()
+    let live = content::Entity::find()
         .filter(content::Column::Kind.eq(kind.as_str()))
-        .filter(content::Column::IsDeleted.eq(false))
-        .filter(
-            content::Column::Id.in_subquery(
-                Query::select()
-                    .column(content_site::Column::ContentId)
-                    .from(content_site::Entity)
-                    .and_where(content_site::Column::SiteId.eq(site_id))
-                    .to_owned(),
-            ),
-        )
+        .filter(content::Column::IsDeleted.eq(false));
+    on_site_only(live, site_id)
 }
 
 /// Live published items of `kind` on `site_id`.

@@ -34,6 +34,10 @@ struct Draft {
     tag_ids: Option<Vec<Uuid>>,
 }
 
+fn audit_entry(actor: &str, action: Action, kind: ContentKind, id: Uuid, site_id: Option<Uuid>) -> AuditEntry<'_> {
+    AuditEntry { actor, action, entity_type: kind.as_str(), entity_id: id.to_string(), site_id }
+}
+
 /// Whether the editorial workflow is on for any of the sites.
 async fn workflow_enabled(state: &AppState, site_ids: &[Uuid]) -> ApiResult<bool> {
     for site_id in site_ids {
@@ -196,13 +200,7 @@ pub(crate) async fn audit_created(
     id: Uuid,
 ) -> ApiResult<ContentResponse> {
     let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Create,
-        entity_type: kind.as_str(),
-        entity_id: id.to_string(),
-        site_id: None,
-    };
+    let entry = audit_entry(&actor, Action::Create, kind, id, None);
     audited(txn, id, entry, &()).await
 }
 
@@ -411,13 +409,7 @@ pub async fn update(
     };
     store_relations(&txn, kind, id, &draft, sites_changed).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Update,
-        entity_type: kind.as_str(),
-        entity_id: id.to_string(),
-        site_id: draft.site_ids.first().copied(),
-    };
+    let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
     let updated = audited(&txn, id, entry, &before).await?;
     txn.commit().await?;
     publish_change_events(state, kind, from, &updated);
@@ -446,13 +438,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     row.deleted_at = Set(Some(now));
     row.update(&txn).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Delete,
-        entity_type: kind.as_str(),
-        entity_id: id.to_string(),
-        site_id: before.site_ids.first().copied(),
-    };
+    let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
     audit::record(&txn, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
     txn.commit().await?;
     publish_events(state, kind, "deleted", &before);
@@ -480,13 +466,7 @@ pub(crate) async fn soft_delete_many(
     let mut out = Vec::new();
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
-        let entry = AuditEntry {
-            actor: &actor,
-            action: Action::Delete,
-            entity_type: kind.as_str(),
-            entity_id: model.id.to_string(),
-            site_id: item.site_ids.first().copied(),
-        };
+        let entry = audit_entry(&actor, Action::Delete, kind, model.id, item.site_ids.first().copied());
         audit::record(txn, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
         out.push(item);
     }
@@ -552,13 +532,7 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
         copy.reset_all().insert(&txn).await?;
     }
     let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Create,
-        entity_type: kind.as_str(),
-        entity_id: new_id.to_string(),
-        site_id: draft.site_ids.first().copied(),
-    };
+    let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
     let created = audited(&txn, new_id, entry, &json!({"cloned_from": id})).await?;
     txn.commit().await?;
     publish_created_events(state, kind, &created);
@@ -611,13 +585,7 @@ pub async fn review(
     row.updated_at = Set(now);
     row.update(&txn).await?;
     let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Update,
-        entity_type: kind.as_str(),
-        entity_id: id.to_string(),
-        site_id: before.site_ids.first().copied(),
-    };
+    let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
     let reviewed = audited(&txn, id, entry, &before).await?;
     txn.commit().await?;
     if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
@@ -690,13 +658,8 @@ pub async fn bulk(
             }
         }
         row.update(&txn).await?;
-        let entry = AuditEntry {
-            actor: &actor,
-            action: if status.is_some() { Action::Update } else { Action::Delete },
-            entity_type: kind.as_str(),
-            entity_id: item.id.to_string(),
-            site_id: Some(site_id),
-        };
+        let action = if status.is_some() { Action::Update } else { Action::Delete };
+        let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
         audit::record(
             &txn,
             entry,

@@ -5,7 +5,6 @@ use actix_web::web::{self, delete, get, post, resource};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_site};
-use sea_orm::sea_query::Query;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
     TransactionTrait,
@@ -18,7 +17,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::content::{write, ContentKind};
+use crate::content::{read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::MAX_PER_PAGE;
 
@@ -83,15 +82,7 @@ pub struct EntityTypeQuery {
 
 /// Soft-deleted content of the site (every kind of the content engine).
 fn trashed_on(site_id: Uuid) -> sea_orm::Select<content::Entity> {
-    content::Entity::find().filter(content::Column::IsDeleted.eq(true)).filter(
-        content::Column::Id.in_subquery(
-            Query::select()
-                .column(content_site::Column::ContentId)
-                .from(content_site::Entity)
-                .and_where(content_site::Column::SiteId.eq(site_id))
-                .to_owned(),
-        ),
-    )
+    read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(true)), site_id)
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/trash", tag = "Trash", params(("site_id" = Uuid, Path), TrashQuery),
@@ -193,7 +184,7 @@ pub async fn restore_from_trash(
     audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
     txn.commit().await?;
     let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
-    let restored = crate::content::read::get(&state, &principal, kind, id).await?;
+    let restored = read::get(&state, &principal, kind, id).await?;
     write::publish_events(&state, kind, "updated", &restored);
     Ok(HttpResponse::Ok().json(restored))
 }
