@@ -28,12 +28,13 @@ use crate::{api_keys, blogs, content, environments, locales, pages, sites, syste
         environments::update_environment, environments::delete_environment,
         blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
         pages::get_page_by_route,
-        taxonomy::list_categories, taxonomy::create_category, taxonomy::update_category, taxonomy::delete_category,
-        taxonomy::list_tags, taxonomy::create_tag, taxonomy::update_tag, taxonomy::delete_tag,
+        taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,
+        taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
+        taxonomy::delete_term_localization,
         trash::list_trash, trash::count_trash, trash::restore_from_trash, trash::delete_from_trash,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
-    modifiers(&SecuritySchemes, &OtherContentKinds, &PrefixPaths),
+    modifiers(&SecuritySchemes, &DerivedKinds, &PrefixPaths),
 )]
 struct ApiDoc;
 
@@ -51,32 +52,45 @@ impl Modify for SecuritySchemes {
     }
 }
 
-/// The shared content handlers are documented under the blog paths; every other
-/// kind gets the same entries with its own paths, tags and operation ids.
-struct OtherContentKinds;
+/// Handlers shared by several kinds are documented once, under the first kind's
+/// paths; every other kind gets the same entries with its own paths, tags,
+/// operation ids and codes.
+struct DerivedKinds;
 
-impl Modify for OtherContentKinds {
+/// `(operations documented once, word to replace, singular to replace, the other
+/// kinds as (singular, plural, tag))`
+type Derivation =
+    (&'static [&'static str], &'static str, &'static str, &'static [(&'static str, &'static str, &'static str)]);
+
+const DERIVATIONS: [Derivation; 2] = [
+    (&content::http::SHARED_OPERATIONS, "blogs", "blog", &[("page", "pages", "Pages")]),
+    (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),
+];
+
+impl Modify for DerivedKinds {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
-            .paths
-            .paths
-            .iter()
-            .filter(|(_, item)| {
-                operations(item).any(|op| {
-                    op.operation_id.as_deref().is_some_and(|id| content::http::SHARED_OPERATIONS.contains(&id))
+        for (shared_ops, plural_word, singular_word, others) in DERIVATIONS {
+            let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
+                .paths
+                .paths
+                .iter()
+                .filter(|(_, item)| {
+                    operations(item).any(|op| op.operation_id.as_deref().is_some_and(|id| shared_ops.contains(&id)))
                 })
-            })
-            .map(|(path, item)| (path.clone(), item.clone()))
-            .collect();
-        for (singular, plural, tag) in [("page", "pages", "Pages")] {
-            for (path, item) in &shared {
-                let json = serde_json::to_string(item).unwrap_or_default();
-                let json = json
-                    .replace("\"Blogs\"", &format!("\"{tag}\""))
-                    .replace("blog", singular)
-                    .replace("BLOG", &singular.to_uppercase());
-                if let Ok(item) = serde_json::from_str(&json) {
-                    openapi.paths.paths.insert(path.replace("blogs", plural), item);
+                .map(|(path, item)| (path.clone(), item.clone()))
+                .collect();
+            let source_tag = if plural_word == "blogs" { "Blogs" } else { "Taxonomy" };
+            for (singular, plural, tag) in others {
+                for (path, item) in &shared {
+                    let json = serde_json::to_string(item).unwrap_or_default();
+                    let json = json
+                        .replace(&format!("\"{source_tag}\""), &format!("\"{tag}\""))
+                        .replace(plural_word, plural)
+                        .replace(singular_word, singular)
+                        .replace(&singular_word.to_uppercase(), &singular.to_uppercase());
+                    if let Ok(item) = serde_json::from_str(&json) {
+                        openapi.paths.paths.insert(path.replace(plural_word, plural), item);
+                    }
                 }
             }
         }

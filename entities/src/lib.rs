@@ -15,3 +15,4 @@ pub mod site_locale;
 pub mod site_member;
 pub mod site_setting;
 pub mod term;
+pub mod term_localization;

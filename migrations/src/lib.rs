@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261121_000001_foundation;
 mod m20261121_000002_content;
 mod m20261121_000003_environments;
+mod m20261121_000004_term_localizations;
 
 pub struct Migrator;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000001_foundation::Migration),
             Box::new(m20261121_000002_content::Migration),
             Box::new(m20261121_000003_environments::Migration),
+            Box::new(m20261121_000004_term_localizations::Migration),
         ]
     }
 }

@@ -1,7 +1,9 @@
 //! Categories and tags of a site: one implementation, two URL families.
 
+mod localizations;
 mod routes;
 
+pub use localizations::{CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
 pub(crate) use routes::*;
 
 use actix_web::web::{self, delete, get, post, put, resource};
@@ -22,14 +24,27 @@ use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
 use crate::values::{required_text, Slug};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        resource("/sites/{site_id}/categories").route(get().to(list_categories)).route(post().to(create_category)),
-    )
-    .service(resource("/categories/{id}").route(put().to(update_category)).route(delete().to(delete_category)))
-    .service(resource("/sites/{site_id}/tags").route(get().to(list_tags)).route(post().to(create_tag)))
-    .service(resource("/tags/{id}").route(put().to(update_tag)).route(delete().to(delete_tag)));
+    for (taxonomy, plural) in [(Taxonomy::Category, "categories"), (Taxonomy::Tag, "tags")] {
+        let data = web::Data::new(taxonomy);
+        let r = |path: String| resource(path).app_data(data.clone());
+        cfg.service(
+            r(format!("/sites/{{site_id}}/{plural}")).route(get().to(list_terms)).route(post().to(create_term)),
+        )
+        .service(
+            r(format!("/{plural}/localizations/{{loc_id}}"))
+                .route(put().to(update_term_localization))
+                .route(delete().to(delete_term_localization)),
+        )
+        .service(r(format!("/{plural}/{{id}}")).route(put().to(update_term)).route(delete().to(delete_term)))
+        .service(
+            r(format!("/{plural}/{{id}}/localizations"))
+                .route(get().to(list_term_localizations))
+                .route(post().to(create_term_localization)),
+        );
+    }
 }
 
+/// Which of the two taxonomies a request is about; set per resource as app data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taxonomy {
     Category,
@@ -104,6 +119,7 @@ async fn list(
     principal: &Principal,
     taxonomy: Taxonomy,
     site_id: Uuid,
+    locale_id: Option<Uuid>,
 ) -> ApiResult<Vec<TermResponse>> {
     principal.require(state, site_id, Capability::Read).await?;
     state.site_state(site_id).await?;
@@ -113,7 +129,11 @@ async fn list(
         .order_by_asc(term::Column::Name)
         .all(&state.db)
         .await?;
-    Ok(terms.iter().map(TermResponse::from).collect())
+    let mut terms: Vec<TermResponse> = terms.iter().map(TermResponse::from).collect();
+    if let Some(locale_id) = locale_id {
+        localizations::localize(state, &mut terms, locale_id).await?;
+    }
+    Ok(terms)
 }
 
 async fn create(

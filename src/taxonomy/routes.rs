@@ -1,98 +1,135 @@
-//! Documented handlers for `/categories` and `/tags`.
+//! Handlers shared by `/categories` and `/tags`: registered once per taxonomy
+//! with the taxonomy as resource data, documented under the category paths; the
+//! OpenAPI document derives the tag entries (see `openapi.rs`).
 
 use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use utoipa::IntoParams;
 use uuid::Uuid;
 
+use super::localizations::{self, CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
 use super::{create, list, remove, update, CreateTerm, Taxonomy, TermResponse, UpdateTerm};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 
-#[utoipa::path(get, path = "/sites/{site_id}/categories", tag = "Taxonomy", params(("site_id" = Uuid, Path)),
+/// Operation ids of the taxonomy endpoints, as documented for categories.
+pub const TAXONOMY_OPERATIONS: [&str; 8] = [
+    "list_categories",
+    "create_category",
+    "update_category",
+    "delete_category",
+    "list_category_localizations",
+    "create_category_localization",
+    "update_category_localization",
+    "delete_category_localization",
+];
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TermListQuery {
+    /// Names and descriptions in this locale where a localization exists.
+    pub locale_id: Option<Uuid>,
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "list_categories", params(("site_id" = Uuid, Path), TermListQuery),
     responses((status = 200, body = Vec<TermResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn list_categories(
+pub async fn list_terms(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
+    query: web::Query<TermListQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(list(&state, &principal, Taxonomy::Category, site_id.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), query.locale_id).await?))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/categories", tag = "Taxonomy", params(("site_id" = Uuid, Path)), request_body = CreateTerm,
+#[utoipa::path(post, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "create_category", params(("site_id" = Uuid, Path)), request_body = CreateTerm,
     responses((status = 201, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn create_category(
+pub async fn create_term(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
     body: web::Json<CreateTerm>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created()
-        .json(create(&state, &principal, Taxonomy::Category, site_id.into_inner(), body.into_inner()).await?))
+        .json(create(&state, &principal, **taxonomy, site_id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/categories/{id}", tag = "Taxonomy", params(("id" = Uuid, Path)), request_body = UpdateTerm,
+#[utoipa::path(put, path = "/categories/{id}", tag = "Taxonomy", operation_id = "update_category", params(("id" = Uuid, Path)), request_body = UpdateTerm,
     responses((status = 200, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn update_category(
+pub async fn update_term(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
     body: web::Json<UpdateTerm>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok()
-        .json(update(&state, &principal, Taxonomy::Category, id.into_inner(), body.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(delete, path = "/categories/{id}", tag = "Taxonomy", params(("id" = Uuid, Path)),
+#[utoipa::path(delete, path = "/categories/{id}", tag = "Taxonomy", operation_id = "delete_category", params(("id" = Uuid, Path)),
     responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn delete_category(
+pub async fn delete_term(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    remove(&state, &principal, Taxonomy::Category, id.into_inner()).await?;
+    remove(&state, &principal, **taxonomy, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/tags", tag = "Taxonomy", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<TermResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn list_tags(
+#[utoipa::path(get, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "list_category_localizations", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<TermLocalizationResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_term_localizations(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
-    site_id: web::Path<Uuid>,
+    id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(list(&state, &principal, Taxonomy::Tag, site_id.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **taxonomy, id.into_inner()).await?))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/tags", tag = "Taxonomy", params(("site_id" = Uuid, Path)), request_body = CreateTerm,
-    responses((status = 201, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn create_tag(
+#[utoipa::path(post, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "create_category_localization", params(("id" = Uuid, Path)),
+    request_body = CreateTermLocalization,
+    responses((status = 201, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn create_term_localization(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
-    site_id: web::Path<Uuid>,
-    body: web::Json<CreateTerm>,
+    id: web::Path<Uuid>,
+    body: web::Json<CreateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created()
-        .json(create(&state, &principal, Taxonomy::Tag, site_id.into_inner(), body.into_inner()).await?))
+        .json(localizations::create(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/tags/{id}", tag = "Taxonomy", params(("id" = Uuid, Path)), request_body = UpdateTerm,
-    responses((status = 200, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn update_tag(
+#[utoipa::path(put, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "update_category_localization", params(("loc_id" = Uuid, Path)),
+    request_body = UpdateTermLocalization,
+    responses((status = 200, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn update_term_localization(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateTerm>,
+    body: web::Json<UpdateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(update(&state, &principal, Taxonomy::Tag, id.into_inner(), body.into_inner()).await?))
+    Ok(HttpResponse::Ok()
+        .json(localizations::update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(delete, path = "/tags/{id}", tag = "Taxonomy", params(("id" = Uuid, Path)),
+#[utoipa::path(delete, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "delete_category_localization", params(("loc_id" = Uuid, Path)),
     responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
-pub async fn delete_tag(
+pub async fn delete_term_localization(
+    taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    remove(&state, &principal, Taxonomy::Tag, id.into_inner()).await?;
+    localizations::delete(&state, &principal, **taxonomy, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

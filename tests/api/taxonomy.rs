@@ -105,3 +105,61 @@ async fn similar_posts_follow_the_scoring_and_ties_go_newest_first() {
         .await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
 }
+
+#[actix_web::test]
+async fn categories_and_tags_are_localizable() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("terms-i18n").await;
+    let locales: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
+    let de = locales.iter().find(|l| l["code"] == "de").unwrap()["id"].as_str().unwrap().to_string();
+    let category = term(&app, &site, "categories", "Travel").await;
+    let tag = term(&app, &site, "tags", "Mountains").await;
+
+    let path = format!("/categories/{category}/localizations");
+    assert_problem(
+        app.post(&path, &app.admin_key, json!({"locale_id": de, "name": "Reisen"})).await,
+        422,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    app.post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de})).await;
+    let res = app.post(&path, &app.admin_key, json!({"locale_id": de, "name": "Reisen"})).await;
+    assert_eq!(res.status(), 201);
+    let loc: Value = res.json().await.unwrap();
+    let res = app.post(&path, &app.admin_key, json!({"locale_id": de, "name": "Nochmal"})).await;
+    assert_eq!(assert_problem(res, 400, "ENTITY_LOCALIZATION_EXISTS").await["entity_type"], "category");
+    let res = app
+        .post(&format!("/tags/{tag}/localizations"), &app.admin_key, json!({"locale_id": de, "name": "Berge"}))
+        .await;
+    assert_eq!(res.status(), 201);
+
+    let german: Vec<Value> =
+        app.get(&format!("/sites/{site}/categories?locale_id={de}"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(german[0]["name"], "Reisen");
+    let canonical: Vec<Value> =
+        app.get(&format!("/sites/{site}/categories"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(canonical[0]["name"], "Travel");
+    let tags: Vec<Value> =
+        app.get(&format!("/sites/{site}/tags?locale_id={de}"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(tags[0]["name"], "Berge");
+
+    let loc_path = format!("/categories/localizations/{}", loc["id"].as_str().unwrap());
+    let updated: Value =
+        app.put(&loc_path, &app.admin_key, json!({"name": "Reisen & Urlaub"})).await.json().await.unwrap();
+    assert_eq!(updated["name"], "Reisen & Urlaub");
+    assert_problem(
+        app.put(&format!("/tags/localizations/{}", loc["id"].as_str().unwrap()), &app.admin_key, json!({"name": "x"}))
+            .await,
+        404,
+        "ENTITY_LOCALIZATION_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(app.delete(&loc_path, &app.admin_key).await.status(), 204);
+    assert_problem(app.delete(&loc_path, &app.admin_key).await, 404, "ENTITY_LOCALIZATION_NOT_FOUND").await;
+
+    let doc: Value =
+        app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let op = &doc["paths"]["/api/v1/tags/{id}/localizations"]["post"];
+    assert_eq!(op["operationId"], "create_tag_localization");
+    assert!(doc["paths"]["/api/v1/sites/{site_id}/tags"]["get"].is_object());
+}

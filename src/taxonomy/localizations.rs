@@ -1,0 +1,235 @@
+//! Per-locale names of categories and tags.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{site_locale, term, term_localization};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
+};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{find, Taxonomy};
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::values::required_text;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TermLocalizationResponse {
+    pub id: Uuid,
+    pub term_id: Uuid,
+    pub locale_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&term_localization::Model> for TermLocalizationResponse {
+    fn from(m: &term_localization::Model) -> Self {
+        Self {
+            id: m.id,
+            term_id: m.term_id,
+            locale_id: m.locale_id,
+            name: m.name.clone(),
+            description: m.description.clone(),
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTermLocalization {
+    pub locale_id: Uuid,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTermLocalization {
+    pub name: Option<String>,
+    pub description: Option<String>,
+}
+
+fn audit_entry<'a>(
+    actor: &'a str,
+    action: Action,
+    taxonomy: Taxonomy,
+    loc: &term_localization::Model,
+    site_id: Uuid,
+) -> AuditEntry<'a> {
+    let entity_type = match taxonomy {
+        Taxonomy::Category => "category_localization",
+        Taxonomy::Tag => "tag_localization",
+    };
+    AuditEntry { actor, action, entity_type, entity_id: loc.id.to_string(), site_id: Some(site_id) }
+}
+
+pub(super) async fn list(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    term_id: Uuid,
+) -> ApiResult<Vec<TermLocalizationResponse>> {
+    let found = term::Entity::find_by_id(term_id)
+        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found(taxonomy.as_str(), term_id))?;
+    principal.require(state, found.site_id, Capability::Read).await?;
+    let rows = term_localization::Entity::find()
+        .filter(term_localization::Column::TermId.eq(term_id))
+        .order_by_asc(term_localization::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(rows.iter().map(TermLocalizationResponse::from).collect())
+}
+
+pub(super) async fn create(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    term_id: Uuid,
+    body: CreateTermLocalization,
+) -> ApiResult<TermLocalizationResponse> {
+    let owner = find(state, principal, taxonomy, term_id).await?;
+    let name = required_text("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
+    let txn = state.db.begin().await?;
+    let assigned = site_locale::Entity::find()
+        .filter(site_locale::Column::SiteId.eq(owner.site_id))
+        .filter(site_locale::Column::LocaleId.eq(body.locale_id))
+        .count(&txn)
+        .await?;
+    if assigned == 0 {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "locale_id",
+            ErrorCode::ValidationInvalidFormat,
+            "the locale is not assigned to the site",
+        )]));
+    }
+    let exists = || {
+        ApiError::entity(
+            ErrorCode::EntityLocalizationExists,
+            taxonomy.as_str(),
+            "a localization for this locale exists; update it instead",
+        )
+    };
+    let now = Utc::now();
+    let created = term_localization::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        term_id: Set(term_id),
+        locale_id: Set(body.locale_id),
+        name: Set(name),
+        description: Set(body.description),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await
+    .map_err(on_constraint(Constraint::Unique, exists))?;
+    let response = TermLocalizationResponse::from(&created);
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created, owner.site_id),
+        &(),
+        &response,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(response)
+}
+
+/// The localization and its term's site, checked for the caller's right to edit.
+async fn find_localization(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    id: Uuid,
+) -> ApiResult<(term_localization::Model, Uuid)> {
+    let not_found = || {
+        ApiError::entity(
+            ErrorCode::EntityLocalizationNotFound,
+            taxonomy.as_str(),
+            format!("no {} localization {id}", taxonomy.as_str()),
+        )
+    };
+    let loc = term_localization::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(not_found)?;
+    let owner = find(state, principal, taxonomy, loc.term_id).await.map_err(|e| {
+        if e.code() == ErrorCode::EntityNotFound {
+            not_found()
+        } else {
+            e
+        }
+    })?;
+    Ok((loc, owner.site_id))
+}
+
+pub(super) async fn update(
+    state: &AppState,
+    principal: &Principal,
+    taxonomy: Taxonomy,
+    id: Uuid,
+    body: UpdateTermLocalization,
+) -> ApiResult<TermLocalizationResponse> {
+    let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
+    let before = TermLocalizationResponse::from(&current);
+    let mut row: term_localization::ActiveModel = current.into();
+    if let Some(name) = body.name {
+        row.name = Set(required_text("name", &name, 200).map_err(|e| ApiError::validation(vec![e]))?);
+    }
+    if let Some(description) = body.description {
+        row.description = Set(description);
+    }
+    row.updated_at = Set(Utc::now());
+    let txn = state.db.begin().await?;
+    let updated = row.update(&txn).await?;
+    let after = TermLocalizationResponse::from(&updated);
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
+        &before,
+        &after,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(after)
+}
+
+pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
+    let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
+    let txn = state.db.begin().await?;
+    term_localization::Entity::delete_by_id(id).exec(&txn).await?;
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current, site_id),
+        &TermLocalizationResponse::from(&current),
+        &(),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Lays the `locale_id` names over the terms, where a localization exists.
+pub(super) async fn localize(state: &AppState, terms: &mut [super::TermResponse], locale_id: Uuid) -> ApiResult<()> {
+    let ids: Vec<Uuid> = terms.iter().map(|t| t.id).collect();
+    let rows = term_localization::Entity::find()
+        .filter(term_localization::Column::TermId.is_in(ids))
+        .filter(term_localization::Column::LocaleId.eq(locale_id))
+        .all(&state.db)
+        .await?;
+    for row in rows {
+        if let Some(term) = terms.iter_mut().find(|t| t.id == row.term_id) {
+            term.name = row.name;
+            term.description = row.description;
+        }
+    }
+    Ok(())
+}
