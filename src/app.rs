@@ -22,7 +22,8 @@ use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
 use crate::{
-    api_keys, blogs, content, db, environments, locales, openapi, pages, sites, system, taxonomy, telemetry, trash,
+    api_keys, blogs, content, db, environments, locales, notifications, openapi, pages, sites, system, taxonomy,
+    telemetry, trash,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -194,6 +195,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(pages::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
-                .configure(environments::configure),
+                .configure(environments::configure)
+                .configure(notifications::configure),
         );
 }

@@ -12,6 +12,7 @@ pub mod environments;
 pub mod error;
 pub mod events;
 pub mod locales;
+pub mod notifications;
 pub mod openapi;
 pub mod pages;
 pub mod pagination;

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, content, environments, locales, pages, sites, system, taxonomy, trash};
+use crate::{api_keys, blogs, content, environments, locales, notifications, pages, sites, system, taxonomy, trash};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -31,6 +31,7 @@ use crate::{api_keys, blogs, content, environments, locales, pages, sites, syste
         taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,
         taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
         taxonomy::delete_term_localization,
+        notifications::list_notifications, notifications::mark_read, notifications::mark_all_read,
         trash::list_trash, trash::count_trash, trash::restore_from_trash, trash::delete_from_trash,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),

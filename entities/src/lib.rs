@@ -10,6 +10,7 @@ pub mod content_site;
 pub mod content_tag;
 pub mod environment;
 pub mod locale;
+pub mod notification;
 pub mod site;
 pub mod site_locale;
 pub mod site_member;

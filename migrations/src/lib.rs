@@ -7,6 +7,7 @@ mod m20261121_000001_foundation;
 mod m20261121_000002_content;
 mod m20261121_000003_environments;
 mod m20261121_000004_term_localizations;
+mod m20261121_000005_notifications;
 
 pub struct Migrator;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000002_content::Migration),
             Box::new(m20261121_000003_environments::Migration),
             Box::new(m20261121_000004_term_localizations::Migration),
+            Box::new(m20261121_000005_notifications::Migration),
         ]
     }
 }

@@ -22,6 +22,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::events::DomainEvent;
+use crate::notifications;
 use crate::values::{required_text, Slug};
 
 /// An item's relations as they will be stored; `None` leaves a set untouched.
@@ -36,6 +37,29 @@ struct Draft {
 
 fn audit_entry(actor: &str, action: Action, kind: ContentKind, id: Uuid, site_id: Option<Uuid>) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: kind.as_str(), entity_id: id.to_string(), site_id }
+}
+
+/// When an item enters review, its sites' reviewers are told (in the same transaction).
+async fn notify_if_submitted(
+    txn: &DatabaseTransaction,
+    principal: &Principal,
+    kind: ContentKind,
+    (from, to): (ContentStatus, ContentStatus),
+    id: Uuid,
+    title: &str,
+    site_ids: &[Uuid],
+) -> ApiResult<()> {
+    if to != ContentStatus::InReview || from == ContentStatus::InReview {
+        return Ok(());
+    }
+    let request = notifications::ReviewRequest {
+        site_ids,
+        entity_type: kind.as_str(),
+        entity_id: id,
+        title,
+        submitted_by: principal.user().map(|u| u.idp_user_id.as_str()),
+    };
+    notifications::notify_reviewers(txn, request).await
 }
 
 /// Whether the editorial workflow is on for any of the sites.
@@ -229,6 +253,7 @@ pub(crate) async fn insert(
     let (Some(title), true) = (title, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
+    let title_for_notice = title.clone();
     let role = role_on_all(state, principal, &body.site_ids).await?;
     require_role(role, Role::Author, &format!("creating a {}", kind.as_str()))?;
     require_module(state, kind, &body.site_ids).await?;
@@ -296,6 +321,8 @@ pub(crate) async fn insert(
         tag_ids: Some(body.tag_ids),
     };
     store_relations(txn, kind, id, &draft, true).await?;
+    notify_if_submitted(txn, principal, kind, (ContentStatus::Draft, status), id, &title_for_notice, &draft.site_ids)
+        .await?;
     Ok(id)
 }
 
@@ -408,6 +435,8 @@ pub async fn update(
         tag_ids: body.tag_ids.is_some().then_some(tag_ids),
     };
     store_relations(&txn, kind, id, &draft, sites_changed).await?;
+    let title = body.title.as_deref().unwrap_or(&current.title);
+    notify_if_submitted(&txn, principal, kind, (from, to), id, title, &draft.site_ids).await?;
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
     let updated = audited(&txn, id, entry, &before).await?;
@@ -658,6 +687,9 @@ pub async fn bulk(
             }
         }
         row.update(&txn).await?;
+        if let Some(to) = status {
+            notify_if_submitted(&txn, principal, kind, (from, to), item.id, &item.title, &[site_id]).await?;
+        }
         let action = if status.is_some() { Action::Update } else { Action::Delete };
         let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
         audit::record(

@@ -15,6 +15,7 @@ mod cli;
 mod environments;
 mod errors;
 mod locales;
+mod notifications;
 mod pages;
 mod rate_limits;
 mod sites;
