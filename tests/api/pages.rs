@@ -110,3 +110,35 @@ async fn page_endpoints_are_documented_like_blog_endpoints() {
     assert_eq!((op["operationId"].as_str(), op["tags"][0].as_str()), (Some("bulk_pages"), Some("Pages")));
     assert!(op.to_string().contains("PAGE_BULK_STATUS_REQUIRED"));
 }
+
+#[actix_web::test]
+async fn pages_go_through_the_editorial_workflow() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("page-flow").await;
+    app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"editorial_workflow_enabled": true})).await;
+    let editor = app.create_key("Write", Some(&site)).await;
+    let page: Value =
+        app.post("/pages", &editor, json!({"site_ids": [site], "title": "Pricing"})).await.json().await.unwrap();
+    let id = page["id"].as_str().unwrap();
+    assert_problem(
+        app.put(&format!("/pages/{id}"), &editor, json!({"status": "Published"})).await,
+        403,
+        "WORKFLOW_REVIEW_REQUIRED",
+    )
+    .await;
+    let res = app.post(&format!("/pages/{id}/review"), &editor, json!({"action": "Approve"})).await;
+    assert_problem(res, 400, "CONTENT_REVIEW_INVALID_STATUS").await;
+    let submitted: Value =
+        app.put(&format!("/pages/{id}"), &editor, json!({"status": "InReview"})).await.json().await.unwrap();
+    assert_eq!(submitted["status"], "InReview");
+    let mut events = app.state.events.subscribe();
+    let approved: Value =
+        app.post(&format!("/pages/{id}/review"), &editor, json!({"action": "Approve"})).await.json().await.unwrap();
+    assert_eq!(approved["status"], "Published");
+    assert_eq!(
+        [events.recv().await.unwrap().event, events.recv().await.unwrap().event],
+        ["page.updated", "page.published"]
+    );
+    let published: Value = app.get(&format!("/sites/{site}/pages/published"), &editor).await.json().await.unwrap();
+    assert_eq!(published["data"][0]["id"], id);
+}
