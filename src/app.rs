@@ -21,9 +21,11 @@ use crate::error::{json_config, not_found_fallback, path_config, query_config, r
 use crate::events::EventBus;
 use crate::sites::SiteState;
 use crate::storage::Storage;
+use crate::webhooks::delivery::Deliverer;
+use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
     api_keys, blogs, content, db, environments, locales, notifications, openapi, pages, sites, system, taxonomy,
-    telemetry, trash,
+    telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -44,6 +46,7 @@ pub struct AppState {
     pub storage: Storage,
     pub events: EventBus,
     pub clock: Arc<dyn Clock>,
+    pub webhooks: WebhookRuntime,
     pub actors: Actors,
 }
 
@@ -62,6 +65,11 @@ pub struct Plinth {
     pub generated_admin_key: Option<String>,
     /// Time-driven work (scheduled publishing); send it `RunNow` to run at once.
     pub janitor: Addr<Periodic>,
+    /// Turns closed debounce windows into batch deliveries (every 5 s).
+    pub webhook_flusher: Addr<Periodic>,
+    /// Re-sends due failed deliveries (every 15 s).
+    pub webhook_retrier: Addr<Periodic>,
+    pub webhook_dispatcher: Addr<WebhookDispatcher>,
 }
 
 impl Plinth {
@@ -96,6 +104,7 @@ impl Plinth {
             site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
         };
+        let deliverer = Deliverer::new(&config);
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
@@ -107,6 +116,7 @@ impl Plinth {
             storage,
             events: EventBus::default(),
             clock,
+            webhooks: WebhookRuntime::new(deliverer),
             actors,
         };
         let state = web::Data::new(state);
@@ -116,7 +126,25 @@ impl Plinth {
             janitor_task(state.clone()),
         )
         .start();
-        Ok(Self { state, generated_admin_key, janitor })
+        let webhook_dispatcher = WebhookDispatcher::new(state.clone()).start();
+        let every = |secs: u64| Duration::from_secs(secs.max(1));
+        let webhook_flusher = Periodic::new(
+            "webhook flush",
+            every(state.config.webhooks.flush_poll_secs),
+            webhook_task(state.clone(), "flush", |s| {
+                Box::pin(async move { webhooks::dispatcher::flush_due(&s).await })
+            }),
+        )
+        .start();
+        let webhook_retrier = Periodic::new(
+            "webhook retry",
+            every(state.config.webhooks.retry_poll_secs),
+            webhook_task(state.clone(), "retry", |s| {
+                Box::pin(async move { webhooks::dispatcher::retry_due(&s).await })
+            }),
+        )
+        .start();
+        Ok(Self { state, generated_admin_key, janitor, webhook_flusher, webhook_retrier, webhook_dispatcher })
     }
 
     /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
@@ -161,6 +189,22 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
     })
 }
 
+type WebhookPass = fn(web::Data<AppState>) -> futures_util::future::BoxFuture<'static, crate::error::ApiResult<usize>>;
+
+/// A webhook worker pass, logged when it did something or failed.
+fn webhook_task(state: web::Data<AppState>, name: &'static str, pass: WebhookPass) -> plinth_actors::Task {
+    Arc::new(move || {
+        let state = state.clone();
+        Box::pin(async move {
+            match pass(state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(pass = name, deliveries = n, "webhook pass"),
+                Err(e) => tracing::warn!(pass = name, error = %e, "webhook pass failed; will retry"),
+            }
+        })
+    })
+}
+
 pub struct RunningServer {
     pub addr: SocketAddr,
     pub server: actix_web::dev::Server,
@@ -170,6 +214,8 @@ pub struct RunningServer {
 impl RunningServer {
     /// Persists what actors hold in memory. Called after the server stopped.
     pub async fn drain(state: &AppState) {
+        // Events already published become deliveries or buffer rows (both stored).
+        state.webhooks.drained(state, Duration::from_secs(10)).await;
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");
         }
@@ -196,6 +242,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)
-                .configure(notifications::configure),
+                .configure(notifications::configure)
+                .configure(webhooks::configure),
         );
 }

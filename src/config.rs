@@ -23,11 +23,22 @@ pub struct Config {
     pub workers: usize,
     /// Period of the Janitor (scheduled publishing).
     pub janitor_every_secs: u64,
+    pub ssrf_allowlist: Vec<String>,
+    pub webhooks: WebhookConfig,
     pub log: LogConfig,
     pub idp: IdpConfig,
     pub rate_limits: RateLimitConfig,
     pub sites: SitesConfig,
     pub imprint: ImprintConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct WebhookConfig {
+    pub retry_delays: Vec<u64>,
+    pub retry_poll_secs: u64,
+    pub flush_poll_secs: u64,
+    pub flush_batch: u64,
+    pub timeout_secs: u64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -157,6 +168,26 @@ impl Config {
         if let Some(v) = env("PLINTH_SYSTEM_ADMINS") {
             self.system_admins = v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
         }
+        if let Some(v) = env("PLINTH_SSRF_ALLOWLIST") {
+            self.ssrf_allowlist = split_list(&v);
+        }
+        if let Some(v) = env("PLINTH_WEBHOOK_RETRY_DELAYS") {
+            self.webhooks.retry_delays = split_list(&v)
+                .iter()
+                .map(|d| {
+                    d.parse()
+                        .map_err(|_| ConfigError::Invalid(format!("PLINTH_WEBHOOK_RETRY_DELAYS: '{d}' is not seconds")))
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        for (name, target) in [
+            ("PLINTH_WEBHOOK_RETRY_POLL_SECS", &mut self.webhooks.retry_poll_secs),
+            ("PLINTH_WEBHOOK_FLUSH_POLL_SECS", &mut self.webhooks.flush_poll_secs),
+        ] {
+            if let Some(v) = env(name) {
+                *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;
+            }
+        }
         if let Some(v) = env("PLINTH_WORKERS") {
             self.workers =
                 v.parse().map_err(|_| ConfigError::Invalid(format!("PLINTH_WORKERS={v} is not a number")))?;
@@ -177,6 +208,11 @@ impl Config {
     pub fn is_sqlite(&self) -> bool {
         self.database_url.starts_with("sqlite:")
     }
+}
+
+/// `"a, b,,c"` → `["a", "b", "c"]`
+fn split_list(raw: &str) -> Vec<String> {
+    raw.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 
 fn merge(base: &mut toml::Table, overlay: toml::Table) {
@@ -212,6 +248,8 @@ mod tests {
                     "PLINTH_BIND" => Some("0.0.0.0:9000".into()),
                     "PLINTH_SYSTEM_ADMINS" => Some("user_a, user_b,".into()),
                     "IMPRINT_EMAIL" => Some("ops@example.org".into()),
+                    "PLINTH_WEBHOOK_RETRY_DELAYS" => Some("1,2,3".into()),
+                    "PLINTH_SSRF_ALLOWLIST" => Some("127.0.0.1:9000".into()),
                     _ => None,
                 }
             })?;
@@ -221,6 +259,9 @@ mod tests {
         assert_eq!(c.bind, "0.0.0.0:9000");
         assert_eq!(c.system_admins, vec!["user_a", "user_b"]);
         assert_eq!(c.imprint.email.as_deref(), Some("ops@example.org"));
+        assert_eq!(c.webhooks.retry_delays, [1, 2, 3]);
+        assert_eq!(c.webhooks.retry_poll_secs, 15);
+        assert_eq!(c.ssrf_allowlist, ["127.0.0.1:9000"]);
         Ok(())
     }
 

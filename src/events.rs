@@ -18,6 +18,7 @@ pub struct DomainEvent {
 
 pub struct EventBus {
     sender: broadcast::Sender<DomainEvent>,
+    published: std::sync::atomic::AtomicU64,
 }
 
 impl Default for EventBus {
@@ -25,7 +26,7 @@ impl Default for EventBus {
         // Subscribers that fall this far behind lose events; the dispatcher
         // persists what it receives, so it keeps up.
         let (sender, _) = broadcast::channel(4096);
-        Self { sender }
+        Self { sender, published: std::sync::atomic::AtomicU64::new(0) }
     }
 }
 
@@ -33,7 +34,14 @@ impl EventBus {
     pub fn publish(&self, event: DomainEvent) {
         tracing::debug!(event = %event.event, site_id = %event.site_id, "event");
         // No subscriber is not an error: nobody listens yet.
-        let _ = self.sender.send(event);
+        if self.sender.send(event).is_ok() {
+            self.published.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Events delivered to at least one subscriber so far.
+    pub fn published(&self) -> u64 {
+        self.published.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<DomainEvent> {

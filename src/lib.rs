@@ -23,6 +23,7 @@ pub mod taxonomy;
 pub mod telemetry;
 pub mod trash;
 pub mod values;
+pub mod webhooks;
 
 pub use app::{AppState, Plinth, RunningServer};
 pub use config::Config;

@@ -5,7 +5,9 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{api_keys, blogs, content, environments, locales, notifications, pages, sites, system, taxonomy, trash};
+use crate::{
+    api_keys, blogs, content, environments, locales, notifications, pages, sites, system, taxonomy, trash, webhooks,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -32,6 +34,9 @@ use crate::{api_keys, blogs, content, environments, locales, notifications, page
         taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
         taxonomy::delete_term_localization,
         notifications::list_notifications, notifications::mark_read, notifications::mark_all_read,
+        webhooks::list_webhooks, webhooks::get_webhook, webhooks::create_webhook, webhooks::update_webhook,
+        webhooks::delete_webhook, webhooks::test_webhook, webhooks::list_deliveries, webhooks::retry_delivery,
+        webhooks::webhook_stats,
         trash::list_trash, trash::count_trash, trash::restore_from_trash, trash::delete_from_trash,
     ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),

@@ -17,3 +17,7 @@ pub mod site_member;
 pub mod site_setting;
 pub mod term;
 pub mod term_localization;
+pub mod webhook;
+pub mod webhook_attempt;
+pub mod webhook_buffer;
+pub mod webhook_delivery;

@@ -8,6 +8,7 @@ mod m20261121_000002_content;
 mod m20261121_000003_environments;
 mod m20261121_000004_term_localizations;
 mod m20261121_000005_notifications;
+mod m20261121_000006_webhooks;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000003_environments::Migration),
             Box::new(m20261121_000004_term_localizations::Migration),
             Box::new(m20261121_000005_notifications::Migration),
+            Box::new(m20261121_000006_webhooks::Migration),
         ]
     }
 }

@@ -1,0 +1,29 @@
+use sea_orm::entity::prelude::*;
+
+/// One message to one webhook, attempted until it succeeds or is dead. Its id is
+/// the `webhook-id` header of every attempt.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "webhook_deliveries")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub site_id: Uuid,
+    /// The event name, or `batch` for a debounced batch.
+    pub event: String,
+    /// The exact body sent on every attempt.
+    pub payload: String,
+    /// pending, success, failed (will retry), dead
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: Option<DateTimeUtc>,
+    pub last_status_code: Option<i32>,
+    pub last_error: Option<String>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,236 @@
+//! Sending: one HTTP attempt of a stored delivery, its log entry, and what
+//! happens next (success, a retry on the schedule, or dead after the 6th failure).
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, EntityTrait};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::{signature, ssrf};
+use crate::config::Config;
+use crate::error::ApiResult;
+
+/// Attempts per delivery: the first plus one per configured retry delay.
+pub const MAX_ATTEMPTS: i32 = 6;
+/// How long a claimed delivery is left alone by other senders.
+pub const CLAIM_LEASE: chrono::Duration = chrono::Duration::seconds(120);
+const EXCERPT_BYTES: usize = 512;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    Pending,
+    Success,
+    Failed,
+    Dead,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "pending",
+            DeliveryStatus::Success => "success",
+            DeliveryStatus::Failed => "failed",
+            DeliveryStatus::Dead => "dead",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AttemptResult {
+    pub success: bool,
+    pub status_code: Option<u16>,
+    pub duration_ms: i64,
+    pub error: Option<String>,
+    pub response_excerpt: Option<String>,
+}
+
+pub struct Deliverer {
+    http: reqwest::Client,
+    allowlist: Vec<String>,
+    retry_delays: Vec<u64>,
+}
+
+impl Deliverer {
+    pub fn new(config: &Config) -> Self {
+        let http = reqwest::Client::builder()
+            // A redirect is a failure: following it could reach a private address.
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(config.webhooks.timeout_secs.max(1)))
+            .user_agent(concat!("Plinth-Webhooks/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default();
+        Self { http, allowlist: config.ssrf_allowlist.clone(), retry_delays: config.webhooks.retry_delays.clone() }
+    }
+
+    /// When the next attempt is due after `attempts` failed ones, or `None` when
+    /// the delivery is dead.
+    pub fn next_attempt_after(&self, attempts: i32, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        if attempts >= MAX_ATTEMPTS {
+            return None;
+        }
+        let index = usize::try_from(attempts - 1).unwrap_or(0);
+        let delay = self.retry_delays.get(index).or(self.retry_delays.last()).copied().unwrap_or(300);
+        Some(now + chrono::Duration::seconds(i64::try_from(delay).unwrap_or(i64::MAX / 2)))
+    }
+
+    /// One signed POST of `body`. Anything but a 2xx (a 3xx too) is a failure.
+    pub async fn send(&self, url: &str, secret: &str, message_id: Uuid, body: &str) -> AttemptResult {
+        let started = Instant::now();
+        let failed = |error: String, status_code: Option<u16>, excerpt: Option<String>| AttemptResult {
+            success: false,
+            status_code,
+            duration_ms: started.elapsed().as_millis() as i64,
+            error: Some(error),
+            response_excerpt: excerpt,
+        };
+        if let Err(refusal) = ssrf::check(url, &self.allowlist).await {
+            return failed(format!("target refused: {refusal:?}"), None, None);
+        }
+        let timestamp = Utc::now().timestamp();
+        let id = message_id.to_string();
+        let response = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("webhook-id", &id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature::sign(secret, &id, timestamp, body))
+            .body(body.to_string())
+            .send()
+            .await;
+        match response {
+            Err(e) => failed(format!("request failed: {e}"), None, None),
+            Ok(res) => {
+                let status = res.status();
+                let text = res.text().await.unwrap_or_default();
+                let excerpt: String = text.chars().take(EXCERPT_BYTES).collect();
+                let excerpt = (!excerpt.is_empty()).then_some(excerpt);
+                if status.is_success() {
+                    AttemptResult {
+                        success: true,
+                        status_code: Some(status.as_u16()),
+                        duration_ms: started.elapsed().as_millis() as i64,
+                        error: None,
+                        response_excerpt: excerpt,
+                    }
+                } else {
+                    failed(format!("the endpoint answered {status}"), Some(status.as_u16()), excerpt)
+                }
+            }
+        }
+    }
+
+    /// Attempts a claimed delivery and stores the outcome and its log entry.
+    pub async fn attempt(
+        &self,
+        db: &DatabaseConnection,
+        now: DateTime<Utc>,
+        delivery: webhook_delivery::Model,
+        hook: &webhook::Model,
+    ) -> ApiResult<webhook_delivery::Model> {
+        let result = self.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
+        record(db, self, now, delivery, &result).await
+    }
+}
+
+/// Stores an attempt's log entry and moves the delivery on.
+pub async fn record(
+    db: &DatabaseConnection,
+    deliverer: &Deliverer,
+    now: DateTime<Utc>,
+    delivery: webhook_delivery::Model,
+    result: &AttemptResult,
+) -> ApiResult<webhook_delivery::Model> {
+    let attempt = delivery.attempts + 1;
+    webhook_attempt::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        delivery_id: Set(delivery.id),
+        webhook_id: Set(delivery.webhook_id),
+        event: Set(delivery.event.clone()),
+        attempt: Set(attempt),
+        success: Set(result.success),
+        status_code: Set(result.status_code.map(i32::from)),
+        duration_ms: Set(result.duration_ms),
+        error: Set(result.error.clone()),
+        response_excerpt: Set(result.response_excerpt.clone()),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    let (status, next) = if result.success {
+        (DeliveryStatus::Success, None)
+    } else {
+        match deliverer.next_attempt_after(attempt, now) {
+            Some(at) => (DeliveryStatus::Failed, Some(at)),
+            None => (DeliveryStatus::Dead, None),
+        }
+    };
+    if status == DeliveryStatus::Dead {
+        tracing::warn!(delivery = %delivery.id, webhook = %delivery.webhook_id, "webhook delivery is dead after {attempt} attempts");
+    }
+    let mut row: webhook_delivery::ActiveModel = delivery.into();
+    row.attempts = Set(attempt);
+    row.status = Set(status.as_str().to_string());
+    row.next_attempt_at = Set(next);
+    row.last_status_code = Set(result.status_code.map(i32::from));
+    row.last_error = Set(result.error.clone());
+    row.updated_at = Set(now);
+    Ok(row.update(db).await?)
+}
+
+/// Stores a new delivery, claimed by the caller (who sends it at once); if the
+/// process dies first, the retry worker sends it when the claim lapses.
+pub async fn enqueue<C: ConnectionTrait>(
+    db: &C,
+    hook: &webhook::Model,
+    event: &str,
+    payload: &Value,
+    now: DateTime<Utc>,
+) -> ApiResult<webhook_delivery::Model> {
+    let delivery = webhook_delivery::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        webhook_id: Set(hook.id),
+        site_id: Set(hook.site_id),
+        event: Set(event.to_string()),
+        payload: Set(payload.to_string()),
+        status: Set(DeliveryStatus::Pending.as_str().to_string()),
+        attempts: Set(0),
+        next_attempt_at: Set(Some(now + CLAIM_LEASE)),
+        last_status_code: Set(None),
+        last_error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    Ok(delivery)
+}
+
+/// The webhook of a delivery, if it still exists.
+pub async fn webhook_of(
+    db: &DatabaseConnection,
+    delivery: &webhook_delivery::Model,
+) -> ApiResult<Option<webhook::Model>> {
+    Ok(webhook::Entity::find_by_id(delivery.webhook_id).one(db).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedule_follows_the_spec_and_ends_after_six_attempts() -> Result<(), crate::config::ConfigError> {
+        let deliverer = Deliverer::new(&Config::defaults()?);
+        let now = Utc::now();
+        let delays: Vec<i64> = (1..MAX_ATTEMPTS)
+            .filter_map(|n| deliverer.next_attempt_after(n, now))
+            .map(|at| (at - now).num_seconds())
+            .collect();
+        assert_eq!(delays, [300, 1800, 7200, 43200, 172800]);
+        assert_eq!(deliverer.next_attempt_after(MAX_ATTEMPTS, now), None);
+        Ok(())
+    }
+}
