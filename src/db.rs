@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use plinth_migrations::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+use sea_orm::{
+    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbErr, SqliteTransactionMode,
+    TransactionOptions, TransactionTrait,
+};
 
 /// Opens the pool. For SQLite the database file's folder is created, and every
 /// connection runs in WAL mode with a busy timeout and foreign keys enforced.
@@ -23,6 +26,18 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
         options.max_connections(16).min_connections(1);
     }
     Database::connect(options).await
+}
+
+/// Begins a transaction that will write. On SQLite it takes the write lock at
+/// BEGIN (IMMEDIATE): a deferred transaction that read first cannot upgrade
+/// after another writer committed (SQLITE_BUSY_SNAPSHOT), and the busy timeout
+/// does not cover that case. PostgreSQL ignores the mode.
+pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
+    db.begin_with_options(TransactionOptions {
+        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+        ..Default::default()
+    })
+    .await
 }
 
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {

@@ -1,7 +1,7 @@
 //! An actor that runs one task on a fixed period, never two runs at once, and on
-//! demand ([`RunNow`], answered when that run has finished). The Janitor is one.
+//! demand ([`RunNow`]: waits for a run in progress, then runs, and is answered
+//! when its own run has finished). The Janitor is one.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,22 +14,30 @@ pub struct Periodic {
     name: &'static str,
     every: Duration,
     task: Task,
-    busy: Arc<AtomicBool>,
+    /// Held while a run is in progress.
+    running: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Periodic {
     pub fn new(name: &'static str, every: Duration, task: Task) -> Self {
-        Self { name, every, task, busy: Arc::new(AtomicBool::new(false)) }
+        Self { name, every, task, running: Arc::new(tokio::sync::Mutex::new(())) }
     }
 }
 
-fn run(task: Task, busy: Arc<AtomicBool>) -> BoxFuture<'static, ()> {
+/// A scheduled run: skipped when the previous one is still going.
+fn tick(task: Task, running: Arc<tokio::sync::Mutex<()>>) -> BoxFuture<'static, ()> {
     Box::pin(async move {
-        if busy.swap(true, Ordering::SeqCst) {
-            return; // the previous run is still going
+        if let Ok(_guard) = running.try_lock() {
+            task().await;
         }
+    })
+}
+
+/// A requested run: waits for one in progress, then runs.
+fn run_now(task: Task, running: Arc<tokio::sync::Mutex<()>>) -> BoxFuture<'static, ()> {
+    Box::pin(async move {
+        let _guard = running.lock().await;
         task().await;
-        busy.store(false, Ordering::SeqCst);
     })
 }
 
@@ -39,7 +47,7 @@ impl Actor for Periodic {
     fn started(&mut self, ctx: &mut Self::Context) {
         tracing::debug!(name = self.name, every = ?self.every, "periodic task started");
         ctx.run_interval(self.every, |actor, ctx| {
-            ctx.spawn(run(Arc::clone(&actor.task), Arc::clone(&actor.busy)).into_actor(actor));
+            ctx.spawn(tick(Arc::clone(&actor.task), Arc::clone(&actor.running)).into_actor(actor));
         });
     }
 }
@@ -53,6 +61,6 @@ impl Handler<RunNow> for Periodic {
     type Result = ResponseFuture<()>;
 
     fn handle(&mut self, _: RunNow, _: &mut Self::Context) -> Self::Result {
-        run(Arc::clone(&self.task), Arc::clone(&self.busy))
+        run_now(Arc::clone(&self.task), Arc::clone(&self.running))
     }
 }

@@ -3,9 +3,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -177,7 +175,7 @@ pub async fn create_api_key(
         state.site_state(site_id).await?;
     }
 
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let new_key = NewKey {
         name,
         permission,
@@ -256,7 +254,7 @@ pub async fn revoke_api_key(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let key = api_key::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
     let is_master = key.permission == KeyPermission::Master.as_str();
     if is_master && !principal.is_system_admin() {

@@ -3,9 +3,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use plinth_entities::{content, content_localization};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -66,7 +64,7 @@ pub async fn seed_blogs(
     if samples_of(site_id).count(&state.db).await? > 0 {
         return Err(ApiError::new(ErrorCode::BlogSampleExists, "the site already has sample posts; delete them first"));
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let mut ids = Vec::new();
     for (title, excerpt, body) in SAMPLES {
         let request = CreateContent {
@@ -126,7 +124,7 @@ pub async fn delete_sample_blogs(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
     let deleted = write::soft_delete_many(&txn, &principal, ContentKind::Blog, &ids).await?;
     txn.commit().await?;

@@ -2,10 +2,7 @@
 
 use chrono::Utc;
 use plinth_entities::{content, content_localization, site_locale};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
@@ -77,7 +74,7 @@ pub async fn create(
     let title =
         required_text("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
     let (item, sites) = editable_item(state, principal, kind, content_id).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let assigned = site_locale::Entity::find()
         .filter(site_locale::Column::LocaleId.eq(body.locale_id))
         .filter(site_locale::Column::SiteId.is_in(sites.clone()))
@@ -175,7 +172,7 @@ pub async fn update(
         row.meta_description = Set(meta_description);
     }
     row.updated_at = Set(Utc::now());
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = LocalizationResponse::from(&updated);
     let actor = principal.actor_id();
@@ -201,7 +198,7 @@ pub async fn delete(
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
     let before = LocalizationResponse::from(&current);
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     content_localization::Entity::delete_by_id(localization_id).exec(&txn).await?;
     let actor = principal.actor_id();
     let entry = AuditEntry {

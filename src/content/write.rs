@@ -5,7 +5,6 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_category, content_localization, content_site, content_tag};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
-    TransactionTrait,
 };
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
@@ -208,7 +207,7 @@ pub async fn create(
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<ContentResponse> {
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let id = insert(state, &txn, principal, kind, body, false).await?;
     let created = audit_created(&txn, principal, kind, id).await?;
     txn.commit().await?;
@@ -348,7 +347,7 @@ pub async fn update(
         return Err(ApiError::validation(errors));
     }
 
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let current = load_live(&txn, kind, id).await?;
     let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let before = relations::response(&current, rel.clone());
@@ -447,7 +446,7 @@ pub async fn update(
 
 /// Soft delete: the item leaves listings and appears in the trash.
 pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let current = load_live(&txn, kind, id).await?;
     let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let role = role_on_all(state, principal, &rel.site_ids).await?;
@@ -505,7 +504,7 @@ pub(crate) async fn soft_delete_many(
 /// A new Draft copy with its localizations and taxonomy; slug (and route) get the
 /// next free `-copy`, `-copy-2`, … suffix.
 pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let source = load_live(&txn, kind, id).await?;
     let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let role = role_on_all(state, principal, &rel.site_ids).await?;
@@ -587,7 +586,7 @@ pub async fn review(
     id: Uuid,
     body: ReviewRequest,
 ) -> ApiResult<ContentResponse> {
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let current = load_live(&txn, kind, id).await?;
     let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let role = role_on_all(state, principal, &rel.site_ids).await?;
@@ -645,7 +644,7 @@ pub async fn bulk(
         }
     };
     let workflow = workflow_enabled(state, &[site_id]).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let items = content::Entity::find()
         .filter(content::Column::Id.is_in(body.ids.clone()))
         .filter(content::Column::Kind.eq(kind.as_str()))

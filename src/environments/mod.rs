@@ -6,10 +6,7 @@ use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::environment;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -187,7 +184,7 @@ pub async fn create_environment(
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     if body.is_default {
         clear_default(&txn, site_id).await?;
     }
@@ -228,7 +225,7 @@ pub async fn update_environment(
         return Err(ApiError::validation(errors));
     }
     let before = EnvironmentResponse::from(&current);
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     if body.is_default == Some(true) {
         clear_default(&txn, current.site_id).await?;
     }
@@ -263,7 +260,7 @@ pub async fn delete_environment(
 ) -> ApiResult<HttpResponse> {
     let current = find(&state.db, id.into_inner()).await?;
     principal.require(&state, current.site_id, Capability::AdministerSite).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     environment::Entity::delete_by_id(current.id).exec(&txn).await?;
     audit::record(
         &txn,

@@ -4,10 +4,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use plinth_entities::{locale, site_locale};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -139,7 +136,7 @@ pub async fn create_locale(
     let (Some(code), Some(name), Some(native_name), Some(direction)) = (code, name, native_name, direction) else {
         return Err(ApiError::validation(errors));
     };
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let id = Uuid::new_v4();
     let created = locale::ActiveModel {
         id: Set(id),
@@ -179,7 +176,7 @@ pub async fn update_locale(
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
     let before = LocaleResponse::from(&current);
     let mut row: locale::ActiveModel = current.into();
@@ -217,7 +214,7 @@ pub async fn delete_locale(
 ) -> ApiResult<HttpResponse> {
     require_locale_admin(&principal)?;
     let id = id.into_inner();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
     let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(&txn).await?;
     let in_use_error =

@@ -6,7 +6,7 @@ use plinth_entities::{locale, site_locale};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, TransactionTrait,
+    QueryFilter, QueryOrder,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -191,7 +191,7 @@ pub async fn add_site_locale(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     state.site_state(site_id).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     // A site's first locale is its default, whatever the body says.
     let mut input = body.into_inner();
     let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(&txn).await?;
@@ -217,7 +217,7 @@ pub async fn update_site_locale(
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let body = body.into_inner();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
     let before = SiteLocaleResponse::new(&assignment, &global);
     if body.is_active == Some(false) && assignment.is_default {
@@ -248,7 +248,7 @@ pub async fn delete_site_locale(
 ) -> ApiResult<HttpResponse> {
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
     let remaining = site_locale::Entity::find()
         .filter(site_locale::Column::SiteId.eq(site_id))
@@ -287,7 +287,7 @@ pub async fn set_default_site_locale(
 ) -> ApiResult<HttpResponse> {
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
     let before = SiteLocaleResponse::new(&assignment, &global);
     clear_default(&txn, site_id).await?;

@@ -4,7 +4,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use plinth_entities::site_setting;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -307,7 +307,7 @@ pub async fn update_settings(
     let before = state.site_state(site_id).await?.settings.clone();
     let changes = body.into_inner().into_overrides().map_err(ApiError::validation)?;
 
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let stored = site_setting::Entity::find_by_id(site_id).one(&txn).await?;
     let mut overrides = match stored.as_ref().map(|s| &s.overrides) {
         Some(Value::Object(map)) => map.clone(),

@@ -2,10 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{site_locale, term, term_localization};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -101,7 +98,7 @@ pub(super) async fn create(
 ) -> ApiResult<TermLocalizationResponse> {
     let owner = find(state, principal, taxonomy, term_id).await?;
     let name = required_text("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let assigned = site_locale::Entity::find()
         .filter(site_locale::Column::SiteId.eq(owner.site_id))
         .filter(site_locale::Column::LocaleId.eq(body.locale_id))
@@ -188,7 +185,7 @@ pub(super) async fn update(
         row.description = Set(description);
     }
     row.updated_at = Set(Utc::now());
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = TermLocalizationResponse::from(&updated);
     audit::record(
@@ -204,7 +201,7 @@ pub(super) async fn update(
 
 pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
     let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     term_localization::Entity::delete_by_id(id).exec(&txn).await?;
     audit::record(
         &txn,

@@ -9,9 +9,7 @@ pub(crate) use routes::*;
 use actix_web::web::{self, delete, get, post, put, resource};
 use chrono::{DateTime, Utc};
 use plinth_entities::term;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -153,7 +151,7 @@ async fn create(
     };
     let slug = slug.map(Slug::into_inner).unwrap_or_else(|| slugify(&name));
     let now = Utc::now();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let created = term::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
@@ -210,7 +208,7 @@ async fn update(
         row.description = Set(description);
     }
     row.updated_at = Set(Utc::now());
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
         ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
     }))?;
@@ -224,7 +222,7 @@ async fn update(
 /// Removes the term; items lose it (their link rows cascade).
 async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
     let current = find(state, principal, taxonomy, id).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     term::Entity::delete_by_id(id).exec(&txn).await?;
     audit::record(
         &txn,

@@ -7,7 +7,6 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_site};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -168,7 +167,7 @@ pub async fn restore_from_trash(
     if !item.is_deleted {
         return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let mut row: content::ActiveModel = item.into();
     row.is_deleted = Set(false);
     row.deleted_at = Set(None);
@@ -207,7 +206,7 @@ pub async fn delete_from_trash(
             "only items in the trash can be deleted for good; delete it first",
         ));
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     // Sites, localizations and taxonomy links cascade with the row.
     content::Entity::delete_by_id(id).exec(&txn).await?;
     let actor = principal.actor_id();

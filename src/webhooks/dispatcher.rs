@@ -15,7 +15,6 @@ use plinth_entities::{webhook, webhook_buffer, webhook_delivery};
 use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -178,7 +177,7 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
         .collect();
     let mut flushed = 0;
     for hook in ready {
-        let txn = state.db.begin().await?;
+        let txn = crate::db::begin_write(&state.db).await?;
         let mut select = webhook_buffer::Entity::find()
             .filter(webhook_buffer::Column::WebhookId.eq(hook.id))
             .order_by_asc(webhook_buffer::Column::CreatedAt)
@@ -213,7 +212,7 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
 /// same attempt. Returns how many were sent.
 pub async fn retry_due(state: &web::Data<AppState>) -> ApiResult<usize> {
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let mut select = webhook_delivery::Entity::find()
         .filter(
             webhook_delivery::Column::Status.is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),

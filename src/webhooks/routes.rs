@@ -3,9 +3,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
@@ -285,7 +283,7 @@ pub async fn create_webhook(
     check_events(&body.events)?;
     let url = check_url(&state, &body.url).await?;
     let now = Utc::now();
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let created = webhook::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
@@ -347,7 +345,7 @@ pub async fn update_webhook(
         row.secret = Set(signature::generate_secret());
     }
     row.updated_at = Set(Utc::now());
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &audited(&updated))
         .await?;
@@ -364,7 +362,7 @@ pub async fn delete_webhook(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let current = find_webhook(&state, &principal, id.into_inner()).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::db::begin_write(&state.db).await?;
     // Deliveries, attempts and buffers cascade.
     webhook::Entity::delete_by_id(current.id).exec(&txn).await?;
     audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, &current), &audited(&current), &()).await?;

@@ -24,6 +24,8 @@ pub struct TestApp {
     /// Time as the app sees it: tests move it forward instead of sleeping.
     pub clock: Arc<ShiftedClock>,
     pub janitor: actix::Addr<Periodic>,
+    pub webhook_flusher: actix::Addr<Periodic>,
+    pub webhook_retrier: actix::Addr<Periodic>,
     _dir: TempDir,
 }
 
@@ -75,6 +77,7 @@ impl TestApp {
         let clock = Arc::new(ShiftedClock::default());
         let app = Plinth::build_with_clock(config, clock.clone()).await.expect("app builds");
         let janitor = app.janitor.clone();
+        let (webhook_flusher, webhook_retrier) = (app.webhook_flusher.clone(), app.webhook_retrier.clone());
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = app.serve(listener, false).expect("server starts");
         let base = format!("http://{}", running.addr);
@@ -90,6 +93,8 @@ impl TestApp {
             database_url,
             clock,
             janitor,
+            webhook_flusher,
+            webhook_retrier,
             _dir: dir,
         }
     }
@@ -106,6 +111,16 @@ impl TestApp {
     pub async fn advance_and_run_janitor(&self, by: chrono::Duration) {
         self.clock.advance(by);
         self.janitor.send(RunNow).await.expect("janitor runs");
+    }
+
+    /// Runs the webhook flush pass (closed debounce windows become batches).
+    pub async fn flush_webhooks(&self) {
+        self.webhook_flusher.send(RunNow).await.expect("flush runs");
+    }
+
+    /// Runs the webhook retry pass (due failed deliveries are re-sent).
+    pub async fn retry_webhooks(&self) {
+        self.webhook_retrier.send(RunNow).await.expect("retry runs");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -1,0 +1,282 @@
+use sea_orm::EntityTrait;
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, TestApp};
+use crate::receiver::{verify, Receiver};
+
+async fn app_with_receiver() -> (TestApp, Receiver) {
+    let receiver = Receiver::start();
+    let allowed = receiver.host_port.clone();
+    let app = TestApp::spawn_with(move |c| c.ssrf_allowlist = vec![allowed]).await;
+    (app, receiver)
+}
+
+async fn create_webhook(app: &TestApp, site: &str, body: Value) -> Value {
+    let res = app.post(&format!("/sites/{site}/webhooks"), &app.admin_key, body).await;
+    assert_eq!(res.status(), 201);
+    res.json().await.unwrap()
+}
+
+async fn create_blog(app: &TestApp, site: &str, title: &str, status: &str) -> Value {
+    app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title, "status": status}))
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
+    let (app, receiver) = app_with_receiver().await;
+    let site = app.create_site_id("hooks").await;
+    let hook =
+        create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"], "description": "CI"}))
+            .await;
+    let secret = hook["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_"));
+    assert_eq!((hook["is_active"].as_bool(), hook["debounce_seconds"].as_i64()), (Some(true), Some(0)));
+
+    let post = create_blog(&app, &site, "Hello hooks", "Draft").await;
+    let received = receiver.wait_for(1).await;
+    assert_eq!(received.len(), 1);
+    let request = &received[0];
+    assert!(verify(secret, request), "signature must verify: {:?}", request.headers);
+    assert_eq!(request.headers["content-type"], "application/json");
+    assert_eq!(request.body["event"], "blog.created");
+    assert_eq!(request.body["site_id"], site.as_str());
+    assert_eq!(
+        request.body["data"],
+        json!({"id": post["id"], "title": "Hello hooks", "slug": "hello-hooks", "status": "Draft"})
+    );
+
+    // Unsubscribed events (updated, published) are not sent.
+    app.put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"status": "Published"})).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(receiver.received().len(), 1);
+
+    let log: Value = app
+        .get(&format!("/webhooks/{}/deliveries", hook["id"].as_str().unwrap()), &app.admin_key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(log["meta"]["total"], 1);
+    assert_eq!(
+        (
+            log["data"][0]["success"].as_bool(),
+            log["data"][0]["status_code"].as_i64(),
+            log["data"][0]["attempt"].as_i64()
+        ),
+        (Some(true), Some(200), Some(1))
+    );
+    assert_eq!(log["data"][0]["delivery_id"].as_str(), Some(request.headers["webhook-id"].as_str()));
+}
+
+#[actix_web::test]
+async fn debounce_merges_a_burst_into_one_batch() {
+    let (app, receiver) = app_with_receiver().await;
+    let site = app.create_site_id("burst").await;
+    create_webhook(&app, &site, json!({"url": receiver.url, "debounce_seconds": 60})).await;
+    for i in 0..3 {
+        create_blog(&app, &site, &format!("Burst {i}"), "Draft").await;
+    }
+    app.flush_webhooks().await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(receiver.received().is_empty(), "the window is still open");
+
+    app.clock.advance(chrono::Duration::seconds(61));
+    app.flush_webhooks().await;
+    let received = receiver.wait_for(1).await;
+    assert_eq!(received.len(), 1);
+    let batch = &received[0].body;
+    assert_eq!(
+        (batch["event"].as_str(), batch["event_count"].as_i64(), batch["batch_window_seconds"].as_i64()),
+        (Some("batch"), Some(3), Some(60))
+    );
+    let names: Vec<&str> = batch["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(names, ["blog.created", "blog.created", "blog.created"]);
+    assert_eq!(batch["events"][2]["data"]["title"], "Burst 2");
+    app.flush_webhooks().await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(receiver.received().len(), 1, "a flushed buffer is not sent twice");
+}
+
+#[actix_web::test]
+async fn a_failing_receiver_sees_six_attempts_on_the_schedule_then_a_manual_retry() {
+    let (app, receiver) = app_with_receiver().await;
+    receiver.answer_with(500);
+    let site = app.create_site_id("failing").await;
+    let hook = create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"]})).await;
+    let hook_id = hook["id"].as_str().unwrap();
+    create_blog(&app, &site, "Doomed", "Draft").await;
+    assert_eq!(receiver.wait_for(1).await.len(), 1);
+
+    // Nothing is due before each delay has passed; then exactly one more attempt.
+    for (attempt, delay) in [(2, 300), (3, 1800), (4, 7200), (5, 43200), (6, 172800)] {
+        app.clock.advance(chrono::Duration::seconds(delay - 10));
+        app.retry_webhooks().await;
+        assert_eq!(receiver.received().len(), attempt - 1, "attempt {attempt} is not due yet");
+        app.clock.advance(chrono::Duration::seconds(11));
+        app.retry_webhooks().await;
+        assert_eq!(receiver.received().len(), attempt, "attempt {attempt} was sent");
+    }
+    let requests = receiver.received();
+    let ids: std::collections::HashSet<&String> = requests.iter().map(|r| &r.headers["webhook-id"]).collect();
+    assert_eq!(ids.len(), 1, "every attempt carries the same webhook-id");
+    assert!(requests.iter().all(|r| verify(hook["secret"].as_str().unwrap(), r)), "every attempt is signed");
+
+    app.clock.advance(chrono::Duration::days(10));
+    app.retry_webhooks().await;
+    assert_eq!(receiver.received().len(), 6, "a dead delivery is not retried by itself");
+    let log: Value =
+        app.get(&format!("/webhooks/{hook_id}/deliveries?per_page=10"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(log["meta"]["total"], 6);
+    assert!(log["data"].as_array().unwrap().iter().all(|a| a["success"] == false && a["status_code"] == 500));
+    let delivery_id = log["data"][0]["delivery_id"].as_str().unwrap().to_string();
+
+    let stats: Value =
+        app.get(&format!("/webhooks/{hook_id}/stats?window=30d"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(
+        (stats["total_deliveries"].as_u64(), stats["failed"].as_u64(), stats["successful"].as_u64()),
+        (Some(1), Some(1), Some(0))
+    );
+    assert_eq!(stats["success_rate"], 0.0);
+    assert_eq!(stats["by_event"], json!([{"event_type": "blog.created", "total": 1, "successful": 0, "failed": 1}]));
+
+    // Re-enqueued by hand, it is sent on the next pass and now succeeds.
+    receiver.answer_with(204);
+    let res = app.post(&format!("/webhooks/deliveries/{delivery_id}/retry"), &app.admin_key, json!({})).await;
+    assert_eq!(res.json::<Value>().await.unwrap()["status"], "pending");
+    app.retry_webhooks().await;
+    assert_eq!(receiver.received().len(), 7);
+    let res = app.post(&format!("/webhooks/deliveries/{delivery_id}/retry"), &app.admin_key, json!({})).await;
+    assert_problem(res, 409, "CONFLICT").await;
+    let stats: Value =
+        app.get(&format!("/webhooks/{hook_id}/stats?window=30d"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!((stats["successful"].as_u64(), stats["success_rate"].as_f64()), (Some(1), Some(100.0)));
+    assert_problem(
+        app.get(&format!("/webhooks/{hook_id}/stats?window=2w"), &app.admin_key).await,
+        400,
+        "WEBHOOK_INVALID_STATS_WINDOW",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn private_network_targets_are_refused() {
+    let (app, receiver) = app_with_receiver().await;
+    let site = app.create_site_id("ssrf").await;
+    // The receiver's host on another port is not allowlisted.
+    let port: u16 = receiver.host_port.rsplit(':').next().unwrap().parse().unwrap();
+    let other_port = format!("127.0.0.1:{}", if port == u16::MAX { port - 1 } else { port + 1 });
+    for url in [
+        "http://10.0.0.5/hook".to_string(),
+        format!("http://{other_port}/hook"),
+        "http://127.0.0.1/hook".to_string(),
+        "http://169.254.169.254/latest/meta-data".to_string(),
+        "http://[::1]/hook".to_string(),
+        "http://localhost:9999/hook".to_string(),
+        "http://[::ffff:192.168.0.1]/hook".to_string(),
+    ] {
+        let res = app.post(&format!("/sites/{site}/webhooks"), &app.admin_key, json!({"url": url})).await;
+        assert_problem(res, 400, "WEBHOOK_URL_SSRF").await;
+    }
+    let hook = create_webhook(&app, &site, json!({"url": receiver.url})).await;
+    let res = app
+        .put(
+            &format!("/webhooks/{}", hook["id"].as_str().unwrap()),
+            &app.admin_key,
+            json!({"url": "http://192.168.1.1/"}),
+        )
+        .await;
+    assert_problem(res, 400, "WEBHOOK_URL_SSRF").await;
+    let res = app
+        .post(&format!("/sites/{site}/webhooks"), &app.admin_key, json!({"url": receiver.url, "debounce_seconds": 301}))
+        .await;
+    assert_problem(res, 422, "WEBHOOK_INVALID_DEBOUNCE").await;
+    let res = app
+        .post(
+            &format!("/sites/{site}/webhooks"),
+            &app.admin_key,
+            json!({"url": receiver.url, "events": ["blog.exploded"]}),
+        )
+        .await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
+}
+
+#[actix_web::test]
+async fn the_test_endpoint_reports_success_and_failure() {
+    let (app, receiver) = app_with_receiver().await;
+    let site = app.create_site_id("testing").await;
+    let hook = create_webhook(&app, &site, json!({"url": receiver.url})).await;
+    let path = format!("/webhooks/{}/test", hook["id"].as_str().unwrap());
+    let ok: Value = app.post(&path, &app.admin_key, json!({})).await.json().await.unwrap();
+    assert_eq!((ok["success"].as_bool(), ok["status_code"].as_u64()), (Some(true), Some(200)));
+    let sent = &receiver.received()[0];
+    assert_eq!((sent.body["event"].as_str(), sent.body["test"].as_bool()), (Some("webhook.test"), Some(true)));
+    assert!(verify(hook["secret"].as_str().unwrap(), sent));
+    receiver.answer_with(302);
+    assert_problem(app.post(&path, &app.admin_key, json!({})).await, 500, "WEBHOOK_TEST_FAILED").await;
+}
+
+#[actix_web::test]
+async fn webhooks_belong_to_their_site_admins_and_go_with_their_history() {
+    let (app, receiver) = app_with_receiver().await;
+    let (a, b) = (app.create_site_id("hook-a").await, app.create_site_id("hook-b").await);
+    let hook_b = create_webhook(&app, &b, json!({"url": receiver.url})).await;
+    let id = hook_b["id"].as_str().unwrap();
+    let admin_a = app.create_key("Admin", Some(&a)).await;
+    let writer_b = app.create_key("Write", Some(&b)).await;
+    assert_problem(app.get(&format!("/webhooks/{id}"), &admin_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    assert_problem(app.get(&format!("/sites/{b}/webhooks"), &admin_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    assert_problem(app.get(&format!("/webhooks/{id}"), &writer_b).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    // Events of site A never reach site B's webhook.
+    create_blog(&app, &a, "Only A", "Draft").await;
+    create_blog(&app, &b, "Only B", "Draft").await;
+    let received = receiver.wait_for(1).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(receiver.received().len(), 1);
+    assert_eq!(received[0].body["data"]["title"], "Only B");
+
+    let listed: Value = app.get(&format!("/sites/{b}/webhooks"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["meta"]["total"], 1);
+    assert_eq!(app.delete(&format!("/webhooks/{id}"), &app.admin_key).await.status(), 204);
+    assert_problem(app.get(&format!("/webhooks/{id}/deliveries"), &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+}
+
+#[actix_web::test]
+async fn pending_retries_and_buffers_survive_a_restart() {
+    let receiver = Receiver::start();
+    receiver.answer_with(503);
+    let allowed = receiver.host_port.clone();
+    let app = TestApp::spawn_with(|c| c.ssrf_allowlist = vec![allowed]).await;
+    let site = app.create_site_id("restart").await;
+    create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"]})).await;
+    create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.updated"], "debounce_seconds": 30})).await;
+    let post = create_blog(&app, &site, "Survivor", "Draft").await;
+    let res = app
+        .put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"title": "Survivor!"}))
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(receiver.wait_for(1).await.len(), 1, "the first attempt failed");
+
+    // The process goes away: the failed delivery and the open buffer are stored.
+    plinth::RunningServer::drain(&app.state).await;
+    let buffered = plinth_entities::webhook_buffer::Entity::find().all(&app.state.db).await.unwrap();
+    assert_eq!(buffered.len(), 1, "the update waits in the debounce buffer");
+    let admin_key = app.admin_key.clone();
+    let (dir, database_url) = app.stop().await;
+    receiver.answer_with(200);
+    let mut config = crate::helpers::test_config(&dir, &database_url);
+    config.bootstrap_api_key = Some(admin_key);
+    config.ssrf_allowlist = vec![receiver.host_port.clone()];
+    let app = TestApp::start(config, dir).await;
+    app.clock.advance(chrono::Duration::minutes(6));
+    app.retry_webhooks().await;
+    app.flush_webhooks().await;
+    let received = receiver.wait_for(3).await;
+    let events: Vec<&str> = received.iter().map(|r| r.body["event"].as_str().unwrap()).collect();
+    assert_eq!(events, ["blog.created", "blog.created", "batch"]);
+    assert_eq!(received[0].headers["webhook-id"], received[1].headers["webhook-id"]);
+    assert_eq!(received[2].body["events"][0]["data"]["title"], "Survivor!");
+}
