@@ -88,7 +88,7 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
         check_locales(locales)?;
     }
 
-    let txn = crate::db::begin_write(&db).await?;
+    let txn = crate::db::begin_write(db).await?;
     let now = Utc::now();
     let id = Uuid::new_v4();
     let created = site::ActiveModel {
@@ -156,7 +156,7 @@ pub async fn update(db: &DatabaseConnection, actor: &str, site_id: Uuid, body: U
         return Err(ApiError::validation(errors));
     }
 
-    let txn = crate::db::begin_write(&db).await?;
+    let txn = crate::db::begin_write(db).await?;
     let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::active(&current);
     let mut row: site::ActiveModel = current.into();
@@ -199,7 +199,7 @@ async fn find_live<C: sea_orm::ConnectionTrait>(db: &C, site_id: Uuid) -> ApiRes
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
 pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&db).await?;
+    let txn = crate::db::begin_write(db).await?;
     let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::deleted(&current);
     let mut row: site::ActiveModel = current.into();
