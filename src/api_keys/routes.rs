@@ -254,13 +254,14 @@ pub async fn revoke_api_key(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let key = api_key::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
+    let key = api_key::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
     let is_master = key.permission == KeyPermission::Master.as_str();
     if is_master && !principal.is_system_admin() {
         return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins revoke Master keys"));
     }
     grant_ceiling(&state, &principal, key.site_id).await?;
+    // Permission checks read through the pool, so the write transaction starts after them.
+    let txn = crate::db::begin_write(&state.db).await?;
     if key.revoked_at.is_none() {
         let before = ApiKeyResponse::from(&key);
         let site_id = key.site_id;

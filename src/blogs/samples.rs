@@ -64,8 +64,7 @@ pub async fn seed_blogs(
     if samples_of(site_id).count(&state.db).await? > 0 {
         return Err(ApiError::new(ErrorCode::BlogSampleExists, "the site already has sample posts; delete them first"));
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut ids = Vec::new();
+    let mut checked = Vec::new();
     for (title, excerpt, body) in SAMPLES {
         let request = CreateContent {
             site_ids: vec![site_id],
@@ -86,7 +85,12 @@ pub async fn seed_blogs(
             route: None,
             sections: None,
         };
-        let id = write::insert(&state, &txn, &principal, ContentKind::Blog, request, true).await?;
+        checked.push((title, excerpt, body, write::check_new(&state, &principal, ContentKind::Blog, request).await?));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let mut ids = Vec::new();
+    for (title, excerpt, body, item) in checked {
+        let id = write::insert(&txn, &principal, ContentKind::Blog, item, true).await?;
         let now = Utc::now();
         content_localization::ActiveModel {
             id: Set(Uuid::new_v4()),

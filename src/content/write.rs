@@ -80,6 +80,38 @@ pub(super) async fn load_live<C: ConnectionTrait>(db: &C, kind: ContentKind, id:
         .ok_or_else(|| ApiError::not_found(kind.as_str(), id))
 }
 
+/// An existing item, its relations and the caller's role on all its sites, with
+/// the module checked: read through the pool, before any write transaction.
+async fn checked_item(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+) -> ApiResult<(content::Model, relations::Relations, Role)> {
+    let current = load_live(&state.db, kind, id).await?;
+    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
+    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    require_module(state, kind, &rel.site_ids).await?;
+    Ok((current, rel, role))
+}
+
+/// Inside a write transaction: the item as it was checked before the
+/// transaction began, or 409 CONFLICT when another request changed it since.
+async fn still_unchanged(
+    txn: &DatabaseTransaction,
+    kind: ContentKind,
+    checked: &content::Model,
+) -> ApiResult<content::Model> {
+    let current = load_live(txn, kind, checked.id).await?;
+    if current.updated_at != checked.updated_at {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("the {} changed while this request ran; retry", kind.as_str()),
+        ));
+    }
+    Ok(current)
+}
+
 fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
     ApiError::slug_taken(kind.as_str(), slug)
 }
@@ -207,8 +239,9 @@ pub async fn create(
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<ContentResponse> {
+    let checked = check_new(state, principal, kind, body).await?;
     let txn = crate::db::begin_write(&state.db).await?;
-    let id = insert(state, &txn, principal, kind, body, false).await?;
+    let id = insert(&txn, principal, kind, checked, false).await?;
     let created = audit_created(&txn, principal, kind, id).await?;
     txn.commit().await?;
     publish_created_events(state, kind, &created);
@@ -234,15 +267,26 @@ pub(crate) fn publish_created_events(state: &AppState, kind: ContentKind, create
     }
 }
 
-/// Checks and stores a new item inside `txn`; returns its id.
-pub(crate) async fn insert(
+/// A new item that passed every check that needs cached site state or
+/// memberships; [`insert`] stores it.
+pub(crate) struct CheckedNew {
+    body: CreateContent,
+    title: String,
+    explicit_slug: Option<Slug>,
+    route: Option<String>,
+    status: ContentStatus,
+    now: DateTime<Utc>,
+}
+
+/// Validation, permissions, module and workflow checks for a new item. They read
+/// through the pool, so they run before the write transaction: a transaction
+/// holding SQLite's write lock must never wait for another pooled connection.
+pub(crate) async fn check_new(
     state: &AppState,
-    txn: &DatabaseTransaction,
     principal: &Principal,
     kind: ContentKind,
     body: CreateContent,
-    is_sample: bool,
-) -> ApiResult<Uuid> {
+) -> ApiResult<CheckedNew> {
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
     let title = required_text("title", &body.title, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok();
@@ -252,7 +296,6 @@ pub(crate) async fn insert(
     let (Some(title), true) = (title, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
-    let title_for_notice = title.clone();
     let role = role_on_all(state, principal, &body.site_ids).await?;
     require_role(role, Role::Author, &format!("creating a {}", kind.as_str()))?;
     require_module(state, kind, &body.site_ids).await?;
@@ -261,7 +304,19 @@ pub(crate) async fn insert(
     let now = state.clock.now();
     validate::publish_window(body.publish_start, body.publish_end)?;
     validate::schedule(status, body.publish_start, now)?;
+    Ok(CheckedNew { body, title, explicit_slug, route, status, now })
+}
 
+/// Stores a checked new item inside `txn`; returns its id.
+pub(crate) async fn insert(
+    txn: &DatabaseTransaction,
+    principal: &Principal,
+    kind: ContentKind,
+    checked: CheckedNew,
+    is_sample: bool,
+) -> ApiResult<Uuid> {
+    let CheckedNew { body, title, explicit_slug, route, status, now } = checked;
+    let title_for_notice = title.clone();
     validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
     let slug = match explicit_slug {
         Some(slug) => {
@@ -347,9 +402,9 @@ pub async fn update(
         return Err(ApiError::validation(errors));
     }
 
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = load_live(&txn, kind, id).await?;
-    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
+    // Checks read through the pool: before the write transaction (see `check_new`).
+    let current = load_live(&state.db, kind, id).await?;
+    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     let before = relations::response(&current, rel.clone());
     let new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
     let mut touched_sites = rel.site_ids.clone();
@@ -364,6 +419,8 @@ pub async fn update(
     }
     let to = body.status.unwrap_or(from);
     check_status_move(role, workflow_enabled(state, &new_sites).await?, from, to)?;
+    let txn = crate::db::begin_write(&state.db).await?;
+    still_unchanged(&txn, kind, &current).await?;
 
     let now = state.clock.now();
     let publish_start = body.publish_start.unwrap_or(current.publish_start);
@@ -446,11 +503,7 @@ pub async fn update(
 
 /// Soft delete: the item leaves listings and appears in the trash.
 pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = load_live(&txn, kind, id).await?;
-    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
-    let role = role_on_all(state, principal, &rel.site_ids).await?;
-    require_module(state, kind, &rel.site_ids).await?;
+    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
     require_role(role, Role::Author, &format!("deleting a {}", kind.as_str()))?;
     if role < Role::Editor && !is_own {
@@ -461,6 +514,8 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     }
     let before = relations::response(&current, rel);
     let now = state.clock.now();
+    let txn = crate::db::begin_write(&state.db).await?;
+    let current = still_unchanged(&txn, kind, &current).await?;
     let mut row: content::ActiveModel = current.into();
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(now));
@@ -504,12 +559,10 @@ pub(crate) async fn soft_delete_many(
 /// A new Draft copy with its localizations and taxonomy; slug (and route) get the
 /// next free `-copy`, `-copy-2`, … suffix.
 pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let source = load_live(&txn, kind, id).await?;
-    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
-    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    let (source, rel, role) = checked_item(state, principal, kind, id).await?;
     require_role(role, Role::Author, &format!("copying a {}", kind.as_str()))?;
-    require_module(state, kind, &rel.site_ids).await?;
+    let txn = crate::db::begin_write(&state.db).await?;
+    let source = still_unchanged(&txn, kind, &source).await?;
     let slug = available_slug(
         &txn,
         kind,
@@ -586,12 +639,10 @@ pub async fn review(
     id: Uuid,
     body: ReviewRequest,
 ) -> ApiResult<ContentResponse> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = load_live(&txn, kind, id).await?;
-    let rel = relations::load(&txn, &[id], true).await?.remove(&id).unwrap_or_default();
-    let role = role_on_all(state, principal, &rel.site_ids).await?;
+    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
     require_role(role, Role::Reviewer, &format!("reviewing a {}", kind.as_str()))?;
-    require_module(state, kind, &rel.site_ids).await?;
+    let txn = crate::db::begin_write(&state.db).await?;
+    let current = still_unchanged(&txn, kind, &current).await?;
     let from = status_of(&current);
     if from != ContentStatus::InReview {
         return Err(ApiError::new(

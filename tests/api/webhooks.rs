@@ -280,3 +280,21 @@ async fn pending_retries_and_buffers_survive_a_restart() {
     assert_eq!(received[0].headers["webhook-id"], received[1].headers["webhook-id"]);
     assert_eq!(received[2].body["events"][0]["data"]["title"], "Survivor!");
 }
+
+#[actix_web::test]
+async fn concurrent_writes_all_succeed_while_deliveries_are_recorded() {
+    let (app, receiver) = app_with_receiver().await;
+    let site = app.create_site_id("busy").await;
+    create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"]})).await;
+    let writes = (0..40)
+        .map(|i| app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": format!("Concurrent {i}")})));
+    let results = futures_util::future::join_all(writes).await;
+    let mut failures = Vec::new();
+    for res in results {
+        if res.status() != 201 {
+            failures.push(res.text().await.unwrap());
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+    assert_eq!(receiver.wait_for(40).await.len(), 40);
+}

@@ -1,0 +1,120 @@
+//! Webhook pipeline benchmark: `cargo bench --bench webhooks`.
+//!
+//! Plinth (SQLite in a temp dir) and a local receiver on 127.0.0.1 that answers
+//! 200 and counts. A site gets 1 (then 50) subscribed webhooks; blog posts are
+//! created over HTTP (16 at a time) and the clock runs until the receiver has
+//! every signed delivery. Prints writes/s, deliveries/s and the time to drain.
+//!
+//! Settings: BENCH_EVENTS_1 (default 2000), BENCH_EVENTS_50 (default 200).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::{web, App, HttpResponse, HttpServer};
+use futures_util::stream::{self, StreamExt};
+use plinth::{Config, Plinth};
+use serde_json::{json, Value};
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+async fn run(webhooks: usize, events: usize) {
+    let received = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&received);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let receiver_addr = listener.local_addr().unwrap().to_string();
+    let receiver = HttpServer::new(move || {
+        let counter = Arc::clone(&counter);
+        App::new().default_service(web::to(move |_body: web::Bytes| {
+            counter.fetch_add(1, Ordering::Relaxed);
+            async { HttpResponse::Ok().finish() }
+        }))
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    actix_web::rt::spawn(receiver);
+
+    let dir = tempfile::tempdir().unwrap();
+    let key = "plk_bench_webhooks".to_string();
+    let mut config = Config::defaults().unwrap();
+    config.database_url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    config.data_dir = dir.path().join("data");
+    config.workers = 1;
+    config.bootstrap_api_key = Some(key.clone());
+    config.log.filter = "error".into();
+    config.ssrf_allowlist = vec![receiver_addr.clone()];
+    let app = Plinth::build(config).await.unwrap();
+    let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
+    let base = format!("http://{}/api/v1", running.addr);
+    actix_web::rt::spawn(running.server);
+
+    let client = reqwest::Client::new();
+    let site: Value = client
+        .post(format!("{base}/sites"))
+        .header("X-API-Key", &key)
+        .json(&json!({"name": "Bench", "slug": format!("bench-{webhooks}")}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let site_id = site["id"].as_str().unwrap().to_string();
+    for _ in 0..webhooks {
+        let res = client
+            .post(format!("{base}/sites/{site_id}/webhooks"))
+            .header("X-API-Key", &key)
+            .json(&json!({"url": format!("http://{receiver_addr}/hook"), "events": ["blog.created"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+
+    let expected = (webhooks * events) as u64;
+    let started = Instant::now();
+    stream::iter(0..events)
+        .for_each_concurrent(16, |i| {
+            let (client, base, key, site_id) = (client.clone(), base.clone(), key.clone(), site_id.clone());
+            async move {
+                let res = client
+                    .post(format!("{base}/blogs"))
+                    .header("X-API-Key", &key)
+                    .json(&json!({"site_ids": [site_id], "title": format!("Event {i}")}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status(), 201);
+            }
+        })
+        .await;
+    let writes_done = started.elapsed();
+    while received.load(Ordering::Relaxed) < expected && started.elapsed() < Duration::from_secs(300) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let drained = started.elapsed();
+    let got = received.load(Ordering::Relaxed);
+    println!(
+        "{webhooks:>3} webhook(s) {events:>5} events: writes {:>7.0}/s | deliveries {got:>6}/{expected} in {:>6.2} s = {:>7.0}/s | events end to end {:>6.0}/s",
+        events as f64 / writes_done.as_secs_f64(),
+        drained.as_secs_f64(),
+        got as f64 / drained.as_secs_f64(),
+        events as f64 / drained.as_secs_f64(),
+    );
+}
+
+fn main() {
+    let (one, fifty) = (env_or("BENCH_EVENTS_1", 2000), env_or("BENCH_EVENTS_50", 200));
+    actix_web::rt::System::new().block_on(async move {
+        run(1, one).await;
+        run(50, fifty).await;
+    });
+}
