@@ -213,9 +213,12 @@ pub struct RunningServer {
 
 impl RunningServer {
     /// Persists what actors hold in memory. Called after the server stopped.
-    pub async fn drain(state: &AppState) {
-        // Events already published become deliveries or buffer rows (both stored).
-        state.webhooks.drained(state, Duration::from_secs(10)).await;
+    pub async fn drain(state: &web::Data<AppState>) {
+        // Committed events are in the outbox whatever happens; hand what is there
+        // to the webhooks now rather than after the next start.
+        if let Err(e) = webhooks::dispatcher::dispatch_outbox(state).await {
+            tracing::warn!(error = %e, "events stay in the outbox for the next start");
+        }
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");
         }

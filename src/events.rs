@@ -1,7 +1,12 @@
-//! Domain events (`blog.created`, `page.published`, …) published after a
-//! mutation commits. The webhook dispatcher subscribes to this bus; so can tests.
+//! Domain events (`blog.created`, `page.published`, …). A mutation stores its
+//! events in the outbox inside its own transaction ([`store`]) and, once
+//! committed, announces them on the in-process bus ([`EventBus::announce`]),
+//! which wakes the webhook dispatcher and lets tests observe them. The outbox,
+//! not the bus, is what the dispatcher delivers from: nothing committed is lost.
 
 use chrono::{DateTime, Utc};
+use plinth_entities::event_outbox;
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -16,32 +21,43 @@ pub struct DomainEvent {
     pub data: Value,
 }
 
+/// Writes events to the outbox; call inside the transaction of the change.
+pub async fn store<C: ConnectionTrait>(db: &C, events: &[DomainEvent]) -> Result<(), DbErr> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let rows = events.iter().map(|e| event_outbox::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        site_id: Set(e.site_id),
+        event: Set(e.event.clone()),
+        data: Set(e.data.clone()),
+        occurred_at: Set(e.timestamp),
+    });
+    event_outbox::Entity::insert_many(rows).exec(db).await?;
+    Ok(())
+}
+
 pub struct EventBus {
     sender: broadcast::Sender<DomainEvent>,
-    published: std::sync::atomic::AtomicU64,
 }
 
 impl Default for EventBus {
     fn default() -> Self {
-        // Subscribers that fall this far behind lose events; the dispatcher
-        // persists what it receives, so it keeps up.
+        // Only a wake-up signal and an observation point: a subscriber that falls
+        // behind misses notices, never deliveries (those come from the outbox).
         let (sender, _) = broadcast::channel(4096);
-        Self { sender, published: std::sync::atomic::AtomicU64::new(0) }
+        Self { sender }
     }
 }
 
 impl EventBus {
-    pub fn publish(&self, event: DomainEvent) {
-        tracing::debug!(event = %event.event, site_id = %event.site_id, "event");
-        // No subscriber is not an error: nobody listens yet.
-        if self.sender.send(event).is_ok() {
-            self.published.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    /// Tells in-process subscribers about committed events.
+    pub fn announce(&self, events: &[DomainEvent]) {
+        for event in events {
+            tracing::debug!(event = %event.event, site_id = %event.site_id, "event");
+            // No subscriber is not an error.
+            let _ = self.sender.send(event.clone());
         }
-    }
-
-    /// Events delivered to at least one subscriber so far.
-    pub fn published(&self) -> u64 {
-        self.published.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<DomainEvent> {

@@ -9,6 +9,7 @@ pub mod content_localization;
 pub mod content_site;
 pub mod content_tag;
 pub mod environment;
+pub mod event_outbox;
 pub mod locale;
 pub mod notification;
 pub mod site;

@@ -9,6 +9,7 @@ mod m20261121_000003_environments;
 mod m20261121_000004_term_localizations;
 mod m20261121_000005_notifications;
 mod m20261121_000006_webhooks;
+mod m20261121_000007_event_outbox;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000004_term_localizations::Migration),
             Box::new(m20261121_000005_notifications::Migration),
             Box::new(m20261121_000006_webhooks::Migration),
+            Box::new(m20261121_000007_event_outbox::Migration),
         ]
     }
 }

@@ -254,7 +254,8 @@ pub async fn revoke_api_key(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let key = api_key::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
+    let key =
+        api_key::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
     let is_master = key.permission == KeyPermission::Master.as_str();
     if is_master && !principal.is_system_admin() {
         return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins revoke Master keys"));

@@ -109,13 +109,13 @@ pub async fn seed_blogs(
         ids.push(id);
     }
     let mut created = Vec::new();
+    let mut events = Vec::new();
     for id in ids {
-        created.push(write::audit_created(&txn, &principal, ContentKind::Blog, id).await?);
+        let item = write::audit_created(&txn, &principal, ContentKind::Blog, id).await?;
+        events.extend(write::created_events(ContentKind::Blog, &item));
+        created.push(item);
     }
-    txn.commit().await?;
-    for item in &created {
-        write::publish_created_events(&state, ContentKind::Blog, item);
-    }
+    write::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -131,9 +131,7 @@ pub async fn delete_sample_blogs(
     let txn = crate::db::begin_write(&state.db).await?;
     let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
     let deleted = write::soft_delete_many(&txn, &principal, ContentKind::Blog, &ids).await?;
-    txn.commit().await?;
-    for item in &deleted {
-        write::publish_events(&state, ContentKind::Blog, "deleted", item);
-    }
+    let events = deleted.iter().flat_map(|item| write::events_for(ContentKind::Blog, "deleted", item)).collect();
+    write::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(DeletedSamples { deleted: deleted.len() as u64 }))
 }

@@ -2,13 +2,16 @@
 
 use chrono::Utc;
 use plinth_entities::{content, content_localization, site_locale};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder,
+};
 use uuid::Uuid;
 
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
 use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations::{self, status_of};
-use super::write::{load_live, publish_events};
+use super::write::{commit_with_events, events_for, load_live};
 use super::ContentKind;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
@@ -41,9 +44,17 @@ async fn editable_item(
     Ok((item, sites))
 }
 
-async fn after_change(state: &AppState, kind: ContentKind, item: &content::Model, sites: Vec<Uuid>) {
+/// A localization change is an update of its item: store `<kind>.updated`
+/// with it, commit, announce.
+async fn commit_as_update(
+    state: &AppState,
+    txn: DatabaseTransaction,
+    kind: ContentKind,
+    item: &content::Model,
+    sites: Vec<Uuid>,
+) -> ApiResult<()> {
     let response = relations::response(item, relations::Relations { site_ids: sites, ..Default::default() });
-    publish_events(state, kind, "updated", &response);
+    commit_with_events(state, txn, events_for(kind, "updated", &response)).await
 }
 
 pub async fn list(
@@ -128,8 +139,7 @@ pub async fn create(
         site_id: sites.first().copied(),
     };
     audit::record(&txn, entry, &(), &response).await?;
-    txn.commit().await?;
-    after_change(state, kind, &item, sites).await;
+    commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(response)
 }
 
@@ -184,8 +194,7 @@ pub async fn update(
         site_id: sites.first().copied(),
     };
     audit::record(&txn, entry, &before, &after).await?;
-    txn.commit().await?;
-    after_change(state, kind, &item, sites).await;
+    commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(after)
 }
 
@@ -209,7 +218,6 @@ pub async fn delete(
         site_id: sites.first().copied(),
     };
     audit::record(&txn, entry, &before, &()).await?;
-    txn.commit().await?;
-    after_change(state, kind, &item, sites).await;
+    commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(())
 }

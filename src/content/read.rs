@@ -76,6 +76,12 @@ async fn page_of(
     Ok(Paginated { data: items, meta: models.meta })
 }
 
+/// The response for a model, relations read through `db` (e.g. a transaction).
+pub async fn response_of<C: sea_orm::ConnectionTrait>(db: &C, model: &content::Model) -> ApiResult<ContentResponse> {
+    let rel = relations::load(db, &[model.id], true).await?.remove(&model.id).unwrap_or_default();
+    Ok(relations::response(model, rel))
+}
+
 pub async fn get(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
     let model = load_live(&state.db, kind, id).await?;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();

@@ -10,7 +10,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::relations::{self, status_of};
-use super::write::publish_change_events;
+use super::write::{change_events, commit_with_events};
 use super::{ContentKind, ContentStatus};
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
@@ -35,44 +35,54 @@ pub async fn run_due(state: &AppState) -> ApiResult<usize> {
     let mut moved = 0;
     for (items, to) in [(to_publish, ContentStatus::Published), (to_archive, ContentStatus::Archived)] {
         for item in items {
-            let from = status_of(&item);
-            let mut update = content::Entity::update_many()
-                .col_expr(content::Column::Status, Expr::value(to.as_str()))
-                .col_expr(content::Column::UpdatedAt, Expr::value(now));
-            if to == ContentStatus::Published {
-                update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
+            if move_one(state, &item, to, now).await? {
+                moved += 1;
             }
-            let result = update
-                .filter(content::Column::Id.eq(item.id))
-                .filter(content::Column::Status.eq(from.as_str()))
-                .exec(&state.db)
-                .await?;
-            if result.rows_affected != 1 {
-                continue; // another instance moved it first
-            }
-            moved += 1;
-            announce(state, &item, from, to).await?;
         }
     }
     Ok(moved)
 }
 
-async fn announce(state: &AppState, item: &content::Model, from: ContentStatus, to: ContentStatus) -> ApiResult<()> {
-    let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(()) };
+/// One move, its audit entry and events in one transaction; `false` when another
+/// instance made it first.
+async fn move_one(
+    state: &AppState,
+    item: &content::Model,
+    to: ContentStatus,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<bool> {
+    let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(false) };
+    let from = status_of(item);
+    let txn = crate::db::begin_write(&state.db).await?;
+    let mut update = content::Entity::update_many()
+        .col_expr(content::Column::Status, Expr::value(to.as_str()))
+        .col_expr(content::Column::UpdatedAt, Expr::value(now));
+    if to == ContentStatus::Published {
+        update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
+    }
+    let result = update
+        .filter(content::Column::Id.eq(item.id))
+        .filter(content::Column::Status.eq(from.as_str()))
+        .exec(&txn)
+        .await?;
+    if result.rows_affected != 1 {
+        return Ok(false);
+    }
     let ids: [Uuid; 1] = [item.id];
-    let rel = relations::load(&state.db, &ids, true).await?.remove(&item.id).unwrap_or_default();
-    let site_id = rel.site_ids.first().copied();
+    let rel = relations::load(&txn, &ids, true).await?.remove(&item.id).unwrap_or_default();
     let entry = AuditEntry {
         actor: "system",
         action: Action::Update,
         entity_type: kind.as_str(),
         entity_id: item.id.to_string(),
-        site_id,
+        site_id: rel.site_ids.first().copied(),
     };
-    audit::record(&state.db, entry, &json!({"status": from}), &json!({"status": to})).await?;
-    let current = content::Entity::find_by_id(item.id).one(&state.db).await?;
-    if let Some(current) = current {
-        publish_change_events(state, kind, from, &relations::response(&current, rel));
-    }
-    Ok(())
+    audit::record(&txn, entry, &json!({"status": from}), &json!({"status": to})).await?;
+    let current = content::Entity::find_by_id(item.id)
+        .one(&txn)
+        .await?
+        .ok_or_else(|| crate::error::ApiError::internal("content vanished"))?;
+    let events = change_events(kind, from, &relations::response(&current, rel));
+    commit_with_events(state, txn, events).await?;
+    Ok(true)
 }

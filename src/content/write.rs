@@ -167,33 +167,56 @@ async fn store_relations(
     Ok(())
 }
 
-/// After a committed change: drops the sites' cached state (so published lists
-/// and feeds are rebuilt) and publishes `<kind>.<what>` for every site of the item.
-pub(crate) fn publish_events(state: &AppState, kind: ContentKind, what: &str, item: &ContentResponse) {
+/// `<kind>.<what>` for every site of the item.
+pub(crate) fn events_for(kind: ContentKind, what: &str, item: &ContentResponse) -> Vec<DomainEvent> {
     let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
-    for site_id in &item.site_ids {
-        state.invalidate_site(*site_id);
-        state.events.publish(DomainEvent {
+    let now = Utc::now();
+    item.site_ids
+        .iter()
+        .map(|site_id| DomainEvent {
             event: format!("{}.{what}", kind.as_str()),
-            timestamp: Utc::now(),
+            timestamp: now,
             site_id: *site_id,
             data: data.clone(),
-        });
-    }
+        })
+        .collect()
 }
 
-/// Events for a change of `before` into `after`: updated, plus published when it
-/// went live.
-pub(crate) fn publish_change_events(
-    state: &AppState,
-    kind: ContentKind,
-    before: ContentStatus,
-    after: &ContentResponse,
-) {
-    publish_events(state, kind, "updated", after);
+/// A change of an item whose status was `before`: updated, plus published when
+/// it went live.
+pub(crate) fn change_events(kind: ContentKind, before: ContentStatus, after: &ContentResponse) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "updated", after);
     if after.status == ContentStatus::Published && before != ContentStatus::Published {
-        publish_events(state, kind, "published", after);
+        events.extend(events_for(kind, "published", after));
     }
+    events
+}
+
+pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "created", created);
+    if created.status == ContentStatus::Published {
+        events.extend(events_for(kind, "published", created));
+    }
+    events
+}
+
+/// Stores the events in the outbox with the change, commits, then drops the
+/// sites' cached state (published lists, feeds) and announces the events.
+pub(crate) async fn commit_with_events(
+    state: &AppState,
+    txn: DatabaseTransaction,
+    events: Vec<DomainEvent>,
+) -> ApiResult<()> {
+    crate::events::store(&txn, &events).await?;
+    txn.commit().await?;
+    let mut sites: Vec<Uuid> = events.iter().map(|e| e.site_id).collect();
+    sites.sort();
+    sites.dedup();
+    for site_id in sites {
+        state.invalidate_site(site_id);
+    }
+    state.events.announce(&events);
+    Ok(())
 }
 
 /// After a status move: when it went live, and the publish timestamp to keep.
@@ -243,8 +266,7 @@ pub async fn create(
     let txn = crate::db::begin_write(&state.db).await?;
     let id = insert(&txn, principal, kind, checked, false).await?;
     let created = audit_created(&txn, principal, kind, id).await?;
-    txn.commit().await?;
-    publish_created_events(state, kind, &created);
+    commit_with_events(state, txn, created_events(kind, &created)).await?;
     Ok(created)
 }
 
@@ -258,13 +280,6 @@ pub(crate) async fn audit_created(
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Create, kind, id, None);
     audited(txn, id, entry, &()).await
-}
-
-pub(crate) fn publish_created_events(state: &AppState, kind: ContentKind, created: &ContentResponse) {
-    publish_events(state, kind, "created", created);
-    if created.status == ContentStatus::Published {
-        publish_events(state, kind, "published", created);
-    }
 }
 
 /// A new item that passed every check that needs cached site state or
@@ -496,8 +511,7 @@ pub async fn update(
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
     let updated = audited(&txn, id, entry, &before).await?;
-    txn.commit().await?;
-    publish_change_events(state, kind, from, &updated);
+    commit_with_events(state, txn, change_events(kind, from, &updated)).await?;
     Ok(updated)
 }
 
@@ -523,8 +537,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
     audit::record(&txn, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
-    txn.commit().await?;
-    publish_events(state, kind, "deleted", &before);
+    commit_with_events(state, txn, events_for(kind, "deleted", &before)).await?;
     Ok(())
 }
 
@@ -615,8 +628,7 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
     let created = audited(&txn, new_id, entry, &json!({"cloned_from": id})).await?;
-    txn.commit().await?;
-    publish_created_events(state, kind, &created);
+    commit_with_events(state, txn, created_events(kind, &created)).await?;
     Ok(created)
 }
 
@@ -666,11 +678,10 @@ pub async fn review(
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
     let reviewed = audited(&txn, id, entry, &before).await?;
-    txn.commit().await?;
+    commit_with_events(state, txn, change_events(kind, from, &reviewed)).await?;
     if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
         tracing::info!(%id, action = ?body.action, %comment, "review comment");
     }
-    publish_change_events(state, kind, from, &reviewed);
     Ok(reviewed)
 }
 
@@ -754,14 +765,15 @@ pub async fn bulk(
     let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();
     let models = content::Entity::find().filter(content::Column::Id.is_in(ids.clone())).all(&txn).await?;
     let mut rels = relations::load(&txn, &ids, false).await?;
-    txn.commit().await?;
+    let mut events = Vec::new();
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
         let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
-        match status {
-            Some(_) => publish_change_events(state, kind, from, &item),
-            None => publish_events(state, kind, "deleted", &item),
-        }
+        events.extend(match status {
+            Some(_) => change_events(kind, from, &item),
+            None => events_for(kind, "deleted", &item),
+        });
     }
+    commit_with_events(state, txn, events).await?;
     Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
 }

@@ -168,10 +168,11 @@ pub async fn restore_from_trash(
         return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
     }
     let txn = crate::db::begin_write(&state.db).await?;
+    let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
     let mut row: content::ActiveModel = item.into();
     row.is_deleted = Set(false);
     row.deleted_at = Set(None);
-    row.update(&txn).await?;
+    let restored_row = row.update(&txn).await?;
     let actor = principal.actor_id();
     let entry = AuditEntry {
         actor: &actor,
@@ -181,10 +182,9 @@ pub async fn restore_from_trash(
         site_id: sites.first().copied(),
     };
     audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
-    txn.commit().await?;
-    let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
+    let announced = read::response_of(&txn, &restored_row).await?;
+    write::commit_with_events(&state, txn, write::events_for(kind, "updated", &announced)).await?;
     let restored = read::get(&state, &principal, kind, id).await?;
-    write::publish_events(&state, kind, "updated", &restored);
     Ok(HttpResponse::Ok().json(restored))
 }
 

@@ -1,17 +1,19 @@
-//! From events to deliveries. The [`WebhookDispatcher`] actor receives every
-//! event from the bus: a webhook without debounce gets a delivery at once, a
-//! debounced one gets the event in its (persisted) buffer. Two periodic passes
-//! finish the work: [`flush_due`] turns closed buffer windows into `batch`
-//! deliveries, [`retry_due`] re-sends failed deliveries whose time has come.
+//! From events to deliveries. Mutations write their events to the outbox in
+//! their own transaction; [`dispatch_outbox`] turns outbox rows into deliveries
+//! (a webhook without debounce: sent at once) or buffer rows (debounced), and
+//! removes them, in one transaction. The [`WebhookDispatcher`] actor runs it
+//! whenever the bus announces events; the flush pass runs it too, so rows left
+//! by a crashed process are picked up. [`flush_due`] turns closed buffer windows
+//! into `batch` deliveries, [`retry_due`] re-sends failed deliveries when due.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use actix_web::web;
 use dashmap::DashMap;
-use plinth_entities::{webhook, webhook_buffer, webhook_delivery};
+use plinth_entities::{event_outbox, webhook, webhook_buffer, webhook_delivery};
 use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -32,13 +34,11 @@ const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);
 pub struct WebhookRuntime {
     pub deliverer: Deliverer,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
-    /// Events the dispatcher has finished with (see [`WebhookRuntime::drained`]).
-    processed: AtomicU64,
 }
 
 impl WebhookRuntime {
     pub fn new(deliverer: Deliverer) -> Self {
-        Self { deliverer, subscriptions: DashMap::new(), processed: AtomicU64::new(0) }
+        Self { deliverer, subscriptions: DashMap::new() }
     }
 
     /// After a webhook of the site changed.
@@ -62,15 +62,6 @@ impl WebhookRuntime {
         self.subscriptions.insert(site_id, (Instant::now(), Arc::clone(&hooks)));
         Ok(hooks)
     }
-
-    /// Waits (at most `limit`) until every event published so far has been
-    /// turned into deliveries or buffer rows: called on shutdown.
-    pub async fn drained(&self, state: &AppState, limit: Duration) {
-        let started = Instant::now();
-        while self.processed.load(Ordering::SeqCst) < state.events.published() && started.elapsed() < limit {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
 }
 
 pub fn subscribed_events(hook: &webhook::Model) -> Vec<String> {
@@ -92,25 +83,81 @@ fn send_now(state: web::Data<AppState>, delivery: webhook_delivery::Model, hook:
     });
 }
 
-async fn dispatch(state: &web::Data<AppState>, event: &DomainEvent) -> ApiResult<()> {
-    let hooks = state.webhooks.active_for(state, event.site_id).await?;
-    for hook in hooks.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
-        if hook.debounce_seconds == 0 {
-            let delivery = enqueue(&state.db, hook, &event.event, &event_body(event), state.clock.now()).await?;
-            send_now(state.clone(), delivery, hook.clone());
-        } else {
-            webhook_buffer::ActiveModel {
-                id: Set(Uuid::new_v4()),
-                webhook_id: Set(hook.id),
-                event: Set(event.event.clone()),
-                data: Set(event.data.clone()),
-                created_at: Set(state.clock.now()),
-            }
-            .insert(&state.db)
+/// Outbox rows handled per transaction.
+const OUTBOX_BATCH: u64 = 200;
+
+/// Turns outbox rows into deliveries and buffer rows; returns how many events
+/// were handled. Deliveries without debounce are sent once committed.
+pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
+    let mut handled = 0;
+    loop {
+        let peek = event_outbox::Entity::find()
+            .order_by_asc(event_outbox::Column::OccurredAt)
+            .order_by_asc(event_outbox::Column::Id)
+            .limit(OUTBOX_BATCH)
+            .all(&state.db)
             .await?;
+        if peek.is_empty() {
+            return Ok(handled);
+        }
+        // Subscriptions come through the pool, before the write transaction.
+        let mut hooks_by_site: HashMap<Uuid, Arc<Vec<webhook::Model>>> = HashMap::new();
+        for row in &peek {
+            if let std::collections::hash_map::Entry::Vacant(slot) = hooks_by_site.entry(row.site_id) {
+                slot.insert(state.webhooks.active_for(state, row.site_id).await?);
+            }
+        }
+        let txn = crate::db::begin_write(&state.db).await?;
+        let mut claim = event_outbox::Entity::find()
+            .filter(event_outbox::Column::Id.is_in(peek.iter().map(|r| r.id).collect::<Vec<_>>()))
+            .order_by_asc(event_outbox::Column::OccurredAt)
+            .order_by_asc(event_outbox::Column::Id);
+        if state.db.get_database_backend() == DbBackend::Postgres {
+            claim = claim.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+        }
+        let claimed = claim.all(&txn).await?;
+        if claimed.is_empty() {
+            return Ok(handled); // another instance is on them
+        }
+        let now = state.clock.now();
+        let mut to_send = Vec::new();
+        for row in &claimed {
+            let event = DomainEvent {
+                event: row.event.clone(),
+                timestamp: row.occurred_at,
+                site_id: row.site_id,
+                data: row.data.clone(),
+            };
+            let hooks = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
+            for hook in hooks.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
+                if hook.debounce_seconds == 0 {
+                    to_send.push((enqueue(&txn, hook, &event.event, &event_body(&event), now).await?, hook.clone()));
+                } else {
+                    webhook_buffer::ActiveModel {
+                        id: Set(Uuid::new_v4()),
+                        webhook_id: Set(hook.id),
+                        event: Set(event.event.clone()),
+                        data: Set(event.data.clone()),
+                        created_at: Set(now),
+                    }
+                    .insert(&txn)
+                    .await?;
+                }
+            }
+        }
+        event_outbox::Entity::delete_many()
+            .filter(event_outbox::Column::Id.is_in(claimed.iter().map(|r| r.id).collect::<Vec<_>>()))
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
+        for (delivery, hook) in to_send {
+            send_now(state.clone(), delivery, hook);
+        }
+        handled += claimed.len();
+        if (claimed.len() as u64) < OUTBOX_BATCH {
+            return Ok(handled);
         }
     }
-    Ok(())
 }
 
 pub struct WebhookDispatcher {
@@ -128,22 +175,15 @@ impl Actor for WebhookDispatcher {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         let state = self.state.clone();
-        let mut events = state.events.subscribe();
+        let mut notices = state.events.subscribe();
         ctx.spawn(
             async move {
-                loop {
-                    match events.recv().await {
-                        Ok(event) => {
-                            if let Err(e) = dispatch(&state, &event).await {
-                                tracing::error!(error = %e, event = %event.event, "could not queue webhook deliveries");
-                            }
-                            state.webhooks.processed.fetch_add(1, Ordering::SeqCst);
-                        }
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                            tracing::error!(missed, "the webhook dispatcher fell behind the event bus");
-                            state.webhooks.processed.fetch_add(missed, Ordering::SeqCst);
-                        }
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                // Each announcement is only a wake-up: one pass handles every
+                // pending row, so queued announcements are folded into it.
+                while !matches!(notices.recv().await, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
+                    while notices.try_recv().is_ok() {}
+                    if let Err(e) = dispatch_outbox(&state).await {
+                        tracing::error!(error = %e, "could not dispatch events to webhooks; the flush pass will retry");
                     }
                 }
             }
@@ -155,6 +195,8 @@ impl Actor for WebhookDispatcher {
 /// Turns every buffer whose window has closed into one `batch` delivery (at most
 /// `flush_batch` webhooks per pass) and sends them.
 pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
+    // Rows a crashed process left (or a missed wake-up) are dispatched here.
+    dispatch_outbox(state).await?;
     let now = state.clock.now();
     let oldest: Vec<(Uuid, chrono::DateTime<chrono::Utc>)> = webhook_buffer::Entity::find()
         .select_only()

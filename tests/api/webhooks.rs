@@ -298,3 +298,45 @@ async fn concurrent_writes_all_succeed_while_deliveries_are_recorded() {
     assert!(failures.is_empty(), "{failures:?}");
     assert_eq!(receiver.wait_for(40).await.len(), 40);
 }
+
+#[actix_web::test]
+async fn an_event_committed_just_before_a_crash_is_still_delivered() {
+    let receiver = Receiver::start();
+    let allowed = receiver.host_port.clone();
+    let app = TestApp::spawn_with(|c| c.ssrf_allowlist = vec![allowed]).await;
+    let site = app.create_site_id("crash").await;
+    create_webhook(&app, &site, json!({"url": receiver.url, "events": ["page.published"]})).await;
+    let admin_key = app.admin_key.clone();
+    let (dir, database_url) = app.stop().await;
+
+    // What a process leaves when it committed a change and died before the
+    // dispatcher saw it: the event row in the outbox, written with the change.
+    let db = sea_orm::Database::connect(&database_url).await.unwrap();
+    plinth::events::store(
+        &db,
+        &[plinth::events::DomainEvent {
+            event: "page.published".into(),
+            timestamp: chrono::Utc::now(),
+            site_id: site.parse().unwrap(),
+            data: json!({"id": uuid::Uuid::new_v4(), "title": "Left behind", "slug": "left-behind", "status": "Published"}),
+        }],
+    )
+    .await
+    .unwrap();
+    db.close().await.unwrap();
+
+    let mut config = crate::helpers::test_config(&dir, &database_url);
+    config.bootstrap_api_key = Some(admin_key);
+    config.ssrf_allowlist = vec![receiver.host_port.clone()];
+    let app = TestApp::start(config, dir).await;
+    app.flush_webhooks().await;
+    let received = receiver.wait_for(1).await;
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        (received[0].body["event"].as_str(), received[0].body["data"]["title"].as_str()),
+        (Some("page.published"), Some("Left behind"))
+    );
+    let left: Vec<plinth_entities::event_outbox::Model> =
+        plinth_entities::event_outbox::Entity::find().all(&app.state.db).await.unwrap();
+    assert!(left.is_empty(), "the outbox row is gone once dispatched");
+}
