@@ -6,7 +6,10 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::event_outbox;
-use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait};
+use sea_orm::{
+    ActiveValue::{NotSet, Set},
+    ConnectionTrait, DbErr, EntityTrait,
+};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -27,7 +30,7 @@ pub async fn store<C: ConnectionTrait>(db: &C, events: &[DomainEvent]) -> Result
         return Ok(());
     }
     let rows = events.iter().map(|e| event_outbox::ActiveModel {
-        id: Set(Uuid::new_v4()),
+        seq: NotSet,
         site_id: Set(e.site_id),
         event: Set(e.event.clone()),
         data: Set(e.data.clone()),

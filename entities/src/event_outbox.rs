@@ -4,8 +4,9 @@ use sea_orm::entity::prelude::*;
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "event_outbox")]
 pub struct Model {
-    #[sea_orm(primary_key, auto_increment = false)]
-    pub id: Uuid,
+    /// Assigned by the database in commit order of inserts: the event order.
+    #[sea_orm(primary_key)]
+    pub seq: i64,
     pub site_id: Uuid,
     pub event: String,
     pub data: Json,

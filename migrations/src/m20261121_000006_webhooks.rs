@@ -112,7 +112,8 @@ impl MigrationTrait for Migration {
             .create_table(
                 Table::create()
                     .table("webhook_buffers")
-                    .col(pk_uuid("id"))
+                    // Batches list events in the order they were buffered.
+                    .col(big_pk_auto("seq"))
                     .col(uuid("webhook_id"))
                     .col(string("event"))
                     .col(json_binary("data"))

@@ -14,7 +14,8 @@ impl MigrationTrait for Migration {
             .create_table(
                 Table::create()
                     .table("event_outbox")
-                    .col(pk_uuid("id"))
+                    // The order events happened in: delivery order follows it.
+                    .col(big_pk_auto("seq"))
                     .col(uuid("site_id"))
                     .col(string("event"))
                     .col(json_binary("data"))

@@ -16,7 +16,9 @@ use dashmap::DashMap;
 use plinth_entities::{event_outbox, webhook, webhook_buffer, webhook_delivery};
 use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveModelTrait,
+    ActiveValue::{NotSet, Set},
+    ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -92,8 +94,7 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
     let mut handled = 0;
     loop {
         let peek = event_outbox::Entity::find()
-            .order_by_asc(event_outbox::Column::OccurredAt)
-            .order_by_asc(event_outbox::Column::Id)
+            .order_by_asc(event_outbox::Column::Seq)
             .limit(OUTBOX_BATCH)
             .all(&state.db)
             .await?;
@@ -109,9 +110,8 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
         }
         let txn = crate::db::begin_write(&state.db).await?;
         let mut claim = event_outbox::Entity::find()
-            .filter(event_outbox::Column::Id.is_in(peek.iter().map(|r| r.id).collect::<Vec<_>>()))
-            .order_by_asc(event_outbox::Column::OccurredAt)
-            .order_by_asc(event_outbox::Column::Id);
+            .filter(event_outbox::Column::Seq.is_in(peek.iter().map(|r| r.seq).collect::<Vec<_>>()))
+            .order_by_asc(event_outbox::Column::Seq);
         if state.db.get_database_backend() == DbBackend::Postgres {
             claim = claim.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
         }
@@ -134,7 +134,7 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
                     to_send.push((enqueue(&txn, hook, &event.event, &event_body(&event), now).await?, hook.clone()));
                 } else {
                     webhook_buffer::ActiveModel {
-                        id: Set(Uuid::new_v4()),
+                        seq: NotSet,
                         webhook_id: Set(hook.id),
                         event: Set(event.event.clone()),
                         data: Set(event.data.clone()),
@@ -146,7 +146,7 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
             }
         }
         event_outbox::Entity::delete_many()
-            .filter(event_outbox::Column::Id.is_in(claimed.iter().map(|r| r.id).collect::<Vec<_>>()))
+            .filter(event_outbox::Column::Seq.is_in(claimed.iter().map(|r| r.seq).collect::<Vec<_>>()))
             .exec(&txn)
             .await?;
         txn.commit().await?;
@@ -222,8 +222,7 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
         let txn = crate::db::begin_write(&state.db).await?;
         let mut select = webhook_buffer::Entity::find()
             .filter(webhook_buffer::Column::WebhookId.eq(hook.id))
-            .order_by_asc(webhook_buffer::Column::CreatedAt)
-            .order_by_asc(webhook_buffer::Column::Id);
+            .order_by_asc(webhook_buffer::Column::Seq);
         if state.db.get_database_backend() == DbBackend::Postgres {
             select = select.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
         }
@@ -231,8 +230,8 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
         if events.is_empty() {
             continue; // another instance flushed it
         }
-        let ids: Vec<Uuid> = events.iter().map(|e| e.id).collect();
-        webhook_buffer::Entity::delete_many().filter(webhook_buffer::Column::Id.is_in(ids)).exec(&txn).await?;
+        let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+        webhook_buffer::Entity::delete_many().filter(webhook_buffer::Column::Seq.is_in(seqs)).exec(&txn).await?;
         let body = json!({
             "event": "batch",
             "timestamp": now,
