@@ -19,18 +19,36 @@ pub async fn role_on_all(state: &AppState, principal: &Principal, site_ids: &[Uu
     Ok(lowest)
 }
 
-/// The caller's role on the sites of an existing item it may read: the highest
-/// among the item's sites it has access to. No access to any: the first deny code.
-pub async fn role_on_any(state: &AppState, principal: &Principal, site_ids: &[Uuid]) -> ApiResult<Role> {
+/// Read access to an existing item: the caller's highest role among the item's
+/// sites it can see, where the kind's module is on for at least one of those.
+/// No access to any site: the first deny code; modules off: MODULE_NOT_ENABLED.
+pub async fn role_on_any(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_ids: &[Uuid],
+) -> ApiResult<Role> {
     let mut best: Option<Role> = None;
     let mut first_error = None;
+    let mut module_on = false;
     for site_id in site_ids {
         match principal.site_role(state, *site_id).await {
-            Ok(role) => best = best.max(Some(role)),
+            Ok(role) => {
+                best = best.max(Some(role));
+                module_on |= kind.module_enabled(&state.site_state(*site_id).await?.settings);
+            }
             Err(e) => first_error = first_error.or(Some(e)),
         }
     }
-    best.ok_or_else(|| first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access")))
+    let role =
+        best.ok_or_else(|| first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access")))?;
+    if !module_on {
+        return Err(ApiError::new(
+            ErrorCode::ModuleNotEnabled,
+            format!("the {} module is not enabled for this item's sites", kind.module_name()),
+        ));
+    }
+    Ok(role)
 }
 
 pub fn require_role(role: Role, needed: Role, what: &str) -> ApiResult<()> {

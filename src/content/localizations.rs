@@ -66,7 +66,7 @@ pub async fn list(
     load_live(&state.db, kind, content_id).await?;
     let sites =
         relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
-    role_on_any(state, principal, &sites).await?;
+    role_on_any(state, principal, kind, &sites).await?;
     let rows = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.eq(content_id))
         .order_by_asc(content_localization::Column::CreatedAt)

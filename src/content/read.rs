@@ -85,7 +85,7 @@ pub async fn response_of<C: sea_orm::ConnectionTrait>(db: &C, model: &content::M
 pub async fn get(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
     let model = load_live(&state.db, kind, id).await?;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
-    role_on_any(state, principal, &rel.site_ids).await?;
+    role_on_any(state, principal, kind, &rel.site_ids).await?;
     Ok(relations::response(&model, rel))
 }
 

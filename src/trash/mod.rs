@@ -184,8 +184,7 @@ pub async fn restore_from_trash(
     audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
     let announced = read::response_of(&txn, &restored_row).await?;
     write::commit_with_events(&state, txn, write::events_for(kind, "updated", &announced)).await?;
-    let restored = read::get(&state, &principal, kind, id).await?;
-    Ok(HttpResponse::Ok().json(restored))
+    Ok(HttpResponse::Ok().json(announced))
 }
 
 #[utoipa::path(delete, path = "/trash/{id}", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),

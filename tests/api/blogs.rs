@@ -229,6 +229,10 @@ async fn a_disabled_blog_module_answers_module_not_enabled() {
     assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
     let res = app.put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"title": "x"})).await;
     assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
+    for path in ["", "/detail", "/localizations"] {
+        let res = app.get(&format!("/blogs/{}{path}", post["id"].as_str().unwrap()), &app.admin_key).await;
+        assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
+    }
 }
 
 #[actix_web::test]
