@@ -116,7 +116,7 @@ fn main() {
     actix_web::rt::System::new().block_on(async move {
         run(1, one).await;
         run(50, fifty).await;
+        // Leave before the runtime is torn down under live connection pools.
+        std::process::exit(0);
     });
-    // Leave without tearing the runtime down under live connection pools.
-    std::process::exit(0);
 }
