@@ -24,8 +24,8 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    api_keys, blogs, content, db, environments, locales, notifications, openapi, pages, sites, system, taxonomy,
-    telemetry, trash, webhooks,
+    api_keys, blogs, content, db, environments, locales, notifications, openapi, pages, portfolio, sites, system,
+    taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -242,6 +242,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(sites::configure)
                 .configure(blogs::configure)
                 .configure(pages::configure)
+                .configure(portfolio::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

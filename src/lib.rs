@@ -16,6 +16,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod pages;
 pub mod pagination;
+pub mod portfolio;
 pub mod sites;
 pub mod storage;
 pub mod system;

@@ -69,7 +69,12 @@ type Derivation =
     (&'static [&'static str], &'static str, &'static str, &'static [(&'static str, &'static str, &'static str)]);
 
 const DERIVATIONS: [Derivation; 2] = [
-    (&content::http::SHARED_OPERATIONS, "blogs", "blog", &[("page", "pages", "Pages")]),
+    (
+        &content::http::SHARED_OPERATIONS,
+        "blogs",
+        "blog",
+        &[("page", "pages", "Pages"), ("cv", "cv", "CV entries"), ("project", "projects", "Projects")],
+    ),
     (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),
 ];
 

@@ -8,6 +8,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub kind: String,
+    /// A kind's own filterable classification (a CV entry's `entry_type`).
+    pub subtype: Option<String>,
     pub slug: String,
     pub title: String,
     pub excerpt: String,

@@ -37,6 +37,8 @@ impl MigrationTrait for Migration {
                     .table("contents")
                     .col(pk_uuid("id"))
                     .col(string("kind"))
+                    // A kind's own classification, filterable: a CV entry's entry_type.
+                    .col(string_null("subtype"))
                     .col(string("slug"))
                     .col(string("title"))
                     .col(text("excerpt"))
@@ -60,6 +62,7 @@ impl MigrationTrait for Migration {
             )
             .await?;
         index(manager, "ix_contents_kind_status", "contents", &["kind", "status", "published_at"], false).await?;
+        index(manager, "ix_contents_kind_subtype", "contents", &["kind", "subtype"], false).await?;
         index(manager, "ix_contents_deleted", "contents", &["is_deleted", "deleted_at"], false).await?;
 
         // The sites an item appears on. Slug (and page route) are repeated here so

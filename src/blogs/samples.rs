@@ -69,21 +69,9 @@ pub async fn seed_blogs(
         let request = CreateContent {
             site_ids: vec![site_id],
             title: title.into(),
-            slug: None,
             excerpt: excerpt.into(),
             body: body.into(),
-            author: None,
-            status: None,
-            publish_start: None,
-            publish_end: None,
-            cover_image_id: None,
-            header_image_id: None,
-            is_featured: false,
-            category_ids: vec![],
-            primary_category_id: None,
-            tag_ids: vec![],
-            route: None,
-            sections: None,
+            ..CreateContent::default()
         };
         checked.push((title, excerpt, body, write::check_new(&state, &principal, ContentKind::Blog, request).await?));
     }

@@ -7,8 +7,8 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
 use super::model::{
-    BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, LocalizationInput,
-    LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
+    BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, ListQuery,
+    LocalizationInput, LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
 };
 use super::{localizations, read, write, ContentKind};
 use crate::app::AppState;
@@ -69,16 +69,19 @@ pub const SHARED_OPERATIONS: [&str; 16] = [
     "delete_blog_localization",
 ];
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs", tag = "Blogs", operation_id = "list_blogs", params(("site_id" = Uuid, Path), PageParams),
+#[utoipa::path(get, path = "/sites/{site_id}/blogs", tag = "Blogs", operation_id = "list_blogs", params(("site_id" = Uuid, Path), ListQuery),
     responses((status = 200, body = Paginated<ContentListItem>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
 pub async fn list_items(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    page: web::Query<PageParams>,
+    query: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page.resolve()).await?))
+    let query = query.into_inner();
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
+    Ok(HttpResponse::Ok()
+        .json(read::list(&state, &principal, **kind, site_id.into_inner(), page, query.entry_type).await?))
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/published", tag = "Blogs", operation_id = "list_published_blogs", params(("site_id" = Uuid, Path), PublishedQuery),
@@ -125,6 +128,10 @@ pub async fn get_detail(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    // The spec gives CV entries' detail the same shape as the plain item.
+    if **kind == ContentKind::CvEntry {
+        return Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?));
+    }
     Ok(HttpResponse::Ok().json(read::detail(&state, &principal, **kind, id.into_inner()).await?))
 }
 

@@ -12,16 +12,29 @@ use crate::sites::SiteSettings;
 pub enum ContentKind {
     Blog,
     Page,
+    Project,
+    CvEntry,
 }
 
 impl ContentKind {
-    pub const ALL: [ContentKind; 2] = [ContentKind::Blog, ContentKind::Page];
+    pub const ALL: [ContentKind; 4] =
+        [ContentKind::Blog, ContentKind::Page, ContentKind::Project, ContentKind::CvEntry];
 
-    /// The entity type (trash, audit, errors) and the event prefix (`blog.created`).
+    /// The entity type (trash `entity_type`, audit, errors).
     pub fn as_str(self) -> &'static str {
         match self {
             ContentKind::Blog => "blog",
             ContentKind::Page => "page",
+            ContentKind::Project => "project",
+            ContentKind::CvEntry => "cv_entry",
+        }
+    }
+
+    /// The prefix of this kind's event names (`cv.created`).
+    pub fn event_prefix(self) -> &'static str {
+        match self {
+            ContentKind::CvEntry => "cv",
+            other => other.as_str(),
         }
     }
 
@@ -34,6 +47,7 @@ impl ContentKind {
         match self {
             ContentKind::Blog => settings.module_blog_enabled,
             ContentKind::Page => settings.module_pages_enabled,
+            ContentKind::Project | ContentKind::CvEntry => settings.module_portfolio_enabled,
         }
     }
 
@@ -41,6 +55,7 @@ impl ContentKind {
         match self {
             ContentKind::Blog => "blog",
             ContentKind::Page => "pages",
+            ContentKind::Project | ContentKind::CvEntry => "portfolio",
         }
     }
 
@@ -49,6 +64,8 @@ impl ContentKind {
         match self {
             ContentKind::Blog => ErrorCode::BlogBulkStatusRequired,
             ContentKind::Page => ErrorCode::PageBulkStatusRequired,
+            ContentKind::Project => ErrorCode::ProjectBulkStatusRequired,
+            ContentKind::CvEntry => ErrorCode::CvBulkStatusRequired,
         }
     }
 }

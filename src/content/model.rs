@@ -1,6 +1,6 @@
 //! Request and response bodies shared by every content kind.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use plinth_entities::{content, content_localization};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -127,7 +127,7 @@ pub struct ContentDetail {
     pub categories: Vec<CategoryRef>,
 }
 
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateContent {
     /// The sites the item appears on (at least one).
@@ -158,6 +158,22 @@ pub struct CreateContent {
     pub route: Option<String>,
     /// Page sections (pages only).
     pub sections: Option<Vec<PageSection>>,
+    /// CV entries: work, education, volunteer, certification or project (required).
+    pub entry_type: Option<CvEntryType>,
+    /// CV entries: employer, school, …
+    pub organization: Option<String>,
+    /// CV entries (required).
+    pub start_date: Option<NaiveDate>,
+    /// CV entries: empty while `is_current`.
+    pub end_date: Option<NaiveDate>,
+    /// CV entries.
+    pub is_current: Option<bool>,
+    /// Projects: links to the work, the repository, …
+    pub links: Option<Vec<ProjectLink>>,
+    /// Projects.
+    pub client: Option<String>,
+    /// Projects: gallery media ids.
+    pub media_ids: Option<Vec<Uuid>>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
@@ -194,6 +210,17 @@ pub struct UpdateContent {
     pub tag_ids: Option<Vec<Uuid>>,
     pub route: Option<String>,
     pub sections: Option<Vec<PageSection>>,
+    pub entry_type: Option<CvEntryType>,
+    pub organization: Option<String>,
+    pub start_date: Option<NaiveDate>,
+    /// `null` clears it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<NaiveDate>)]
+    pub end_date: Option<Option<NaiveDate>>,
+    pub is_current: Option<bool>,
+    pub links: Option<Vec<ProjectLink>>,
+    pub client: Option<String>,
+    pub media_ids: Option<Vec<Uuid>>,
 }
 
 impl UpdateContent {
@@ -218,6 +245,14 @@ impl UpdateContent {
             tag_ids,
             route,
             sections,
+            entry_type,
+            organization,
+            start_date,
+            end_date,
+            is_current,
+            links,
+            client,
+            media_ids,
         } = self;
         status.is_some()
             && site_ids.is_none()
@@ -236,6 +271,89 @@ impl UpdateContent {
             && tag_ids.is_none()
             && route.is_none()
             && sections.is_none()
+            && entry_type.is_none()
+            && organization.is_none()
+            && start_date.is_none()
+            && end_date.is_none()
+            && is_current.is_none()
+            && links.is_none()
+            && client.is_none()
+            && media_ids.is_none()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CvEntryType {
+    Work,
+    Education,
+    Volunteer,
+    Certification,
+    Project,
+}
+
+impl CvEntryType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CvEntryType::Work => "work",
+            CvEntryType::Education => "education",
+            CvEntryType::Volunteer => "volunteer",
+            CvEntryType::Certification => "certification",
+            CvEntryType::Project => "project",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectLink {
+    pub label: String,
+    pub url: String,
+}
+
+/// The fields of one kind only, as given in a create or update body.
+#[derive(Clone, Debug, Default)]
+pub struct KindInput {
+    pub sections: Option<Vec<PageSection>>,
+    pub entry_type: Option<CvEntryType>,
+    pub organization: Option<String>,
+    pub start_date: Option<NaiveDate>,
+    pub end_date: Option<Option<NaiveDate>>,
+    pub is_current: Option<bool>,
+    pub links: Option<Vec<ProjectLink>>,
+    pub client: Option<String>,
+    pub media_ids: Option<Vec<Uuid>>,
+}
+
+impl From<&CreateContent> for KindInput {
+    fn from(b: &CreateContent) -> Self {
+        Self {
+            sections: b.sections.clone(),
+            entry_type: b.entry_type,
+            organization: b.organization.clone(),
+            start_date: b.start_date,
+            end_date: b.end_date.map(Some),
+            is_current: b.is_current,
+            links: b.links.clone(),
+            client: b.client.clone(),
+            media_ids: b.media_ids.clone(),
+        }
+    }
+}
+
+impl From<&UpdateContent> for KindInput {
+    fn from(b: &UpdateContent) -> Self {
+        Self {
+            sections: b.sections.clone(),
+            entry_type: b.entry_type,
+            organization: b.organization.clone(),
+            start_date: b.start_date,
+            end_date: b.end_date,
+            is_current: b.is_current,
+            links: b.links.clone(),
+            client: b.client.clone(),
+            media_ids: b.media_ids.clone(),
+        }
     }
 }
 
@@ -316,6 +434,17 @@ pub struct PublishedQuery {
     pub per_page: Option<u64>,
     /// Keep only items with a localization in this locale.
     pub locale_id: Option<Uuid>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// From 1 (default 1).
+    pub page: Option<u64>,
+    /// Default 10, at most 100.
+    pub per_page: Option<u64>,
+    /// CV entries only: work, education, volunteer, certification or project.
+    pub entry_type: Option<CvEntryType>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]

@@ -10,6 +10,7 @@ use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, Quer
 use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
+use super::model::CvEntryType;
 use super::model::{
     CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PreviewLink, PublishedQuery,
 };
@@ -121,9 +122,17 @@ pub async fn list(
     kind: ContentKind,
     site_id: Uuid,
     page: Page,
+    entry_type: Option<CvEntryType>,
 ) -> ApiResult<Paginated<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
-    let select = on_site(kind, site_id).order_by_desc(content::Column::CreatedAt).order_by_asc(content::Column::Id);
+    let mut select = on_site(kind, site_id);
+    if let Some(entry_type) = entry_type {
+        if kind != ContentKind::CvEntry {
+            return Err(ApiError::bad_request("entry_type filters CV entries only"));
+        }
+        select = select.filter(content::Column::Subtype.eq(entry_type.as_str()));
+    }
+    let select = select.order_by_desc(content::Column::CreatedAt).order_by_asc(content::Column::Id);
     page_of(state, select, page).await
 }
 
@@ -241,6 +250,8 @@ pub async fn preview(
     let path = match kind {
         ContentKind::Page => item.kind_fields.get("route").and_then(|r| r.as_str()).unwrap_or("/").to_string(),
         ContentKind::Blog => format!("/blog/{}", item.slug),
+        ContentKind::Project => format!("/projects/{}", item.slug),
+        ContentKind::CvEntry => format!("/cv/{}", item.slug),
     };
     Ok(PreviewLink { environment_id: environment.id, environment: environment.name, url: format!("{base}{path}") })
 }

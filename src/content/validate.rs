@@ -2,12 +2,13 @@
 
 use std::collections::HashSet;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use plinth_entities::{content_site, term};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::model::PageSection;
+use super::model::KindInput;
 use super::{ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 
@@ -58,27 +59,128 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
     }
 }
 
-pub fn kind_fields(
+/// The fields each kind may carry (besides the shared ones).
+fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
+    match kind {
+        ContentKind::Blog => &[],
+        ContentKind::Page => &["route", "sections"],
+        ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
+        ContentKind::Project => &["links", "client", "media_ids"],
+    }
+}
+
+/// Checks a kind's own fields and lays the given ones over `current` (the stored
+/// `fields` object): returns the object to store and the item's subtype.
+pub fn kind_data(
     kind: ContentKind,
-    route: Option<&String>,
-    sections: Option<&Vec<PageSection>>,
-    errors: &mut Vec<FieldError>,
-) {
-    if kind != ContentKind::Page {
-        if route.is_some() {
+    route_given: bool,
+    input: &KindInput,
+    current: Option<&Value>,
+) -> Result<(Value, Option<String>), Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let given = [
+        ("route", route_given),
+        ("sections", input.sections.is_some()),
+        ("entry_type", input.entry_type.is_some()),
+        ("organization", input.organization.is_some()),
+        ("start_date", input.start_date.is_some()),
+        ("end_date", input.end_date.is_some()),
+        ("is_current", input.is_current.is_some()),
+        ("links", input.links.is_some()),
+        ("client", input.client.is_some()),
+        ("media_ids", input.media_ids.is_some()),
+    ];
+    for (field, present) in given {
+        if present && !allowed_fields(kind).contains(&field) {
             errors.push(FieldError::new(
-                "route",
+                field,
                 ErrorCode::ValidationInvalidFormat,
-                format!("a {} has no route", kind.as_str()),
+                format!("a {} has no {field}", kind.as_str()),
             ));
         }
-        if sections.is_some() {
+    }
+    let mut fields = current.and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut put = |name: &str, value: Value| {
+        fields.insert(name.to_string(), value);
+    };
+    if let Some(sections) = &input.sections {
+        put("sections", json!(sections));
+    }
+    if let Some(entry_type) = input.entry_type {
+        put("entry_type", json!(entry_type));
+    }
+    if let Some(organization) = &input.organization {
+        put("organization", json!(organization.trim()));
+    }
+    if let Some(start) = input.start_date {
+        put("start_date", json!(start));
+    }
+    if let Some(end) = input.end_date {
+        put("end_date", json!(end));
+    }
+    if let Some(current) = input.is_current {
+        put("is_current", json!(current));
+    }
+    if let Some(links) = &input.links {
+        for (i, link) in links.iter().enumerate() {
+            if !(link.url.starts_with("https://") || link.url.starts_with("http://"))
+                || url::Url::parse(&link.url).is_err()
+            {
+                errors.push(FieldError::new(
+                    format!("links[{i}].url"),
+                    ErrorCode::ValidationInvalidFormat,
+                    "must be an http(s) URL",
+                ));
+            }
+        }
+        put("links", json!(links));
+    }
+    if let Some(client) = &input.client {
+        put("client", json!(client.trim()));
+    }
+    if let Some(media_ids) = &input.media_ids {
+        put("media_ids", json!(media_ids));
+    }
+    let mut subtype = None;
+    if kind == ContentKind::CvEntry {
+        let entry_type = fields.get("entry_type").and_then(Value::as_str).map(str::to_string);
+        let start: Option<NaiveDate> = fields.get("start_date").and_then(|v| serde_json::from_value(v.clone()).ok());
+        let end: Option<NaiveDate> = fields.get("end_date").and_then(|v| serde_json::from_value(v.clone()).ok());
+        let is_current = fields.get("is_current").and_then(Value::as_bool).unwrap_or(false);
+        fields.insert("is_current".into(), json!(is_current));
+        fields.entry("organization").or_insert_with(|| json!(""));
+        fields.entry("end_date").or_insert(Value::Null);
+        if entry_type.is_none() {
             errors.push(FieldError::new(
-                "sections",
-                ErrorCode::ValidationInvalidFormat,
-                format!("a {} has no sections", kind.as_str()),
+                "entry_type",
+                ErrorCode::ValidationRequiredField,
+                "a CV entry needs an entry_type",
             ));
         }
+        match (start, end) {
+            (None, _) => errors.push(FieldError::new(
+                "start_date",
+                ErrorCode::ValidationRequiredField,
+                "a CV entry needs a start_date",
+            )),
+            (Some(_), Some(_)) if is_current => errors.push(FieldError::new(
+                "end_date",
+                ErrorCode::ValidationInvalidFormat,
+                "a current entry has no end_date",
+            )),
+            (Some(start), Some(end)) if end < start => errors.push(FieldError::new(
+                "end_date",
+                ErrorCode::ValidationOutOfRange,
+                "end_date must not be before start_date",
+            )),
+            _ => {}
+        }
+        subtype = entry_type;
+    }
+    if errors.is_empty() {
+        Ok((Value::Object(fields), subtype))
+    } else {
+        Err(errors)
     }
 }
 

@@ -6,12 +6,13 @@ use plinth_entities::{content, content_category, content_localization, content_s
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module, require_role, role_on_all};
 use super::model::{
-    BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, ReviewAction, ReviewRequest, UpdateContent,
+    BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, KindInput, ReviewAction, ReviewRequest,
+    UpdateContent,
 };
 use super::relations::{self, status_of};
 use super::slug::{available_slug, slugify};
@@ -174,7 +175,7 @@ pub(crate) fn events_for(kind: ContentKind, what: &str, item: &ContentResponse) 
     item.site_ids
         .iter()
         .map(|site_id| DomainEvent {
-            event: format!("{}.{what}", kind.as_str()),
+            event: format!("{}.{what}", kind.event_prefix()),
             timestamp: now,
             site_id: *site_id,
             data: data.clone(),
@@ -233,14 +234,6 @@ fn published_at(
     }
 }
 
-fn kind_fields_json(sections: Option<&Vec<super::model::PageSection>>) -> Value {
-    let mut map = Map::new();
-    if let Some(sections) = sections {
-        map.insert("sections".into(), serde_json::to_value(sections).unwrap_or_default());
-    }
-    Value::Object(map)
-}
-
 /// The item as stored now, audited against `before`. The caller commits.
 async fn audited(
     txn: &DatabaseTransaction,
@@ -286,6 +279,8 @@ pub(crate) async fn audit_created(
 /// memberships; [`insert`] stores it.
 pub(crate) struct CheckedNew {
     body: CreateContent,
+    /// The kind's own fields as stored, and the subtype.
+    kind_fields: (Value, Option<String>),
     title: String,
     explicit_slug: Option<Slug>,
     route: Option<String>,
@@ -307,8 +302,14 @@ pub(crate) async fn check_new(
     let title = required_text("title", &body.title, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok();
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
-    validate::kind_fields(kind, body.route.as_ref(), body.sections.as_ref(), &mut errors);
-    let (Some(title), true) = (title, errors.is_empty()) else {
+    let kind_fields = match validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), None) {
+        Ok(data) => Some(data),
+        Err(kind_errors) => {
+            errors.extend(kind_errors);
+            None
+        }
+    };
+    let (Some(title), Some(kind_fields), true) = (title, kind_fields, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
     let role = role_on_all(state, principal, &body.site_ids).await?;
@@ -319,7 +320,7 @@ pub(crate) async fn check_new(
     let now = state.clock.now();
     validate::publish_window(body.publish_start, body.publish_end)?;
     validate::schedule(status, body.publish_start, now)?;
-    Ok(CheckedNew { body, title, explicit_slug, route, status, now })
+    Ok(CheckedNew { body, kind_fields, title, explicit_slug, route, status, now })
 }
 
 /// Stores a checked new item inside `txn`; returns its id.
@@ -330,7 +331,7 @@ pub(crate) async fn insert(
     checked: CheckedNew,
     is_sample: bool,
 ) -> ApiResult<Uuid> {
-    let CheckedNew { body, title, explicit_slug, route, status, now } = checked;
+    let CheckedNew { body, kind_fields: (fields, subtype), title, explicit_slug, route, status, now } = checked;
     let title_for_notice = title.clone();
     validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
     let slug = match explicit_slug {
@@ -359,6 +360,7 @@ pub(crate) async fn insert(
     content::ActiveModel {
         id: Set(id),
         kind: Set(kind.as_str().to_string()),
+        subtype: Set(subtype),
         slug: Set(slug.clone()),
         title: Set(title),
         excerpt: Set(body.excerpt),
@@ -373,7 +375,7 @@ pub(crate) async fn insert(
         header_image_id: Set(body.header_image_id),
         is_featured: Set(body.is_featured),
         is_sample: Set(is_sample),
-        fields: Set(kind_fields_json(body.sections.as_ref())),
+        fields: Set(fields),
         created_at: Set(now),
         updated_at: Set(now),
         deleted_at: Set(None),
@@ -412,13 +414,15 @@ pub async fn update(
         .and_then(|t| required_text("title", t, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok());
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
-    validate::kind_fields(kind, body.route.as_ref(), body.sections.as_ref(), &mut errors);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
 
     // Checks read through the pool: before the write transaction (see `check_new`).
     let current = load_live(&state.db, kind, id).await?;
+    let (fields, subtype) =
+        validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), Some(&current.fields))
+            .map_err(ApiError::validation)?;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     let before = relations::response(&current, rel.clone());
     let new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
@@ -490,9 +494,8 @@ pub async fn update(
     if let Some(featured) = body.is_featured {
         row.is_featured = Set(featured);
     }
-    if body.sections.is_some() {
-        row.fields = Set(kind_fields_json(body.sections.as_ref()));
-    }
+    row.fields = Set(fields);
+    row.subtype = Set(subtype);
     row.updated_at = Set(now);
     row.update(&txn).await?;
     // A new primary category alone also rewrites the category rows.

@@ -17,6 +17,7 @@ mod errors;
 mod locales;
 mod notifications;
 mod pages;
+mod portfolio;
 mod rate_limits;
 mod receiver;
 mod sites;
