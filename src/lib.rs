@@ -11,6 +11,7 @@ pub mod db;
 pub mod environments;
 pub mod error;
 pub mod events;
+pub mod legal;
 pub mod locales;
 pub mod notifications;
 pub mod openapi;

@@ -6,7 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    api_keys, blogs, content, environments, locales, notifications, pages, sites, system, taxonomy, trash, webhooks,
+    api_keys, blogs, content, environments, legal, locales, notifications, pages, sites, system, taxonomy, trash,
+    webhooks,
 };
 
 #[derive(OpenApi)]
@@ -30,6 +31,7 @@ use crate::{
         environments::update_environment, environments::delete_environment,
         blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
         pages::get_page_by_route,
+        legal::create_legal_version,
         taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,
         taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
         taxonomy::delete_term_localization,
@@ -73,7 +75,12 @@ const DERIVATIONS: [Derivation; 2] = [
         &content::http::SHARED_OPERATIONS,
         "blogs",
         "blog",
-        &[("page", "pages", "Pages"), ("cv", "cv", "CV entries"), ("project", "projects", "Projects")],
+        &[
+            ("page", "pages", "Pages"),
+            ("cv", "cv", "CV entries"),
+            ("project", "projects", "Projects"),
+            ("legal", "legal", "Legal documents"),
+        ],
     ),
     (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),
 ];

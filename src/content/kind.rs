@@ -14,6 +14,7 @@ pub enum ContentKind {
     Page,
     Project,
     CvEntry,
+    Legal,
 }
 
 impl ContentKind {
@@ -27,6 +28,7 @@ impl ContentKind {
             ContentKind::Page => "page",
             ContentKind::Project => "project",
             ContentKind::CvEntry => "cv_entry",
+            ContentKind::Legal => "legal",
         }
     }
 
@@ -48,6 +50,7 @@ impl ContentKind {
             ContentKind::Blog => settings.module_blog_enabled,
             ContentKind::Page => settings.module_pages_enabled,
             ContentKind::Project | ContentKind::CvEntry => settings.module_portfolio_enabled,
+            ContentKind::Legal => settings.module_legal_enabled,
         }
     }
 
@@ -56,6 +59,7 @@ impl ContentKind {
             ContentKind::Blog => "blog",
             ContentKind::Page => "pages",
             ContentKind::Project | ContentKind::CvEntry => "portfolio",
+            ContentKind::Legal => "legal",
         }
     }
 
@@ -66,6 +70,8 @@ impl ContentKind {
             ContentKind::Page => ErrorCode::PageBulkStatusRequired,
             ContentKind::Project => ErrorCode::ProjectBulkStatusRequired,
             ContentKind::CvEntry => ErrorCode::CvBulkStatusRequired,
+            // The spec names no legal-specific code.
+            ContentKind::Legal => ErrorCode::BadRequest,
         }
     }
 }

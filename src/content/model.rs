@@ -174,6 +174,8 @@ pub struct CreateContent {
     pub client: Option<String>,
     /// Projects: gallery media ids.
     pub media_ids: Option<Vec<Uuid>>,
+    /// Legal documents: imprint, privacy, terms, cookies or other (required).
+    pub document_type: Option<LegalDocumentType>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
@@ -221,6 +223,7 @@ pub struct UpdateContent {
     pub links: Option<Vec<ProjectLink>>,
     pub client: Option<String>,
     pub media_ids: Option<Vec<Uuid>>,
+    pub document_type: Option<LegalDocumentType>,
 }
 
 impl UpdateContent {
@@ -253,6 +256,7 @@ impl UpdateContent {
             links,
             client,
             media_ids,
+            document_type,
         } = self;
         status.is_some()
             && site_ids.is_none()
@@ -279,6 +283,7 @@ impl UpdateContent {
             && links.is_none()
             && client.is_none()
             && media_ids.is_none()
+            && document_type.is_none()
     }
 }
 
@@ -304,6 +309,16 @@ impl CvEntryType {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LegalDocumentType {
+    Imprint,
+    Privacy,
+    Terms,
+    Cookies,
+    Other,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectLink {
@@ -323,6 +338,7 @@ pub struct KindInput {
     pub links: Option<Vec<ProjectLink>>,
     pub client: Option<String>,
     pub media_ids: Option<Vec<Uuid>>,
+    pub document_type: Option<LegalDocumentType>,
 }
 
 impl From<&CreateContent> for KindInput {
@@ -337,6 +353,7 @@ impl From<&CreateContent> for KindInput {
             links: b.links.clone(),
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
+            document_type: b.document_type,
         }
     }
 }
@@ -353,6 +370,7 @@ impl From<&UpdateContent> for KindInput {
             links: b.links.clone(),
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
+            document_type: b.document_type,
         }
     }
 }

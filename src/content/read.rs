@@ -252,6 +252,7 @@ pub async fn preview(
         ContentKind::Blog => format!("/blog/{}", item.slug),
         ContentKind::Project => format!("/projects/{}", item.slug),
         ContentKind::CvEntry => format!("/cv/{}", item.slug),
+        ContentKind::Legal => format!("/legal/{}", item.slug),
     };
     Ok(PreviewLink { environment_id: environment.id, environment: environment.name, url: format!("{base}{path}") })
 }

@@ -33,6 +33,27 @@ pub fn publish_window(start: Option<DateTime<Utc>>, end: Option<DateTime<Utc>>) 
     Ok(())
 }
 
+/// What publishing needs beyond the lifecycle: a legal document must have a
+/// title and a body.
+pub fn publishable(kind: ContentKind, title: &str, body: &str) -> ApiResult<()> {
+    if kind != ContentKind::Legal {
+        return Ok(());
+    }
+    if title.trim().is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::LegalPublishMissingTitle,
+            "a legal document needs a title before it is published",
+        ));
+    }
+    if body.trim().is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::LegalPublishMissingBody,
+            "a legal document needs its text (body) before it is published",
+        ));
+    }
+    Ok(())
+}
+
 /// Scheduled needs a future `publish_start`.
 pub fn schedule(status: ContentStatus, start: Option<DateTime<Utc>>, now: DateTime<Utc>) -> ApiResult<()> {
     if status == ContentStatus::Scheduled && start.is_none_or(|s| s <= now) {
@@ -66,6 +87,7 @@ fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
         ContentKind::Page => &["route", "sections"],
         ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
         ContentKind::Project => &["links", "client", "media_ids"],
+        ContentKind::Legal => &["document_type"],
     }
 }
 
@@ -89,6 +111,7 @@ pub fn kind_data(
         ("links", input.links.is_some()),
         ("client", input.client.is_some()),
         ("media_ids", input.media_ids.is_some()),
+        ("document_type", input.document_type.is_some()),
     ];
     for (field, present) in given {
         if present && !allowed_fields(kind).contains(&field) {
@@ -141,7 +164,21 @@ pub fn kind_data(
     if let Some(media_ids) = &input.media_ids {
         put("media_ids", json!(media_ids));
     }
+    if let Some(document_type) = input.document_type {
+        put("document_type", json!(document_type));
+    }
     let mut subtype = None;
+    if kind == ContentKind::Legal {
+        subtype = fields.get("document_type").and_then(Value::as_str).map(str::to_string);
+        if subtype.is_none() {
+            errors.push(FieldError::new(
+                "document_type",
+                ErrorCode::ValidationRequiredField,
+                "a legal document needs a document_type",
+            ));
+        }
+        fields.entry("version").or_insert(json!(1));
+    }
     if kind == ContentKind::CvEntry {
         let entry_type = fields.get("entry_type").and_then(Value::as_str).map(str::to_string);
         let start: Option<NaiveDate> = fields.get("start_date").and_then(|v| serde_json::from_value(v.clone()).ok());

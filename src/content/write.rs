@@ -288,6 +288,15 @@ pub(crate) struct CheckedNew {
     now: DateTime<Utc>,
 }
 
+/// A title as given: required, except that a legal document may start untitled
+/// (it cannot be published so).
+fn item_title(kind: ContentKind, raw: &str) -> Result<String, crate::error::FieldError> {
+    if kind == ContentKind::Legal && raw.trim().is_empty() {
+        return Ok(String::new());
+    }
+    required_text("title", raw, validate::TITLE_MAX)
+}
+
 /// Validation, permissions, module and workflow checks for a new item. They read
 /// through the pool, so they run before the write transaction: a transaction
 /// holding SQLite's write lock must never wait for another pooled connection.
@@ -299,7 +308,7 @@ pub(crate) async fn check_new(
 ) -> ApiResult<CheckedNew> {
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
-    let title = required_text("title", &body.title, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok();
+    let title = item_title(kind, &body.title).map_err(|e| errors.push(e)).ok();
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     let kind_fields = match validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), None) {
@@ -320,6 +329,9 @@ pub(crate) async fn check_new(
     let now = state.clock.now();
     validate::publish_window(body.publish_start, body.publish_end)?;
     validate::schedule(status, body.publish_start, now)?;
+    if status.is_publishing() {
+        validate::publishable(kind, &title, &body.body)?;
+    }
     Ok(CheckedNew { body, kind_fields, title, explicit_slug, route, status, now })
 }
 
@@ -342,7 +354,13 @@ pub(crate) async fn insert(
             slug.into_inner()
         }
         None => {
-            available_slug(txn, kind, &body.site_ids, &slugify(&title), None, ErrorCode::ContentSlugGenerationFailed)
+            // An untitled legal document is named by its type.
+            let base = if title.is_empty() {
+                subtype.clone().unwrap_or_else(|| kind.as_str().to_string())
+            } else {
+                title.clone()
+            };
+            available_slug(txn, kind, &body.site_ids, &slugify(&base), None, ErrorCode::ContentSlugGenerationFailed)
                 .await?
         }
     };
@@ -408,10 +426,7 @@ pub async fn update(
     if let Some(ids) = &body.site_ids {
         validate::site_ids("site_ids", ids, &mut errors);
     }
-    let title = body
-        .title
-        .as_deref()
-        .and_then(|t| required_text("title", t, validate::TITLE_MAX).map_err(|e| errors.push(e)).ok());
+    let title = body.title.as_deref().and_then(|t| item_title(kind, t).map_err(|e| errors.push(e)).ok());
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
@@ -438,6 +453,10 @@ pub async fn update(
     }
     let to = body.status.unwrap_or(from);
     check_status_move(role, workflow_enabled(state, &new_sites).await?, from, to)?;
+    if to.is_publishing() {
+        let title = title.as_deref().unwrap_or(&current.title);
+        validate::publishable(kind, title, body.body.as_deref().unwrap_or(&current.body))?;
+    }
     let txn = crate::db::begin_write(&state.db).await?;
     still_unchanged(&txn, kind, &current).await?;
 
@@ -572,22 +591,84 @@ pub(crate) async fn soft_delete_many(
     Ok(out)
 }
 
+/// What a copy of an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CopyAs {
+    /// A Draft duplicate: `Title (copy)`, slug `…-copy`.
+    Duplicate,
+    /// The next version of a legal document: same title, slug `…-v{n}`,
+    /// `version` = n and `previous_version_id` = the source.
+    NextVersion,
+}
+
 /// A new Draft copy with its localizations and taxonomy; slug (and route) get the
 /// next free `-copy`, `-copy-2`, … suffix.
 pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
+    copy_item(state, principal, kind, id, CopyAs::Duplicate).await
+}
+
+/// A new Draft version of a legal document (LEGAL_VERSION_SOURCE_DELETED when the
+/// source is in the trash).
+pub async fn new_version(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+) -> ApiResult<ContentResponse> {
+    let deleted = content::Entity::find_by_id(id)
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content::Column::IsDeleted.eq(true))
+        .one(&state.db)
+        .await?;
+    if deleted.is_some() {
+        return Err(ApiError::new(
+            ErrorCode::LegalVersionSourceDeleted,
+            "the source document is deleted; restore it first",
+        ));
+    }
+    copy_item(state, principal, kind, id, CopyAs::NextVersion).await
+}
+
+/// `privacy-v3` → `privacy`
+fn without_version_suffix(slug: &str) -> &str {
+    match slug.rsplit_once("-v") {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => base,
+        _ => slug,
+    }
+}
+
+async fn copy_item(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+    copy_as: CopyAs,
+) -> ApiResult<ContentResponse> {
     let (source, rel, role) = checked_item(state, principal, kind, id).await?;
     require_role(role, Role::Author, &format!("copying a {}", kind.as_str()))?;
+    if copy_as == CopyAs::NextVersion && kind != ContentKind::Legal {
+        return Err(ApiError::bad_request("only legal documents have versions"));
+    }
     let txn = crate::db::begin_write(&state.db).await?;
     let source = still_unchanged(&txn, kind, &source).await?;
-    let slug = available_slug(
-        &txn,
-        kind,
-        &rel.site_ids,
-        &format!("{}-copy", source.slug),
-        None,
-        ErrorCode::ContentSlugGenerationFailed,
-    )
-    .await?;
+    let (title, slug_base, fields) = match copy_as {
+        CopyAs::Duplicate => (
+            format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
+            format!("{}-copy", source.slug),
+            source.fields.clone(),
+        ),
+        CopyAs::NextVersion => {
+            let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
+            let mut fields = source.fields.clone();
+            if let Some(map) = fields.as_object_mut() {
+                map.insert("version".into(), json!(version));
+                map.insert("previous_version_id".into(), json!(source.id));
+            }
+            (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
+        }
+    };
+    let slug =
+        available_slug(&txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed).await?;
     let route = match &rel.route {
         Some(route) => {
             Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
@@ -599,7 +680,8 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
     let mut row: content::ActiveModel = source.clone().into();
     row.id = Set(new_id);
     row.slug = Set(slug.clone());
-    row.title = Set(format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect());
+    row.title = Set(title);
+    row.fields = Set(fields);
     row.status = Set(ContentStatus::Draft.as_str().to_string());
     row.created_by = Set(Some(principal.actor_id()));
     row.published_at = Set(None);
@@ -630,7 +712,7 @@ pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, i
     }
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
-    let created = audited(&txn, new_id, entry, &json!({"cloned_from": id})).await?;
+    let created = audited(&txn, new_id, entry, &json!({"copied_from": id})).await?;
     commit_with_events(state, txn, created_events(kind, &created)).await?;
     Ok(created)
 }
@@ -666,6 +748,9 @@ pub async fn review(
         ));
     }
     let now = state.clock.now();
+    if body.action == ReviewAction::Approve {
+        validate::publishable(kind, &current.title, &current.body)?;
+    }
     let to = match body.action {
         ReviewAction::Approve if current.publish_start.is_some_and(|s| s > now) => ContentStatus::Scheduled,
         ReviewAction::Approve => ContentStatus::Published,
@@ -738,6 +823,9 @@ pub async fn bulk(
             Some(to) => {
                 require_may_edit(role, is_own, from, kind)?;
                 check_status_move(role, workflow, from, to)?;
+                if to.is_publishing() {
+                    validate::publishable(kind, &item.title, &item.body)?;
+                }
                 if from != to {
                     validate::schedule(to, item.publish_start, now)?;
                 }

@@ -7,6 +7,7 @@
 
 mod helpers;
 mod idp;
+mod legal;
 
 mod api_keys;
 mod auth;

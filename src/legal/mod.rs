@@ -1,0 +1,30 @@
+//! Legal documents (imprint, privacy, terms, …): the content engine's shared
+//! endpoints for the `legal` kind plus versions. Gated by `module_legal_enabled`;
+//! publishing needs a title and a body.
+
+use actix_web::web::{self, post, resource};
+use actix_web::HttpResponse;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::content::model::ContentResponse;
+use crate::content::{http, write, ContentKind};
+use crate::error::{ApiResult, Problem};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/legal/{id}/versions").route(post().to(create_legal_version)));
+    http::configure_kind(cfg, ContentKind::Legal, "legal");
+}
+
+#[utoipa::path(post, path = "/legal/{id}/versions", tag = "Legal documents", params(("id" = Uuid, Path)),
+    responses((status = 201, body = ContentResponse, description = "A Draft of the next version: same title and text, `version` + 1, `previous_version_id`, slug `…-v{n}`"),
+        (status = 404, body = Problem, description = "LEGAL_VERSION_SOURCE_DELETED when the source is in the trash"), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn create_legal_version(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Created().json(write::new_version(&state, &principal, ContentKind::Legal, id.into_inner()).await?))
+}

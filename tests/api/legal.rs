@@ -1,0 +1,98 @@
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, TestApp};
+
+#[actix_web::test]
+async fn legal_documents_publish_only_with_title_and_body_and_have_versions() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("legal").await;
+    let res = app
+        .post("/legal", &app.admin_key, json!({"site_ids": [site], "title": "Privacy", "document_type": "privacy"}))
+        .await;
+    assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
+    app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_legal_enabled": true})).await;
+
+    let res = app.post("/legal", &app.admin_key, json!({"site_ids": [site], "title": ""})).await;
+    assert_eq!(assert_problem(res, 422, "VALIDATION_ERROR").await["errors"][0]["field"], "document_type");
+    let res =
+        app.post("/legal", &app.admin_key, json!({"site_ids": [site], "title": "", "document_type": "privacy"})).await;
+    assert_eq!(res.status(), 201);
+    let doc: Value = res.json().await.unwrap();
+    assert_eq!(
+        (doc["slug"].as_str(), doc["document_type"].as_str(), doc["version"].as_i64()),
+        (Some("privacy"), Some("privacy"), Some(1))
+    );
+    let path = format!("/legal/{}", doc["id"].as_str().unwrap());
+
+    assert_problem(
+        app.put(&path, &app.admin_key, json!({"status": "Published"})).await,
+        400,
+        "LEGAL_PUBLISH_MISSING_TITLE",
+    )
+    .await;
+    assert_problem(
+        app.put(&path, &app.admin_key, json!({"status": "Published", "title": "Privacy policy"})).await,
+        400,
+        "LEGAL_PUBLISH_MISSING_BODY",
+    )
+    .await;
+    let res = app
+        .post(
+            "/legal",
+            &app.admin_key,
+            json!({"site_ids": [site], "title": "Terms", "document_type": "terms", "status": "Published"}),
+        )
+        .await;
+    assert_problem(res, 400, "LEGAL_PUBLISH_MISSING_BODY").await;
+
+    let mut events = app.state.events.subscribe();
+    let published: Value = app
+        .put(
+            &path,
+            &app.admin_key,
+            json!({"status": "Published", "title": "Privacy policy", "body": "We keep nothing."}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(published["status"], "Published");
+    assert_eq!(
+        [events.recv().await.unwrap().event, events.recv().await.unwrap().event],
+        ["legal.updated", "legal.published"]
+    );
+    assert_problem(app.put(&path, &app.admin_key, json!({"body": " "})).await, 400, "LEGAL_PUBLISH_MISSING_BODY").await;
+
+    // Versions: drafts of the next version, chained to the previous one.
+    let v2: Value = app.post(&format!("{path}/versions"), &app.admin_key, json!({})).await.json().await.unwrap();
+    assert_eq!(
+        (v2["slug"].as_str(), v2["version"].as_i64(), v2["status"].as_str(), v2["title"].as_str()),
+        (Some("privacy-v2"), Some(2), Some("Draft"), Some("Privacy policy"))
+    );
+    assert_eq!(v2["previous_version_id"], doc["id"]);
+    let v3: Value = app
+        .post(&format!("/legal/{}/versions", v2["id"].as_str().unwrap()), &app.admin_key, json!({}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!((v3["slug"].as_str(), v3["version"].as_i64()), (Some("privacy-v3"), Some(3)));
+
+    assert_eq!(app.delete(&path, &app.admin_key).await.status(), 204);
+    assert_problem(
+        app.post(&format!("{path}/versions"), &app.admin_key, json!({})).await,
+        404,
+        "LEGAL_VERSION_SOURCE_DELETED",
+    )
+    .await;
+    let trash: Value = app.get(&format!("/sites/{site}/trash"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(trash["items"][0]["entity_type"], "legal");
+    let blog: Value =
+        app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "A post"})).await.json().await.unwrap();
+    assert_problem(
+        app.post(&format!("/legal/{}/versions", blog["id"].as_str().unwrap()), &app.admin_key, json!({})).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+}
