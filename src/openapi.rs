@@ -6,8 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    api_keys, blogs, content, environments, legal, locales, notifications, pages, sites, system, taxonomy, trash,
-    webhooks,
+    api_keys, blogs, content, environments, legal, locales, notifications, pages, portfolio, sites, system, taxonomy,
+    trash, webhooks,
 };
 
 #[derive(OpenApi)]
@@ -32,6 +32,7 @@ use crate::{
         blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
         pages::get_page_by_route,
         legal::create_legal_version,
+        portfolio::get_skill_by_slug,
         taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,
         taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
         taxonomy::delete_term_localization,
@@ -80,6 +81,7 @@ const DERIVATIONS: [Derivation; 2] = [
             ("cv", "cv", "CV entries"),
             ("project", "projects", "Projects"),
             ("legal", "legal", "Legal documents"),
+            ("skill", "skills", "Skills"),
         ],
     ),
     (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),

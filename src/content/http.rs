@@ -79,7 +79,7 @@ pub async fn list_items(
     query: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
-    let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(kind.default_per_page());
     Ok(HttpResponse::Ok()
         .json(read::list(&state, &principal, **kind, site_id.into_inner(), page, query.entry_type).await?))
 }

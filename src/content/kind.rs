@@ -15,6 +15,7 @@ pub enum ContentKind {
     Project,
     CvEntry,
     Legal,
+    Skill,
 }
 
 impl ContentKind {
@@ -29,14 +30,31 @@ impl ContentKind {
             ContentKind::Project => "project",
             ContentKind::CvEntry => "cv_entry",
             ContentKind::Legal => "legal",
+            ContentKind::Skill => "skill",
         }
     }
 
-    /// The prefix of this kind's event names (`cv.created`).
-    pub fn event_prefix(self) -> &'static str {
+    /// The prefix of this kind's event names (`cv.created`); `None` for kinds the
+    /// spec defines no events for.
+    pub fn event_prefix(self) -> Option<&'static str> {
         match self {
-            ContentKind::CvEntry => "cv",
-            other => other.as_str(),
+            ContentKind::CvEntry => Some("cv"),
+            ContentKind::Skill => None,
+            other => Some(other.as_str()),
+        }
+    }
+
+    /// Items of this kind are visible without a publishing step: they are
+    /// created Published unless a status is given.
+    pub fn published_by_default(self) -> bool {
+        self == ContentKind::Skill
+    }
+
+    /// `per_page` of this kind's list when none is given.
+    pub fn default_per_page(self) -> u64 {
+        match self {
+            ContentKind::Skill => 25,
+            _ => crate::pagination::DEFAULT_PER_PAGE,
         }
     }
 
@@ -49,7 +67,7 @@ impl ContentKind {
         match self {
             ContentKind::Blog => settings.module_blog_enabled,
             ContentKind::Page => settings.module_pages_enabled,
-            ContentKind::Project | ContentKind::CvEntry => settings.module_portfolio_enabled,
+            ContentKind::Project | ContentKind::CvEntry | ContentKind::Skill => settings.module_portfolio_enabled,
             ContentKind::Legal => settings.module_legal_enabled,
         }
     }
@@ -58,7 +76,7 @@ impl ContentKind {
         match self {
             ContentKind::Blog => "blog",
             ContentKind::Page => "pages",
-            ContentKind::Project | ContentKind::CvEntry => "portfolio",
+            ContentKind::Project | ContentKind::CvEntry | ContentKind::Skill => "portfolio",
             ContentKind::Legal => "legal",
         }
     }
@@ -70,8 +88,8 @@ impl ContentKind {
             ContentKind::Page => ErrorCode::PageBulkStatusRequired,
             ContentKind::Project => ErrorCode::ProjectBulkStatusRequired,
             ContentKind::CvEntry => ErrorCode::CvBulkStatusRequired,
-            // The spec names no legal-specific code.
-            ContentKind::Legal => ErrorCode::BadRequest,
+            // The spec names no code of their own for these.
+            ContentKind::Legal | ContentKind::Skill => ErrorCode::BadRequest,
         }
     }
 }

@@ -132,6 +132,8 @@ pub struct ContentDetail {
 pub struct CreateContent {
     /// The sites the item appears on (at least one).
     pub site_ids: Vec<Uuid>,
+    /// `name` is accepted too (skills).
+    #[serde(alias = "name")]
     pub title: String,
     /// Generated from the title when omitted.
     pub slug: Option<String>,
@@ -176,6 +178,10 @@ pub struct CreateContent {
     pub media_ids: Option<Vec<Uuid>>,
     /// Legal documents: imprint, privacy, terms, cookies or other (required).
     pub document_type: Option<LegalDocumentType>,
+    /// Skills: a grouping such as `languages`.
+    pub category: Option<String>,
+    /// Skills: 0 to 100.
+    pub proficiency: Option<i64>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
@@ -183,6 +189,7 @@ pub struct CreateContent {
 #[serde(deny_unknown_fields)]
 pub struct UpdateContent {
     pub site_ids: Option<Vec<Uuid>>,
+    #[serde(alias = "name")]
     pub title: Option<String>,
     pub slug: Option<String>,
     pub excerpt: Option<String>,
@@ -224,6 +231,8 @@ pub struct UpdateContent {
     pub client: Option<String>,
     pub media_ids: Option<Vec<Uuid>>,
     pub document_type: Option<LegalDocumentType>,
+    pub category: Option<String>,
+    pub proficiency: Option<i64>,
 }
 
 impl UpdateContent {
@@ -257,6 +266,8 @@ impl UpdateContent {
             client,
             media_ids,
             document_type,
+            category,
+            proficiency,
         } = self;
         status.is_some()
             && site_ids.is_none()
@@ -284,6 +295,8 @@ impl UpdateContent {
             && client.is_none()
             && media_ids.is_none()
             && document_type.is_none()
+            && category.is_none()
+            && proficiency.is_none()
     }
 }
 
@@ -339,6 +352,8 @@ pub struct KindInput {
     pub client: Option<String>,
     pub media_ids: Option<Vec<Uuid>>,
     pub document_type: Option<LegalDocumentType>,
+    pub category: Option<String>,
+    pub proficiency: Option<i64>,
 }
 
 impl From<&CreateContent> for KindInput {
@@ -354,6 +369,8 @@ impl From<&CreateContent> for KindInput {
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
             document_type: b.document_type,
+            category: b.category.clone(),
+            proficiency: b.proficiency,
         }
     }
 }
@@ -371,6 +388,8 @@ impl From<&UpdateContent> for KindInput {
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
             document_type: b.document_type,
+            category: b.category.clone(),
+            proficiency: b.proficiency,
         }
     }
 }

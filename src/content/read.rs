@@ -253,6 +253,7 @@ pub async fn preview(
         ContentKind::Project => format!("/projects/{}", item.slug),
         ContentKind::CvEntry => format!("/cv/{}", item.slug),
         ContentKind::Legal => format!("/legal/{}", item.slug),
+        ContentKind::Skill => format!("/skills/{}", item.slug),
     };
     Ok(PreviewLink { environment_id: environment.id, environment: environment.name, url: format!("{base}{path}") })
 }

@@ -80,6 +80,10 @@ pub fn response(model: &content::Model, relations: Relations) -> ContentResponse
     if let Some(route) = relations.route {
         kind_fields.insert("route".into(), Value::String(route));
     }
+    if model.kind == "skill" {
+        // The spec calls a skill's title its name.
+        kind_fields.insert("name".into(), Value::String(model.title.clone()));
+    }
     ContentResponse {
         id: model.id,
         site_ids: relations.site_ids,

@@ -88,6 +88,7 @@ fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
         ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
         ContentKind::Project => &["links", "client", "media_ids"],
         ContentKind::Legal => &["document_type"],
+        ContentKind::Skill => &["category", "proficiency"],
     }
 }
 
@@ -112,6 +113,8 @@ pub fn kind_data(
         ("client", input.client.is_some()),
         ("media_ids", input.media_ids.is_some()),
         ("document_type", input.document_type.is_some()),
+        ("category", input.category.is_some()),
+        ("proficiency", input.proficiency.is_some()),
     ];
     for (field, present) in given {
         if present && !allowed_fields(kind).contains(&field) {
@@ -167,7 +170,22 @@ pub fn kind_data(
     if let Some(document_type) = input.document_type {
         put("document_type", json!(document_type));
     }
+    if let Some(category) = &input.category {
+        put("category", json!(category.trim()));
+    }
+    if let Some(proficiency) = input.proficiency {
+        if (0..=100).contains(&proficiency) {
+            put("proficiency", json!(proficiency));
+        } else {
+            errors.push(FieldError::new("proficiency", ErrorCode::ValidationOutOfRange, "must be 0 to 100"));
+        }
+    }
     let mut subtype = None;
+    if kind == ContentKind::Skill {
+        fields.entry("category").or_insert_with(|| json!(""));
+        fields.entry("proficiency").or_insert(Value::Null);
+        subtype = fields.get("category").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
+    }
     if kind == ContentKind::Legal {
         subtype = fields.get("document_type").and_then(Value::as_str).map(str::to_string);
         if subtype.is_none() {

@@ -170,12 +170,13 @@ async fn store_relations(
 
 /// `<kind>.<what>` for every site of the item.
 pub(crate) fn events_for(kind: ContentKind, what: &str, item: &ContentResponse) -> Vec<DomainEvent> {
+    let Some(prefix) = kind.event_prefix() else { return Vec::new() };
     let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
     let now = Utc::now();
     item.site_ids
         .iter()
         .map(|site_id| DomainEvent {
-            event: format!("{}.{what}", kind.event_prefix()),
+            event: format!("{prefix}.{what}"),
             timestamp: now,
             site_id: *site_id,
             data: data.clone(),
@@ -324,8 +325,14 @@ pub(crate) async fn check_new(
     let role = role_on_all(state, principal, &body.site_ids).await?;
     require_role(role, Role::Author, &format!("creating a {}", kind.as_str()))?;
     require_module(state, kind, &body.site_ids).await?;
-    let status = body.status.unwrap_or(ContentStatus::Draft);
-    check_status_move(role, workflow_enabled(state, &body.site_ids).await?, ContentStatus::Draft, status)?;
+    let status = body.status.unwrap_or(if kind.published_by_default() {
+        ContentStatus::Published
+    } else {
+        ContentStatus::Draft
+    });
+    if !kind.published_by_default() {
+        check_status_move(role, workflow_enabled(state, &body.site_ids).await?, ContentStatus::Draft, status)?;
+    }
     let now = state.clock.now();
     validate::publish_window(body.publish_start, body.publish_end)?;
     validate::schedule(status, body.publish_start, now)?;

@@ -177,3 +177,56 @@ async fn projects_live_in_the_portfolio_module() {
     }
     assert_eq!(doc["paths"]["/api/v1/sites/{site_id}/cv/bulk"]["post"]["operationId"], "bulk_cv");
 }
+
+#[actix_web::test]
+async fn skills_have_names_proficiency_and_their_own_page_size() {
+    let app = TestApp::spawn().await;
+    let site = portfolio_site(&app, "skills").await;
+    let mut events = app.state.events.subscribe();
+    let res = app
+        .post(
+            "/skills",
+            &app.admin_key,
+            json!({"site_ids": [site], "name": "Rust", "category": "languages", "proficiency": 90}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let skill: Value = res.json().await.unwrap();
+    assert_eq!(
+        (
+            skill["name"].as_str(),
+            skill["slug"].as_str(),
+            skill["category"].as_str(),
+            skill["proficiency"].as_i64(),
+            skill["status"].as_str()
+        ),
+        (Some("Rust"), Some("rust"), Some("languages"), Some(90), Some("Published"))
+    );
+    assert!(events.try_recv().is_err(), "the spec defines no skill events");
+
+    let res = app.post("/skills", &app.admin_key, json!({"site_ids": [site], "name": "Go", "proficiency": 101})).await;
+    assert_eq!(assert_problem(res, 422, "VALIDATION_ERROR").await["errors"][0]["field"], "proficiency");
+    let listed: Value = app.get(&format!("/sites/{site}/skills"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!((listed["meta"]["per_page"].as_u64(), listed["meta"]["total"].as_u64()), (Some(25), Some(1)));
+
+    let found: Value = app.get("/skills/by-slug/rust", &app.admin_key).await.json().await.unwrap();
+    assert_eq!(found["id"], skill["id"]);
+    assert_problem(app.get("/skills/by-slug/cobol", &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    let stranger = app.create_key("Read", Some(&app.create_site_id("elsewhere").await)).await;
+    assert_problem(app.get("/skills/by-slug/rust", &stranger).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+
+    let id = skill["id"].as_str().unwrap();
+    let better: Value = app
+        .put(&format!("/skills/{id}"), &app.admin_key, json!({"proficiency": 95, "name": "Rust (systems)"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (better["proficiency"].as_i64(), better["name"].as_str(), better["slug"].as_str()),
+        (Some(95), Some("Rust (systems)"), Some("rust"))
+    );
+    assert_eq!(app.delete(&format!("/skills/{id}"), &app.admin_key).await.status(), 204);
+    let trash: Value = app.get(&format!("/sites/{site}/trash"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(trash["items"][0]["entity_type"], "skill");
+}
