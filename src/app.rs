@@ -24,8 +24,8 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    api_keys, blogs, content, db, environments, legal, locales, notifications, openapi, pages, portfolio, sites,
-    system, taxonomy, telemetry, trash, webhooks,
+    api_keys, blogs, content, db, environments, legal, locales, notifications, openapi, pages, portfolio, redirects,
+    sites, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -244,6 +244,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(pages::configure)
                 .configure(portfolio::configure)
                 .configure(legal::configure)
+                .configure(redirects::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

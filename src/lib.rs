@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod pages;
 pub mod pagination;
 pub mod portfolio;
+pub mod redirects;
 pub mod sites;
 pub mod storage;
 pub mod system;

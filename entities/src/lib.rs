@@ -12,6 +12,7 @@ pub mod environment;
 pub mod event_outbox;
 pub mod locale;
 pub mod notification;
+pub mod redirect;
 pub mod site;
 pub mod site_locale;
 pub mod site_member;

@@ -10,6 +10,7 @@ mod m20261121_000004_term_localizations;
 mod m20261121_000005_notifications;
 mod m20261121_000006_webhooks;
 mod m20261121_000007_event_outbox;
+mod m20261121_000008_redirects;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000005_notifications::Migration),
             Box::new(m20261121_000006_webhooks::Migration),
             Box::new(m20261121_000007_event_outbox::Migration),
+            Box::new(m20261121_000008_redirects::Migration),
         ]
     }
 }

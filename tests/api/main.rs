@@ -21,6 +21,7 @@ mod pages;
 mod portfolio;
 mod rate_limits;
 mod receiver;
+mod redirects;
 mod sites;
 mod system;
 mod taxonomy;
