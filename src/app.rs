@@ -25,7 +25,7 @@ use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
     api_keys, blogs, content, db, environments, legal, locales, notifications, openapi, pages, portfolio, redirects,
-    sites, system, taxonomy, telemetry, trash, webhooks,
+    sites, social_links, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -245,6 +245,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(portfolio::configure)
                 .configure(legal::configure)
                 .configure(redirects::configure)
+                .configure(social_links::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

@@ -20,6 +20,7 @@ pub mod pagination;
 pub mod portfolio;
 pub mod redirects;
 pub mod sites;
+pub mod social_links;
 pub mod storage;
 pub mod system;
 pub mod taxonomy;

@@ -17,6 +17,7 @@ pub mod site;
 pub mod site_locale;
 pub mod site_member;
 pub mod site_setting;
+pub mod social_link;
 pub mod term;
 pub mod term_localization;
 pub mod webhook;

@@ -11,6 +11,7 @@ mod m20261121_000005_notifications;
 mod m20261121_000006_webhooks;
 mod m20261121_000007_event_outbox;
 mod m20261121_000008_redirects;
+mod m20261121_000009_social_links;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000006_webhooks::Migration),
             Box::new(m20261121_000007_event_outbox::Migration),
             Box::new(m20261121_000008_redirects::Migration),
+            Box::new(m20261121_000009_social_links::Migration),
         ]
     }
 }

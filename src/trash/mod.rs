@@ -4,7 +4,7 @@
 use actix_web::web::{self, delete, get, post, resource};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_site};
+use plinth_entities::{content, content_site, social_link};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
@@ -96,16 +96,39 @@ pub async fn list_trash(
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let page = query.page.unwrap_or(1).max(1);
     let size = query.page_size.unwrap_or(10).clamp(1, MAX_PER_PAGE);
-    let total = trashed_on(site_id).count(&state.db).await?;
-    let items = trashed_on(site_id)
+    let total = count_deleted(&state, site_id).await?;
+    // Newest-deleted first across tables: the first page*size of each source,
+    // merged, then the requested page cut out.
+    let wanted = page * size;
+    let mut items: Vec<TrashItem> = trashed_on(site_id)
         .order_by_desc(content::Column::DeletedAt)
         .order_by_asc(content::Column::Id)
-        .offset((page - 1) * size)
-        .limit(size)
+        .limit(wanted)
         .all(&state.db)
         .await?
         .into_iter()
         .map(|m| TrashItem { id: m.id, entity_type: m.kind, title: m.title, slug: m.slug, deleted_at: m.deleted_at })
+        .collect();
+    items.extend(
+        deleted_social_links(site_id)
+            .order_by_desc(social_link::Column::DeletedAt)
+            .limit(wanted)
+            .all(&state.db)
+            .await?
+            .into_iter()
+            .map(|m| TrashItem {
+                id: m.id,
+                entity_type: "social".into(),
+                title: m.label,
+                slug: m.platform,
+                deleted_at: m.deleted_at,
+            }),
+    );
+    items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.id.cmp(&b.id)));
+    let items: Vec<TrashItem> = items
+        .into_iter()
+        .skip(usize::try_from((page - 1) * size).unwrap_or(usize::MAX))
+        .take(usize::try_from(size).unwrap_or(100))
         .collect();
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))
 }
@@ -119,7 +142,26 @@ pub async fn count_trash(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    Ok(HttpResponse::Ok().json(TrashCount { count: trashed_on(site_id).count(&state.db).await? }))
+    Ok(HttpResponse::Ok().json(TrashCount { count: count_deleted(&state, site_id).await? }))
+}
+
+fn deleted_social_links(site_id: Uuid) -> sea_orm::Select<social_link::Entity> {
+    social_link::Entity::find()
+        .filter(social_link::Column::SiteId.eq(site_id))
+        .filter(social_link::Column::IsDeleted.eq(true))
+}
+
+/// Everything of the site in the trash, across tables.
+async fn count_deleted(state: &AppState, site_id: Uuid) -> ApiResult<u64> {
+    Ok(trashed_on(site_id).count(&state.db).await? + deleted_social_links(site_id).count(&state.db).await?)
+}
+
+/// A social link (deleted or not), after checking the caller administers its site.
+async fn find_social_link(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<social_link::Model> {
+    let link =
+        social_link::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("social", id))?;
+    principal.require(state, link.site_id, Capability::AdministerSite).await?;
+    Ok(link)
 }
 
 /// The item (deleted or not) with its sites, after checking the caller
@@ -152,7 +194,7 @@ async fn find_item(
 }
 
 #[utoipa::path(post, path = "/trash/{id}/restore", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
-    responses((status = 200, body = crate::content::model::ContentResponse, description = "The restored item"),
+    responses((status = 200, description = "The restored item, in its own shape"),
         (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")),
     security(("api_key" = []), ("bearer" = [])))]
 pub async fn restore_from_trash(
@@ -163,6 +205,29 @@ pub async fn restore_from_trash(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let kind = content_kind(&query.entity_type)?;
+    if query.entity_type == "social" {
+        let link = find_social_link(&state, &principal, id).await?;
+        if !link.is_deleted {
+            return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
+        }
+        let site_id = link.site_id;
+        let mut row: social_link::ActiveModel = link.into();
+        row.is_deleted = Set(false);
+        row.deleted_at = Set(None);
+        let txn = crate::db::begin_write(&state.db).await?;
+        let restored = row.update(&txn).await?;
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Restore,
+            entity_type: "social",
+            entity_id: id.to_string(),
+            site_id: Some(site_id),
+        };
+        audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+        txn.commit().await?;
+        return Ok(HttpResponse::Ok().json(crate::social_links::SocialLinkResponse::from(&restored)));
+    }
     let (item, sites) = find_item(&state, &principal, kind, id, &query.entity_type).await?;
     if !item.is_deleted {
         return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
@@ -198,6 +263,28 @@ pub async fn delete_from_trash(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let kind = content_kind(&query.entity_type)?;
+    if query.entity_type == "social" {
+        let link = find_social_link(&state, &principal, id).await?;
+        if !link.is_deleted {
+            return Err(ApiError::new(
+                ErrorCode::TrashNotDeleted,
+                "only items in the trash can be deleted for good; delete it first",
+            ));
+        }
+        let txn = crate::db::begin_write(&state.db).await?;
+        social_link::Entity::delete_by_id(id).exec(&txn).await?;
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Purge,
+            entity_type: "social",
+            entity_id: id.to_string(),
+            site_id: Some(link.site_id),
+        };
+        audit::record(&txn, entry, &json!({"label": link.label, "url": link.url}), &()).await?;
+        txn.commit().await?;
+        return Ok(HttpResponse::NoContent().finish());
+    }
     let (item, sites) = find_item(&state, &principal, kind, id, &query.entity_type).await?;
     if !item.is_deleted {
         return Err(ApiError::new(

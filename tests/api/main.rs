@@ -23,6 +23,7 @@ mod rate_limits;
 mod receiver;
 mod redirects;
 mod sites;
+mod social_links;
 mod system;
 mod taxonomy;
 mod trash;

@@ -1,0 +1,239 @@
+//! Social links of a site, ordered by `display_order`. Deleting one moves it to
+//! the trash (`entity_type=social`).
+
+use actix_web::web::{self, delete, get, put, resource};
+use actix_web::HttpResponse;
+use chrono::{DateTime, Utc};
+use plinth_entities::social_link;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::values::{required_text, Slug};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        resource("/sites/{site_id}/social-links")
+            .route(get().to(list_social_links))
+            .route(web::post().to(create_social_link)),
+    )
+    .service(resource("/social-links/{id}").route(put().to(update_social_link)).route(delete().to(delete_social_link)));
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SocialLinkResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub platform: String,
+    pub url: String,
+    pub label: String,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&social_link::Model> for SocialLinkResponse {
+    fn from(m: &social_link::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            platform: m.platform.clone(),
+            url: m.url.clone(),
+            label: m.label.clone(),
+            display_order: m.display_order,
+            is_active: m.is_active,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSocialLink {
+    /// Lowercase name: `github`, `mastodon`, `linkedin`, …
+    pub platform: String,
+    /// The profile's http(s) URL.
+    pub url: String,
+    /// Shown text; the platform when omitted.
+    pub label: Option<String>,
+    #[serde(default)]
+    pub display_order: i32,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSocialLink {
+    pub platform: Option<String>,
+    pub url: Option<String>,
+    pub label: Option<String>,
+    pub display_order: Option<i32>,
+    pub is_active: Option<bool>,
+}
+
+fn check_url(raw: &str) -> Result<String, FieldError> {
+    let ok = (raw.starts_with("https://") || raw.starts_with("http://")) && url::Url::parse(raw).is_ok();
+    if ok {
+        Ok(raw.to_string())
+    } else {
+        Err(FieldError::new("url", ErrorCode::ValidationInvalidFormat, "must be an http(s) URL"))
+    }
+}
+
+fn check_platform(raw: &str) -> Result<String, FieldError> {
+    Slug::parse("platform", raw.trim()).map(Slug::into_inner)
+}
+
+fn audit_entry<'a>(actor: &'a str, action: Action, link: &social_link::Model) -> AuditEntry<'a> {
+    AuditEntry { actor, action, entity_type: "social", entity_id: link.id.to_string(), site_id: Some(link.site_id) }
+}
+
+async fn find_live(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<social_link::Model> {
+    let link = social_link::Entity::find_by_id(id)
+        .filter(social_link::Column::IsDeleted.eq(false))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("social", id))?;
+    principal.require(state, link.site_id, Capability::EditAnyContent).await?;
+    Ok(link)
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)),
+    responses((status = 200, body = Vec<SocialLinkResponse>, description = "Ordered by display_order"), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn list_social_links(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::Read).await?;
+    let links = social_link::Entity::find()
+        .filter(social_link::Column::SiteId.eq(site_id))
+        .filter(social_link::Column::IsDeleted.eq(false))
+        .order_by_asc(social_link::Column::DisplayOrder)
+        .order_by_asc(social_link::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(HttpResponse::Ok().json(links.iter().map(SocialLinkResponse::from).collect::<Vec<_>>()))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)), request_body = CreateSocialLink,
+    responses((status = 201, body = SocialLinkResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn create_social_link(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<CreateSocialLink>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::EditAnyContent).await?;
+    state.site_state(site_id).await?;
+    let body = body.into_inner();
+    let mut errors = Vec::new();
+    let platform = check_platform(&body.platform).map_err(|e| errors.push(e)).ok();
+    let url = check_url(&body.url).map_err(|e| errors.push(e)).ok();
+    let (Some(platform), Some(url), true) = (platform, url, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    let label = match body.label.as_deref() {
+        Some(l) => required_text("label", l, 100).map_err(|e| ApiError::validation(vec![e]))?,
+        None => platform.clone(),
+    };
+    let now = Utc::now();
+    let txn = crate::db::begin_write(&state.db).await?;
+    let created = social_link::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        site_id: Set(site_id),
+        platform: Set(platform),
+        url: Set(url),
+        label: Set(label),
+        display_order: Set(body.display_order),
+        is_active: Set(body.is_active.unwrap_or(true)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        deleted_at: Set(None),
+        is_deleted: Set(false),
+    }
+    .insert(&txn)
+    .await?;
+    let response = SocialLinkResponse::from(&created);
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    txn.commit().await?;
+    Ok(HttpResponse::Created().json(response))
+}
+
+#[utoipa::path(put, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)), request_body = UpdateSocialLink,
+    responses((status = 200, body = SocialLinkResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn update_social_link(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<UpdateSocialLink>,
+) -> ApiResult<HttpResponse> {
+    let current = find_live(&state, &principal, id.into_inner()).await?;
+    let body = body.into_inner();
+    let mut errors = Vec::new();
+    let platform = body.platform.as_deref().and_then(|p| check_platform(p).map_err(|e| errors.push(e)).ok());
+    let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
+    let label = body.label.as_deref().and_then(|l| required_text("label", l, 100).map_err(|e| errors.push(e)).ok());
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    let before = SocialLinkResponse::from(&current);
+    let mut row: social_link::ActiveModel = current.into();
+    if let Some(platform) = platform {
+        row.platform = Set(platform);
+    }
+    if let Some(url) = url {
+        row.url = Set(url);
+    }
+    if let Some(label) = label {
+        row.label = Set(label);
+    }
+    if let Some(order) = body.display_order {
+        row.display_order = Set(order);
+    }
+    if let Some(active) = body.is_active {
+        row.is_active = Set(active);
+    }
+    row.updated_at = Set(Utc::now());
+    let txn = crate::db::begin_write(&state.db).await?;
+    let updated = row.update(&txn).await?;
+    let after = SocialLinkResponse::from(&updated);
+    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    txn.commit().await?;
+    Ok(HttpResponse::Ok().json(after))
+}
+
+#[utoipa::path(delete, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Moved to the trash"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn delete_social_link(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let current = find_live(&state, &principal, id.into_inner()).await?;
+    let before = SocialLinkResponse::from(&current);
+    let mut row: social_link::ActiveModel = current.into();
+    row.is_deleted = Set(true);
+    row.deleted_at = Set(Some(Utc::now()));
+    let txn = crate::db::begin_write(&state.db).await?;
+    let deleted = row.update(&txn).await?;
+    audit::record(
+        &txn,
+        audit_entry(&principal.actor_id(), Action::Delete, &deleted),
+        &before,
+        &serde_json::json!({"is_deleted": true}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(HttpResponse::NoContent().finish())
+}
