@@ -447,7 +447,8 @@ pub async fn update(
             .map_err(ApiError::validation)?;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     let before = relations::response(&current, rel.clone());
-    let new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
+    let mut new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
+    new_sites.sort(); // as stored, so an unchanged set compares equal
     let mut touched_sites = rel.site_ids.clone();
     touched_sites.extend(new_sites.iter().filter(|s| !rel.site_ids.contains(s)));
     let role = role_on_all(state, principal, &touched_sites).await?;
