@@ -24,8 +24,8 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    api_keys, blogs, content, db, environments, legal, locales, notifications, openapi, pages, portfolio, redirects,
-    sites, social_links, system, taxonomy, telemetry, trash, webhooks,
+    api_keys, blogs, content, db, environments, legal, locales, navigation, notifications, openapi, pages, portfolio,
+    redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -246,6 +246,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(legal::configure)
                 .configure(redirects::configure)
                 .configure(social_links::configure)
+                .configure(navigation::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

@@ -11,6 +11,8 @@ pub mod content_tag;
 pub mod environment;
 pub mod event_outbox;
 pub mod locale;
+pub mod nav_item;
+pub mod nav_menu;
 pub mod notification;
 pub mod redirect;
 pub mod site;

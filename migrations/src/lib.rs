@@ -12,6 +12,7 @@ mod m20261121_000006_webhooks;
 mod m20261121_000007_event_outbox;
 mod m20261121_000008_redirects;
 mod m20261121_000009_social_links;
+mod m20261121_000010_navigation;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000007_event_outbox::Migration),
             Box::new(m20261121_000008_redirects::Migration),
             Box::new(m20261121_000009_social_links::Migration),
+            Box::new(m20261121_000010_navigation::Migration),
         ]
     }
 }

@@ -42,6 +42,7 @@ fn content_kind(entity_type: &str) -> ApiResult<Option<ContentKind>> {
     Ok(ContentKind::parse(entity_type))
 }
 
+/// One entry of the trash, whatever table it lives in.
 #[derive(Serialize, ToSchema)]
 pub struct TrashItem {
     pub id: Uuid,
@@ -124,6 +125,7 @@ pub async fn list_trash(
                 deleted_at: m.deleted_at,
             }),
     );
+    items.extend(crate::navigation::trash::trashed(&state, site_id, wanted).await?);
     items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.id.cmp(&b.id)));
     let items: Vec<TrashItem> = items
         .into_iter()
@@ -153,7 +155,9 @@ fn deleted_social_links(site_id: Uuid) -> sea_orm::Select<social_link::Entity> {
 
 /// Everything of the site in the trash, across tables.
 async fn count_deleted(state: &AppState, site_id: Uuid) -> ApiResult<u64> {
-    Ok(trashed_on(site_id).count(&state.db).await? + deleted_social_links(site_id).count(&state.db).await?)
+    Ok(trashed_on(site_id).count(&state.db).await?
+        + deleted_social_links(site_id).count(&state.db).await?
+        + crate::navigation::trash::count_trashed(state, site_id).await?)
 }
 
 /// A social link (deleted or not), after checking the caller administers its site.
@@ -205,6 +209,10 @@ pub async fn restore_from_trash(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let kind = content_kind(&query.entity_type)?;
+    if matches!(query.entity_type.as_str(), "menu" | "menu_item") {
+        return Ok(HttpResponse::Ok()
+            .json(crate::navigation::trash::restore(&state, &principal, &query.entity_type, id).await?));
+    }
     if query.entity_type == "social" {
         let link = find_social_link(&state, &principal, id).await?;
         if !link.is_deleted {
@@ -263,6 +271,10 @@ pub async fn delete_from_trash(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let kind = content_kind(&query.entity_type)?;
+    if matches!(query.entity_type.as_str(), "menu" | "menu_item") {
+        crate::navigation::trash::purge(&state, &principal, &query.entity_type, id).await?;
+        return Ok(HttpResponse::NoContent().finish());
+    }
     if query.entity_type == "social" {
         let link = find_social_link(&state, &principal, id).await?;
         if !link.is_deleted {

@@ -1,0 +1,171 @@
+//! Menus and menu items in the trash: listing, counting, restore, purge.
+
+use chrono::Utc;
+use plinth_entities::{nav_item, nav_menu};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::trash::TrashItem;
+
+/// The newest `limit` deleted menus and items of the site.
+pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<Vec<TrashItem>> {
+    let menus = nav_menu::Entity::find()
+        .filter(nav_menu::Column::SiteId.eq(site_id))
+        .filter(nav_menu::Column::IsDeleted.eq(true))
+        .order_by_desc(nav_menu::Column::DeletedAt)
+        .limit(limit)
+        .all(&state.db)
+        .await?;
+    let items = nav_item::Entity::find()
+        .filter(nav_item::Column::SiteId.eq(site_id))
+        .filter(nav_item::Column::IsDeleted.eq(true))
+        .order_by_desc(nav_item::Column::DeletedAt)
+        .limit(limit)
+        .all(&state.db)
+        .await?;
+    let mut out: Vec<TrashItem> = menus
+        .into_iter()
+        .map(|m| TrashItem {
+            id: m.id,
+            entity_type: "menu".into(),
+            title: m.name,
+            slug: m.slug,
+            deleted_at: m.deleted_at,
+        })
+        .collect();
+    out.extend(items.into_iter().map(|i| TrashItem {
+        id: i.id,
+        entity_type: "menu_item".into(),
+        title: i.label,
+        slug: i.url.unwrap_or_default(),
+        deleted_at: i.deleted_at,
+    }));
+    Ok(out)
+}
+
+pub async fn count_trashed(state: &AppState, site_id: Uuid) -> ApiResult<u64> {
+    let menus = nav_menu::Entity::find()
+        .filter(nav_menu::Column::SiteId.eq(site_id))
+        .filter(nav_menu::Column::IsDeleted.eq(true))
+        .count(&state.db)
+        .await?;
+    let items = nav_item::Entity::find()
+        .filter(nav_item::Column::SiteId.eq(site_id))
+        .filter(nav_item::Column::IsDeleted.eq(true))
+        .count(&state.db)
+        .await?;
+    Ok(menus + items)
+}
+
+fn entry<'a>(actor: &'a str, action: Action, entity_type: &'a str, id: Uuid, site_id: Uuid) -> AuditEntry<'a> {
+    AuditEntry { actor, action, entity_type, entity_id: id.to_string(), site_id: Some(site_id) }
+}
+
+/// Restores a menu or an item. An item whose parent is gone moves to the top level.
+pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<Value> {
+    let actor = principal.actor_id();
+    if entity_type == "menu" {
+        let menu =
+            nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
+        principal.require(state, menu.site_id, Capability::AdministerSite).await?;
+        if !menu.is_deleted {
+            return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
+        }
+        let site_id = menu.site_id;
+        let mut row: nav_menu::ActiveModel = menu.into();
+        row.is_deleted = Set(false);
+        row.deleted_at = Set(None);
+        row.updated_at = Set(Utc::now());
+        let txn = crate::db::begin_write(&state.db).await?;
+        let restored = row.update(&txn).await?;
+        audit::record(
+            &txn,
+            entry(&actor, Action::Restore, "menu", id, site_id),
+            &json!({"is_deleted": true}),
+            &json!({"is_deleted": false}),
+        )
+        .await?;
+        txn.commit().await?;
+        return Ok(json!(super::MenuResponse::from(&restored)));
+    }
+    let item =
+        nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;
+    principal.require(state, item.site_id, Capability::AdministerSite).await?;
+    if !item.is_deleted {
+        return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let parent_live = match item.parent_id {
+        Some(parent) => nav_item::Entity::find_by_id(parent)
+            .filter(nav_item::Column::IsDeleted.eq(false))
+            .one(&txn)
+            .await?
+            .is_some(),
+        None => true,
+    };
+    let site_id = item.site_id;
+    let mut row: nav_item::ActiveModel = item.into();
+    row.is_deleted = Set(false);
+    row.deleted_at = Set(None);
+    if !parent_live {
+        row.parent_id = Set(None);
+    }
+    row.updated_at = Set(Utc::now());
+    let restored = row.update(&txn).await?;
+    audit::record(
+        &txn,
+        entry(&actor, Action::Restore, "menu_item", id, site_id),
+        &json!({"is_deleted": true}),
+        &json!({"is_deleted": false}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(
+        json!({"id": restored.id, "menu_id": restored.menu_id, "parent_id": restored.parent_id, "label": restored.label, "url": restored.url, "content_id": restored.content_id}),
+    )
+}
+
+/// Removes a deleted menu (its items cascade) or a deleted item for good.
+pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<()> {
+    let actor = principal.actor_id();
+    let (site_id, deleted) = if entity_type == "menu" {
+        let menu =
+            nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
+        (menu.site_id, menu.is_deleted)
+    } else {
+        let item = nav_item::Entity::find_by_id(id)
+            .one(&state.db)
+            .await?
+            .ok_or_else(|| ApiError::not_found("menu_item", id))?;
+        (item.site_id, item.is_deleted)
+    };
+    principal.require(state, site_id, Capability::AdministerSite).await?;
+    if !deleted {
+        return Err(ApiError::new(
+            ErrorCode::TrashNotDeleted,
+            "only items in the trash can be deleted for good; delete it first",
+        ));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    if entity_type == "menu" {
+        nav_menu::Entity::delete_by_id(id).exec(&txn).await?;
+    } else {
+        nav_item::Entity::delete_by_id(id).exec(&txn).await?;
+    }
+    audit::record(
+        &txn,
+        entry(&actor, Action::Purge, if entity_type == "menu" { "menu" } else { "menu_item" }, id, site_id),
+        &json!({"id": id}),
+        &(),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
