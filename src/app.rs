@@ -25,7 +25,7 @@ use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
     api_keys, blogs, content, db, environments, legal, locales, navigation, notifications, openapi, pages, portfolio,
-    redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
+    public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -239,6 +239,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(system::configure)
                 .configure(api_keys::configure)
                 .configure(locales::configure)
+                .configure(public_files::configure)
                 .configure(sites::configure)
                 .configure(blogs::configure)
                 .configure(pages::configure)

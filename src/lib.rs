@@ -19,6 +19,7 @@ pub mod openapi;
 pub mod pages;
 pub mod pagination;
 pub mod portfolio;
+pub mod public_files;
 pub mod redirects;
 pub mod sites;
 pub mod social_links;

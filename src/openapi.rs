@@ -6,8 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    api_keys, blogs, content, environments, legal, locales, navigation, notifications, pages, portfolio, redirects,
-    sites, social_links, system, taxonomy, trash, webhooks,
+    api_keys, blogs, content, environments, legal, locales, navigation, notifications, pages, portfolio, public_files,
+    redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 #[derive(OpenApi)]
@@ -37,6 +37,7 @@ use crate::{
         redirects::update_redirect, redirects::delete_redirect,
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
+        public_files::sitemap,
         navigation::list_menus, navigation::get_menu, navigation::create_menu, navigation::update_menu,
         navigation::delete_menu, navigation::create_menu_item, navigation::update_menu_item, navigation::delete_menu_item,
         taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,

@@ -19,8 +19,14 @@ pub enum ContentKind {
 }
 
 impl ContentKind {
-    pub const ALL: [ContentKind; 4] =
-        [ContentKind::Blog, ContentKind::Page, ContentKind::Project, ContentKind::CvEntry];
+    pub const ALL: [ContentKind; 6] = [
+        ContentKind::Blog,
+        ContentKind::Page,
+        ContentKind::Project,
+        ContentKind::CvEntry,
+        ContentKind::Legal,
+        ContentKind::Skill,
+    ];
 
     /// The entity type (trash `entity_type`, audit, errors).
     pub fn as_str(self) -> &'static str {
@@ -90,6 +96,23 @@ impl ContentKind {
             ContentKind::CvEntry => ErrorCode::CvBulkStatusRequired,
             // The spec names no code of their own for these.
             ContentKind::Legal | ContentKind::Skill => ErrorCode::BadRequest,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ContentKind::{self, *};
+
+    #[test]
+    fn every_kind_is_listed_and_parses_back() {
+        // Adding a variant breaks this match until it is sorted here and in ALL.
+        let listed = |kind: ContentKind| match kind {
+            Blog | Page | Project | CvEntry | Legal | Skill => ContentKind::ALL.contains(&kind),
+        };
+        for kind in [Blog, Page, Project, CvEntry, Legal, Skill] {
+            assert!(listed(kind), "{kind:?} missing from ALL");
+            assert_eq!(ContentKind::parse(kind.as_str()), Some(kind));
         }
     }
 }

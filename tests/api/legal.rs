@@ -87,6 +87,11 @@ async fn legal_documents_publish_only_with_title_and_body_and_have_versions() {
     .await;
     let trash: Value = app.get(&format!("/sites/{site}/trash"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(trash["items"][0]["entity_type"], "legal");
+    let res = app
+        .post(&format!("/trash/{}/restore?entity_type=legal", doc["id"].as_str().unwrap()), &app.admin_key, json!({}))
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(app.delete(&path, &app.admin_key).await.status(), 204);
     let blog: Value =
         app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "A post"})).await.json().await.unwrap();
     assert_problem(

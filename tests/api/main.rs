@@ -20,6 +20,7 @@ mod navigation;
 mod notifications;
 mod pages;
 mod portfolio;
+mod public_files;
 mod rate_limits;
 mod receiver;
 mod redirects;
