@@ -2,6 +2,7 @@
 
 mod locales;
 mod model;
+mod reset;
 mod routes;
 mod service;
 pub mod settings;
@@ -9,6 +10,7 @@ mod state;
 
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
+pub use reset::ResetCounts;
 pub use settings::SiteSettings;
 pub use state::{CachedBody, PublicCache, SiteState};
 
@@ -17,6 +19,7 @@ pub(crate) use locales::__path_delete_site_locale;
 pub(crate) use locales::__path_list_site_locales;
 pub(crate) use locales::__path_set_default_site_locale;
 pub(crate) use locales::__path_update_site_locale;
+pub(crate) use reset::__path_reset_content;
 pub(crate) use routes::__path_create_site;
 pub(crate) use routes::__path_delete_site;
 pub(crate) use routes::__path_get_site;
@@ -35,6 +38,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/sites").route(get().to(routes::list_sites)).route(post().to(routes::create_site)))
         .service(resource("/sites/deleted").route(get().to(routes::list_deleted_sites)))
         .service(resource("/sites/by-slug/{slug}").route(get().to(routes::get_site_by_slug)))
+        .service(resource("/sites/{id}/reset-content").route(post().to(reset::reset_content)))
         .service(
             resource("/sites/{id}")
                 .route(get().to(routes::get_site))

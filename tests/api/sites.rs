@@ -248,3 +248,63 @@ async fn a_partial_settings_update_changes_only_given_fields_and_returns_all() {
     let read: Value = app.get(&format!("/sites/{site}/settings"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(read["theme_color"], "#ff0000", "a rejected update changed nothing");
 }
+
+#[actix_web::test]
+async fn reset_content_trashes_everything_editorial_and_counts_it() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("reset").await;
+    app.put(
+        &format!("/sites/{site}/settings"),
+        &app.admin_key,
+        json!({"module_portfolio_enabled": true, "module_legal_enabled": true, "theme_color": "#123456"}),
+    )
+    .await;
+    app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Post"})).await;
+    app.post("/pages", &app.admin_key, json!({"site_ids": [site], "title": "Page"})).await;
+    app.post(
+        "/cv",
+        &app.admin_key,
+        json!({"site_ids": [site], "title": "Job", "entry_type": "work", "start_date": "2020-01-01"}),
+    )
+    .await;
+    app.post("/legal", &app.admin_key, json!({"site_ids": [site], "title": "Imprint", "document_type": "imprint"}))
+        .await;
+    app.post(
+        &format!("/sites/{site}/social-links"),
+        &app.admin_key,
+        json!({"platform": "github", "url": "https://github.com/x"}),
+    )
+    .await;
+    let menu: Value =
+        app.post(&format!("/sites/{site}/menus"), &app.admin_key, json!({"name": "Main"})).await.json().await.unwrap();
+    let items = format!("/menus/{}/items", menu["id"].as_str().unwrap());
+    app.post(&items, &app.admin_key, json!({"label": "Home", "url": "/"})).await;
+    app.post(&items, &app.admin_key, json!({"label": "Blog", "url": "/blog"})).await;
+    let untouched = app.create_site_id("reset-other").await;
+    app.post("/blogs", &app.admin_key, json!({"site_ids": [untouched], "title": "Safe"})).await;
+
+    let admin = app.create_key("Admin", Some(&site)).await;
+    assert_problem(
+        app.post(&format!("/sites/{site}/reset-content"), &admin, json!({})).await,
+        403,
+        "AUTH_INSUFFICIENT_ROLE",
+    )
+    .await;
+    let res = app.post(&format!("/sites/{site}/reset-content"), &app.admin_key, json!({})).await;
+    assert_eq!(res.status(), 200);
+    let counts: Value = res.json().await.unwrap();
+    assert_eq!(
+        counts,
+        json!({"contents": 3, "legal_documents": 1, "documents": 0, "social_links": 1, "navigation_menus": 1, "navigation_items": 2, "media_files": 0, "total": 8})
+    );
+    let blogs: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(blogs["meta"]["total"], 0);
+    let trash: Value = app.get(&format!("/sites/{site}/trash/count"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(trash, json!({"count": 8}));
+    let settings: Value = app.get(&format!("/sites/{site}/settings"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(settings["theme_color"], "#123456", "settings are kept");
+    let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(locales.len(), 1, "locales are kept");
+    let safe: Value = app.get(&format!("/sites/{untouched}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(safe["meta"]["total"], 1, "other sites are untouched");
+}
