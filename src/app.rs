@@ -24,8 +24,8 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    api_keys, blogs, content, db, environments, legal, locales, navigation, notifications, openapi, pages, portfolio,
-    public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
+    api_keys, blogs, content, db, environments, legal, locales, members, navigation, notifications, openapi, pages,
+    portfolio, public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -248,6 +248,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(redirects::configure)
                 .configure(social_links::configure)
                 .configure(navigation::configure)
+                .configure(members::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod legal;
 pub mod locales;
+pub mod members;
 pub mod navigation;
 pub mod notifications;
 pub mod openapi;

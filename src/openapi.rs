@@ -6,8 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    api_keys, blogs, content, environments, legal, locales, navigation, notifications, pages, portfolio, public_files,
-    redirects, sites, social_links, system, taxonomy, trash, webhooks,
+    api_keys, blogs, content, environments, legal, locales, members, navigation, notifications, pages, portfolio,
+    public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 #[derive(OpenApi)]
@@ -38,6 +38,8 @@ use crate::{
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
         public_files::sitemap,
+        members::my_memberships, members::list_members, members::add_member, members::update_member,
+        members::remove_member, members::transfer_ownership,
         navigation::list_menus, navigation::get_menu, navigation::create_menu, navigation::update_menu,
         navigation::delete_menu, navigation::create_menu_item, navigation::update_menu_item, navigation::delete_menu_item,
         taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,

@@ -16,6 +16,7 @@ mod cli;
 mod environments;
 mod errors;
 mod locales;
+mod members;
 mod navigation;
 mod notifications;
 mod pages;

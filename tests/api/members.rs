@@ -1,0 +1,105 @@
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::assert_problem;
+use crate::idp::{app_with_idp, jwk, user_token, JwksServer};
+
+#[actix_web::test]
+async fn a_user_creates_a_site_invites_changes_roles_transfers_and_leaves() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, carol, dave, eve) = (user_token("alice"), user_token("carol"), user_token("dave"), user_token("eve"));
+    let site: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Team", "slug": "team"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let site_id = site["id"].as_str().unwrap();
+    let members = format!("/sites/{site_id}/members");
+    let add = |who: &str, role: &str| json!({"idp_user_id": who, "role": role});
+
+    assert_eq!(app.bearer(Method::POST, &members, &alice, Some(add("bob", "editor"))).await.status(), 201);
+    assert_eq!(app.bearer(Method::POST, &members, &alice, Some(add("carol", "Admin"))).await.status(), 201);
+    // Carol administers the site, but only the owner hands out admin.
+    assert_problem(
+        app.bearer(Method::POST, &members, &carol, Some(add("dave", "admin"))).await,
+        403,
+        "MEMBER_ROLE_OWNER_REQUIRED",
+    )
+    .await;
+    let res = app.bearer(Method::POST, &members, &carol, Some(add("dave", "author"))).await;
+    let dave_member: Value = res.json().await.unwrap();
+    assert_problem(
+        app.bearer(Method::POST, &members, &carol, Some(add("dave", "read"))).await,
+        409,
+        "MEMBER_ALREADY_EXISTS",
+    )
+    .await;
+    assert_problem(app.bearer(Method::POST, &members, &carol, Some(add("x", "boss"))).await, 422, "VALIDATION_ERROR")
+        .await;
+
+    let listed: Vec<Value> = app.bearer(Method::GET, &members, &alice, None).await.json().await.unwrap();
+    let roles: Vec<(&str, &str)> =
+        listed.iter().map(|m| (m["idp_user_id"].as_str().unwrap(), m["role"].as_str().unwrap())).collect();
+    assert_eq!(roles, [("alice", "owner"), ("bob", "editor"), ("carol", "admin"), ("dave", "author")]);
+    let member_id =
+        |who: &str| listed.iter().find(|m| m["idp_user_id"] == who).unwrap()["id"].as_str().unwrap().to_string();
+
+    let res = app
+        .bearer(Method::PUT, &format!("{members}/{}", member_id("bob")), &carol, Some(json!({"role": "admin"})))
+        .await;
+    assert_problem(res, 403, "MEMBER_ROLE_OWNER_REQUIRED").await;
+    let res = app
+        .bearer(
+            Method::PUT,
+            &format!("{members}/{}", dave_member["id"].as_str().unwrap()),
+            &carol,
+            Some(json!({"role": "reviewer"})),
+        )
+        .await;
+    assert_eq!(res.json::<Value>().await.unwrap()["role"], "reviewer");
+    assert_problem(
+        app.bearer(Method::DELETE, &format!("{members}/{}", member_id("alice")), &carol, None).await,
+        403,
+        "MEMBER_CANNOT_REMOVE_OWNER",
+    )
+    .await;
+    assert_problem(
+        app.bearer(Method::DELETE, &format!("{members}/{}", member_id("alice")), &alice, None).await,
+        403,
+        "SITE_OWNER_CANNOT_LEAVE",
+    )
+    .await;
+    assert_problem(app.bearer(Method::GET, &members, &eve, None).await, 403, "AUTH_SITE_ACCESS_DENIED").await;
+
+    // Dave leaves by himself; Alice hands the site to Bob and stays as admin.
+    assert_eq!(
+        app.bearer(Method::DELETE, &format!("{members}/{}", dave_member["id"].as_str().unwrap()), &dave, None)
+            .await
+            .status(),
+        204
+    );
+    let res = app
+        .bearer(Method::POST, &format!("{members}/transfer-ownership"), &carol, Some(json!({"idp_user_id": "bob"})))
+        .await;
+    assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    let res = app
+        .bearer(Method::POST, &format!("{members}/transfer-ownership"), &alice, Some(json!({"idp_user_id": "bob"})))
+        .await;
+    assert_eq!(res.status(), 200);
+    let mine: Vec<Value> = app.bearer(Method::GET, "/my/memberships", &alice, None).await.json().await.unwrap();
+    assert_eq!(mine, [json!({"site_id": site_id, "site_name": "Team", "site_slug": "team", "role": "admin"})]);
+    assert_eq!(
+        app.bearer(Method::DELETE, &format!("{members}/{}", member_id("alice")), &alice, None).await.status(),
+        204,
+        "no longer owner, Alice may leave"
+    );
+    assert_problem(app.get("/my/memberships", &app.admin_key).await, 400, "MEMBER_REQUIRES_IDP_AUTH").await;
+    let bob = user_token("bob");
+    assert_eq!(
+        app.bearer(Method::DELETE, &format!("/sites/{site_id}"), &bob, None).await.status(),
+        204,
+        "the new owner may delete the site"
+    );
+}
