@@ -24,8 +24,8 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    api_keys, blogs, content, db, environments, legal, locales, members, navigation, notifications, openapi, pages,
-    portfolio, public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
+    account, api_keys, blogs, content, db, environments, legal, locales, members, navigation, notifications, openapi,
+    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -249,6 +249,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(social_links::configure)
                 .configure(navigation::configure)
                 .configure(members::configure)
+                .configure(account::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

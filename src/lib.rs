@@ -1,5 +1,6 @@
 //! Plinth: a multi-site headless CMS served as a JSON REST API.
 
+pub mod account;
 pub mod api_keys;
 pub mod app;
 pub mod audit;

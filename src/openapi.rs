@@ -6,8 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    api_keys, blogs, content, environments, legal, locales, members, navigation, notifications, pages, portfolio,
-    public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
+    account, api_keys, blogs, content, environments, legal, locales, members, navigation, notifications, pages,
+    portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 #[derive(OpenApi)]
@@ -18,7 +18,7 @@ use crate::{
         api_keys::create_api_key, api_keys::list_api_keys, api_keys::revoke_api_key,
         locales::list_locales, locales::create_locale, locales::update_locale, locales::delete_locale,
         sites::list_sites, sites::create_site, sites::list_deleted_sites, sites::get_site, sites::get_site_by_slug,
-        sites::update_site, sites::delete_site, sites::reset_content,
+        sites::update_site, sites::delete_site, sites::reset_content, sites::restore_site, sites::site_context,
         sites::get_settings, sites::update_settings,
         sites::list_site_locales, sites::add_site_locale, sites::update_site_locale, sites::delete_site_locale,
         sites::set_default_site_locale,
@@ -38,6 +38,7 @@ use crate::{
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
         public_files::sitemap,
+        account::me,
         members::my_memberships, members::list_members, members::add_member, members::update_member,
         members::remove_member, members::transfer_ownership,
         navigation::list_menus, navigation::get_menu, navigation::create_menu, navigation::update_menu,

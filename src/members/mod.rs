@@ -108,12 +108,17 @@ async fn find_member(state: &AppState, site_id: Uuid, id: Uuid) -> ApiResult<sit
     security(("bearer" = [])))]
 pub async fn my_memberships(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = principal.require_user(ErrorCode::MemberRequiresIdpAuth)?;
+    Ok(HttpResponse::Ok().json(memberships_of(&state, &user.idp_user_id).await?))
+}
+
+/// The live sites a user is a member of, with the role there.
+pub async fn memberships_of(state: &AppState, idp_user_id: &str) -> ApiResult<Vec<Membership>> {
     let rows = site_member::Entity::find()
-        .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
+        .filter(site_member::Column::IdpUserId.eq(idp_user_id))
         .find_also_related(site::Entity)
         .all(&state.db)
         .await?;
-    let memberships: Vec<Membership> = rows
+    Ok(rows
         .into_iter()
         .filter_map(|(m, s)| {
             s.filter(|s| s.deleted_at.is_none()).map(|s| Membership {
@@ -123,8 +128,7 @@ pub async fn my_memberships(state: web::Data<AppState>, principal: Principal) ->
                 role: m.role,
             })
         })
-        .collect();
-    Ok(HttpResponse::Ok().json(memberships))
+        .collect())
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/members", tag = "Members", params(("site_id" = Uuid, Path)),

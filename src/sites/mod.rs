@@ -26,6 +26,8 @@ pub(crate) use routes::__path_get_site;
 pub(crate) use routes::__path_get_site_by_slug;
 pub(crate) use routes::__path_list_deleted_sites;
 pub(crate) use routes::__path_list_sites;
+pub(crate) use routes::__path_restore_site;
+pub(crate) use routes::__path_site_context;
 pub(crate) use routes::__path_update_site;
 pub(crate) use settings::__path_get_settings;
 pub(crate) use settings::__path_update_settings;
@@ -39,6 +41,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/sites/deleted").route(get().to(routes::list_deleted_sites)))
         .service(resource("/sites/by-slug/{slug}").route(get().to(routes::get_site_by_slug)))
         .service(resource("/sites/{id}/reset-content").route(post().to(reset::reset_content)))
+        .service(resource("/sites/{id}/restore").route(post().to(routes::restore_site)))
+        .service(resource("/sites/{id}/context").route(get().to(routes::site_context)))
         .service(
             resource("/sites/{id}")
                 .route(get().to(routes::get_site))

@@ -2,14 +2,16 @@
 
 use actix_web::{web, HttpResponse};
 use plinth_entities::site;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use serde::Serialize;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::model::{CreateSite, SiteResponse, UpdateSite};
 use super::service;
 use crate::app::AppState;
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Problem};
 
 /// Sites the caller may see, live or deleted.
 async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
@@ -115,7 +117,96 @@ pub async fn delete_site(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::OwnSite).await?;
-    service::soft_delete(&state.db, &principal.actor_id(), id).await?;
+    service::soft_delete(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
     state.invalidate_site(id);
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(post, path = "/sites/{id}/restore", tag = "Sites", params(("id" = Uuid, Path)),
+    responses((status = 200, body = SiteResponse, description = "Restored with its content, settings, members and locales"),
+        (status = 404, body = Problem, description = "No deleted site with this id"),
+        (status = 410, body = Problem, description = "SITE_RESTORE_EXPIRED: deleted more than 30 days ago"),
+        (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn restore_site(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    principal.require(&state, id, Capability::OwnSite).await?;
+    let restored = service::restore(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
+    state.invalidate_site(id);
+    Ok(HttpResponse::Ok().json(SiteResponse::active(&restored)))
+}
+
+/// GET /sites/{id}/context
+#[derive(Serialize, ToSchema)]
+pub struct SiteContext {
+    pub member_count: u64,
+    /// The caller's role on the site (`owner`, `editor`, …).
+    pub current_user_role: String,
+    pub features: SiteFeatures,
+    pub suggestions: SiteSuggestions,
+    pub modules: SiteModules,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteFeatures {
+    pub editorial_workflow: bool,
+    pub scheduling: bool,
+    pub versioning: bool,
+    pub analytics: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteSuggestions {
+    /// Several members but no review step yet.
+    pub show_team_workflow_prompt: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteModules {
+    pub blog: bool,
+    pub pages: bool,
+    pub portfolio: bool,
+    pub legal: bool,
+    pub documents: bool,
+    pub ai: bool,
+}
+
+#[utoipa::path(get, path = "/sites/{id}/context", tag = "Sites", params(("id" = Uuid, Path)),
+    responses((status = 200, body = SiteContext), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn site_context(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let role = principal.require(&state, id, Capability::Read).await?;
+    let site = state.site_state(id).await?;
+    let member_count = plinth_entities::site_member::Entity::find()
+        .filter(plinth_entities::site_member::Column::SiteId.eq(id))
+        .count(&state.db)
+        .await?;
+    let s = &site.settings;
+    Ok(HttpResponse::Ok().json(SiteContext {
+        member_count,
+        current_user_role: role.as_str().to_string(),
+        features: SiteFeatures {
+            editorial_workflow: s.editorial_workflow_enabled,
+            scheduling: true,
+            versioning: s.module_legal_enabled,
+            analytics: s.analytics_enabled,
+        },
+        suggestions: SiteSuggestions { show_team_workflow_prompt: member_count > 1 && !s.editorial_workflow_enabled },
+        modules: SiteModules {
+            blog: s.module_blog_enabled,
+            pages: s.module_pages_enabled,
+            portfolio: s.module_portfolio_enabled,
+            legal: s.module_legal_enabled,
+            documents: s.module_documents_enabled,
+            ai: s.module_ai_enabled,
+        },
+    }))
 }

@@ -1,6 +1,6 @@
 //! Site writes. Each runs in one transaction with its audit entry.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site, site_member, site_setting};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use serde_json::json;
@@ -198,14 +198,49 @@ async fn find_live<C: sea_orm::ConnectionTrait>(db: &C, site_id: Uuid) -> ApiRes
 }
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
-pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid) -> ApiResult<()> {
+pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
     let txn = crate::db::begin_write(db).await?;
     let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::deleted(&current);
     let mut row: site::ActiveModel = current.into();
-    row.deleted_at = Set(Some(Utc::now()));
+    row.deleted_at = Set(Some(now));
     let deleted = row.update(&txn).await?;
     audit::record(&txn, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted)).await?;
     txn.commit().await?;
     Ok(())
+}
+
+/// How long a deleted site can be restored.
+pub const RESTORE_WINDOW_DAYS: i64 = 30;
+
+/// Brings a soft-deleted site back (content, settings, members and locales were
+/// never removed), within the restore window.
+pub async fn restore(
+    db: &DatabaseConnection,
+    actor: &str,
+    site_id: Uuid,
+    now: DateTime<Utc>,
+) -> ApiResult<site::Model> {
+    let txn = crate::db::begin_write(db).await?;
+    let current = site::Entity::find_by_id(site_id)
+        .filter(site::Column::DeletedAt.is_not_null())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let deleted_at = current.deleted_at.unwrap_or(now);
+    if now - deleted_at > chrono::Duration::days(RESTORE_WINDOW_DAYS) {
+        return Err(ApiError::new(
+            ErrorCode::SiteRestoreExpired,
+            format!("the site was deleted more than {RESTORE_WINDOW_DAYS} days ago and is queued for purge"),
+        ));
+    }
+    let before = SiteResponse::deleted(&current);
+    let mut row: site::ActiveModel = current.into();
+    row.deleted_at = Set(None);
+    row.updated_at = Set(now);
+    let restored = row.update(&txn).await?;
+    audit::record(&txn, audit_entry(actor, Action::Restore, site_id), &before, &SiteResponse::active(&restored))
+        .await?;
+    txn.commit().await?;
+    Ok(restored)
 }

@@ -103,3 +103,93 @@ async fn a_user_creates_a_site_invites_changes_roles_transfers_and_leaves() {
         "the new owner may delete the site"
     );
 }
+
+#[actix_web::test]
+async fn auth_me_describes_keys_and_users() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &["root"]).await;
+    let site = app.create_site_id("me").await;
+    let key = app.create_key("Write", Some(&site)).await;
+    let me: Value = app.get("/auth/me", &key).await.json().await.unwrap();
+    assert_eq!(
+        me,
+        json!({"permission": "Write", "site_id": site, "auth_method": "api_key", "idp_user_id": null, "memberships": null, "is_system_admin": null})
+    );
+    let alice = user_token("alice");
+    let created: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Mine", "slug": "mine"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let me: Value = app.bearer(Method::GET, "/auth/me", &alice, None).await.json().await.unwrap();
+    assert_eq!(
+        (me["auth_method"].as_str(), me["idp_user_id"].as_str(), me["is_system_admin"].as_bool()),
+        (Some("jwt"), Some("alice"), Some(false))
+    );
+    assert_eq!(
+        me["memberships"],
+        json!([{"site_id": created["id"], "site_name": "Mine", "site_slug": "mine", "role": "owner"}])
+    );
+    let root: Value = app.bearer(Method::GET, "/auth/me", &user_token("root"), None).await.json().await.unwrap();
+    assert_eq!(root["is_system_admin"], true);
+}
+
+#[actix_web::test]
+async fn a_deleted_site_is_restorable_for_thirty_days_with_its_content() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let alice = user_token("alice");
+    let site: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Keep", "slug": "keep"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = site["id"].as_str().unwrap();
+    app.bearer(Method::POST, "/blogs", &alice, Some(json!({"site_ids": [id], "title": "Still here"}))).await;
+    app.bearer(
+        Method::POST,
+        &format!("/sites/{id}/members"),
+        &alice,
+        Some(json!({"idp_user_id": "bob", "role": "editor"})),
+    )
+    .await;
+    let context: Value =
+        app.bearer(Method::GET, &format!("/sites/{id}/context"), &alice, None).await.json().await.unwrap();
+    assert_eq!((context["member_count"].as_u64(), context["current_user_role"].as_str()), (Some(2), Some("owner")));
+    assert_eq!(context["suggestions"]["show_team_workflow_prompt"], true);
+    assert_eq!(
+        context["modules"],
+        json!({"blog": true, "pages": true, "portfolio": false, "legal": false, "documents": false, "ai": false})
+    );
+
+    assert_eq!(app.bearer(Method::DELETE, &format!("/sites/{id}"), &alice, None).await.status(), 204);
+    let admin = app.create_key("Admin", None).await;
+    assert_problem(app.post(&format!("/sites/{id}/restore"), &admin, json!({})).await, 403, "AUTH_INSUFFICIENT_ROLE")
+        .await;
+    app.clock.advance(chrono::Duration::days(29));
+    let restored = app.bearer(Method::POST, &format!("/sites/{id}/restore"), &alice, Some(json!({}))).await;
+    assert_eq!(restored.status(), 200);
+    let posts: Value = app.bearer(Method::GET, &format!("/sites/{id}/blogs"), &alice, None).await.json().await.unwrap();
+    assert_eq!(posts["data"][0]["title"], "Still here");
+    let members: Vec<Value> =
+        app.bearer(Method::GET, &format!("/sites/{id}/members"), &alice, None).await.json().await.unwrap();
+    assert_eq!(members.len(), 2);
+
+    assert_eq!(app.bearer(Method::DELETE, &format!("/sites/{id}"), &alice, None).await.status(), 204);
+    app.clock.advance(chrono::Duration::days(31));
+    assert_problem(
+        app.bearer(Method::POST, &format!("/sites/{id}/restore"), &alice, Some(json!({}))).await,
+        410,
+        "SITE_RESTORE_EXPIRED",
+    )
+    .await;
+    let unknown = uuid::Uuid::new_v4();
+    assert_problem(
+        app.post(&format!("/sites/{unknown}/restore"), &app.admin_key, json!({})).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+}

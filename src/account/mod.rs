@@ -1,0 +1,57 @@
+//! The caller's own account: `GET /auth/me`.
+
+use actix_web::web::{self, get, resource};
+use actix_web::HttpResponse;
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::auth::{Credential, Principal};
+use crate::error::{ApiResult, Problem};
+use crate::members::{memberships_of, Membership};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/auth/me").route(get().to(me)));
+}
+
+/// Who the caller is. The last three fields are null for API keys.
+#[derive(Serialize, ToSchema)]
+pub struct AuthInfo {
+    /// The key's permission (`Read`, `Write`, `Admin`, `Master`); null for users.
+    pub permission: Option<String>,
+    /// The key's site scope.
+    pub site_id: Option<Uuid>,
+    /// `api_key` or `jwt`.
+    pub auth_method: String,
+    pub idp_user_id: Option<String>,
+    pub memberships: Option<Vec<Membership>>,
+    pub is_system_admin: Option<bool>,
+}
+
+#[utoipa::path(get, path = "/auth/me", tag = "Account",
+    responses((status = 200, body = AuthInfo), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
+    let info = match &principal.credential {
+        Credential::ApiKey(key) => AuthInfo {
+            permission: Some(key.permission.as_str().to_string()),
+            site_id: key.site_id,
+            auth_method: "api_key".into(),
+            idp_user_id: None,
+            memberships: None,
+            is_system_admin: None,
+        },
+        Credential::User(user) => {
+            let memberships = memberships_of(&state, &user.idp_user_id).await?;
+            AuthInfo {
+                permission: None,
+                site_id: None,
+                auth_method: "jwt".into(),
+                idp_user_id: Some(user.idp_user_id.clone()),
+                memberships: Some(memberships),
+                is_system_admin: Some(principal.is_system_admin()),
+            }
+        }
+    };
+    Ok(HttpResponse::Ok().json(info))
+}
