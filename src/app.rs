@@ -11,7 +11,7 @@ use plinth_actors::{
     AuthFailureTracker, Clock, FlushUsage, KeyUsageCounters, KeyUsageRecorder, Periodic, RateLimitTrackers,
     RateLimiter, SiteCache, SiteRegistry, SystemClock,
 };
-use sea_orm::DatabaseConnection;
+use sea_orm::{DatabaseConnection, EntityTrait, PaginatorTrait};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::jwt::JwtVerifier;
@@ -215,9 +215,19 @@ impl RunningServer {
     /// Persists what actors hold in memory. Called after the server stopped.
     pub async fn drain(state: &web::Data<AppState>) {
         // Committed events are in the outbox whatever happens; hand what is there
-        // to the webhooks now rather than after the next start.
-        if let Err(e) = webhooks::dispatcher::dispatch_outbox(state).await {
-            tracing::warn!(error = %e, "events stay in the outbox for the next start");
+        // to the webhooks now rather than after the next start. Rows the
+        // dispatcher actor is holding are waited for (10 s at most).
+        let started = std::time::Instant::now();
+        loop {
+            if let Err(e) = webhooks::dispatcher::dispatch_outbox(state).await {
+                tracing::warn!(error = %e, "events stay in the outbox for the next start");
+                break;
+            }
+            let left = plinth_entities::event_outbox::Entity::find().count(&state.db).await.unwrap_or(0);
+            if left == 0 || started.elapsed() > Duration::from_secs(10) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");
