@@ -13,6 +13,7 @@ mod m20261121_000007_event_outbox;
 mod m20261121_000008_redirects;
 mod m20261121_000009_social_links;
 mod m20261121_000010_navigation;
+mod m20261121_000011_user_settings;
 
 pub struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000008_redirects::Migration),
             Box::new(m20261121_000009_social_links::Migration),
             Box::new(m20261121_000010_navigation::Migration),
+            Box::new(m20261121_000011_user_settings::Migration),
         ]
     }
 }

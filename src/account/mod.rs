@@ -1,4 +1,8 @@
-//! The caller's own account: `GET /auth/me`.
+//! The caller's own account: `GET /auth/me`, preferences, help state, onboarding.
+
+mod settings;
+
+pub(crate) use settings::*;
 
 use actix_web::web::{self, get, resource};
 use actix_web::HttpResponse;
@@ -12,7 +16,17 @@ use crate::error::{ApiResult, Problem};
 use crate::members::{memberships_of, Membership};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/auth/me").route(get().to(me)));
+    use web::{delete, post, put};
+    cfg.service(resource("/auth/me").route(get().to(me)))
+        .service(resource("/auth/preferences").route(get().to(get_preferences)).route(put().to(update_preferences)))
+        .service(
+            resource("/auth/help-state")
+                .route(get().to(get_help_state))
+                .route(put().to(update_help_state))
+                .route(delete().to(reset_help_state)),
+        )
+        .service(resource("/auth/onboarding").route(get().to(get_onboarding)))
+        .service(resource("/auth/onboarding/complete").route(post().to(complete_onboarding)));
 }
 
 /// Who the caller is. The last three fields are null for API keys.

@@ -9,6 +9,7 @@ mod helpers;
 mod idp;
 mod legal;
 
+mod account;
 mod api_keys;
 mod auth;
 mod blogs;

@@ -1,0 +1,110 @@
+//! A signed-in user's own settings: preferences, help state, onboarding.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::assert_problem;
+use crate::idp::{app_with_idp, jwk, user_token, JwksServer};
+
+#[actix_web::test]
+async fn preferences_start_at_defaults_and_update_partially_per_user() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob) = (user_token("alice"), user_token("bob"));
+    let defaults = json!({"autosave_enabled": true, "autosave_debounce_seconds": 3, "language": "en", "theme_id": "default", "page_size": 10});
+    let read: Value = app.bearer(Method::GET, "/auth/preferences", &alice, None).await.json().await.unwrap();
+    assert_eq!(read, defaults);
+
+    let res =
+        app.bearer(Method::PUT, "/auth/preferences", &alice, Some(json!({"page_size": 50, "language": "pt-BR"}))).await;
+    assert_eq!(res.status(), 200);
+    let updated: Value = res.json().await.unwrap();
+    assert_eq!(updated["page_size"], 50);
+    assert_eq!(updated["language"], "pt-BR");
+    assert_eq!(updated["autosave_debounce_seconds"], 3, "fields not sent keep their value");
+
+    // A second partial update keeps the first one.
+    let res = app.bearer(Method::PUT, "/auth/preferences", &alice, Some(json!({"autosave_enabled": false}))).await;
+    let updated: Value = res.json().await.unwrap();
+    assert_eq!((updated["page_size"].as_i64(), updated["autosave_enabled"].as_bool()), (Some(50), Some(false)));
+
+    // One invalid field refuses the whole update.
+    let res =
+        app.bearer(Method::PUT, "/auth/preferences", &alice, Some(json!({"page_size": 0, "theme_id": "dark"}))).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert!(problem.to_string().contains("page_size"), "{problem}");
+    let read: Value = app.bearer(Method::GET, "/auth/preferences", &alice, None).await.json().await.unwrap();
+    assert_eq!((read["page_size"].as_i64(), read["theme_id"].as_str()), (Some(50), Some("default")));
+
+    // Unknown fields are refused, not silently dropped.
+    let res = app.bearer(Method::PUT, "/auth/preferences", &alice, Some(json!({"pagesize": 20}))).await;
+    assert!(res.status().is_client_error(), "{}", res.status());
+
+    // Bob's preferences are his own.
+    let read: Value = app.bearer(Method::GET, "/auth/preferences", &bob, None).await.json().await.unwrap();
+    assert_eq!(read, defaults);
+
+    // API keys have no user to keep preferences for.
+    let key = app.create_key("Write", None).await;
+    assert_problem(app.get("/auth/preferences", &key).await, 403, "FORBIDDEN").await;
+}
+
+#[actix_web::test]
+async fn help_state_records_what_was_seen_and_resets() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let alice = user_token("alice");
+    let empty = json!({"tour_completed": false, "hotspots_seen": [], "field_help_seen": []});
+    let read: Value = app.bearer(Method::GET, "/auth/help-state", &alice, None).await.json().await.unwrap();
+    assert_eq!(read, empty);
+    for body in [
+        json!({"dismiss_hotspot": "editor.toolbar"}),
+        json!({"dismiss_hotspot": "editor.toolbar"}),
+        json!({"dismiss_hotspot": "sites.switcher", "dismiss_field_help": "blog.slug"}),
+        json!({"complete_tour": true}),
+    ] {
+        assert_eq!(app.bearer(Method::PUT, "/auth/help-state", &alice, Some(body)).await.status(), 200);
+    }
+    let read: Value = app.bearer(Method::GET, "/auth/help-state", &alice, None).await.json().await.unwrap();
+    assert_eq!(
+        read,
+        json!({"tour_completed": true, "hotspots_seen": ["editor.toolbar", "sites.switcher"], "field_help_seen": ["blog.slug"]})
+    );
+    let res = app.bearer(Method::DELETE, "/auth/help-state", &alice, None).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), empty);
+    let read: Value = app.bearer(Method::GET, "/auth/help-state", &alice, None).await.json().await.unwrap();
+    assert_eq!(read, empty);
+}
+
+#[actix_web::test]
+async fn onboarding_completes_once_with_type_and_intents() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let alice = user_token("alice");
+    let read: Value = app.bearer(Method::GET, "/auth/onboarding", &alice, None).await.json().await.unwrap();
+    assert_eq!(read, json!({"completed": false, "user_type": null, "intents": [], "completed_at": null}));
+
+    let bad = app
+        .bearer(
+            Method::POST,
+            "/auth/onboarding/complete",
+            &alice,
+            Some(json!({"user_type": "enterprise", "intents": []})),
+        )
+        .await;
+    assert!(bad.status().is_client_error(), "{}", bad.status());
+
+    let body = json!({"user_type": "team", "intents": ["blog", "docs", "blog"]});
+    let res = app.bearer(Method::POST, "/auth/onboarding/complete", &alice, Some(body)).await;
+    assert_eq!(res.status(), 200);
+    let done: Value = res.json().await.unwrap();
+    assert_eq!((done["completed"].as_bool(), done["user_type"].as_str()), (Some(true), Some("team")));
+    assert_eq!(done["intents"], json!(["blog", "docs"]));
+    assert!(done["completed_at"].is_string());
+    let read: Value = app.bearer(Method::GET, "/auth/onboarding", &alice, None).await.json().await.unwrap();
+    assert_eq!(read, done);
+
+    let key = app.create_key("Write", None).await;
+    assert_problem(app.get("/auth/onboarding", &key).await, 400, "ONBOARDING_REQUIRES_IDP").await;
+}
