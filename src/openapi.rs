@@ -148,3 +148,27 @@ impl Modify for PrefixPaths {
 pub fn document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Client generators name methods after operation ids; two operations with
+    /// one id make the document unusable for them.
+    #[test]
+    fn every_operation_id_is_unique() {
+        let doc = document();
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for (path, item) in &doc.paths.paths {
+            for op in operations(item) {
+                let id = op.operation_id.clone().expect("every operation has an id");
+                if let Some(first) = seen.insert(id.clone(), path.clone()) {
+                    panic!("operation id {id} is used by {first} and {path}");
+                }
+            }
+        }
+        assert!(seen.len() > 100, "the document lists the API ({} operations)", seen.len());
+    }
+}

@@ -22,7 +22,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     http::configure_kind(cfg, ContentKind::Skill, "skills");
 }
 
-#[utoipa::path(get, path = "/skills/by-slug/{slug}", tag = "Skills", params(("slug" = String, Path)),
+#[utoipa::path(get, path = "/skills/by-slug/{slug}", operation_id = "get_skill_by_slug_any_site", tag = "Skills", params(("slug" = String, Path)),
     responses((status = 200, body = ContentResponse, description = "The skill with this slug on a site the caller can read"), (status = "4XX", body = Problem)),
     security(("api_key" = []), ("bearer" = [])))]
 pub async fn get_skill_by_slug(
