@@ -19,6 +19,7 @@ use crate::{
         locales::list_locales, locales::create_locale, locales::update_locale, locales::delete_locale,
         sites::list_sites, sites::create_site, sites::list_deleted_sites, sites::get_site, sites::get_site_by_slug,
         sites::update_site, sites::delete_site, sites::reset_content, sites::restore_site, sites::site_context,
+        sites::get_site_onboarding, sites::complete_onboarding_step,
         sites::get_settings, sites::update_settings,
         sites::list_site_locales, sites::add_site_locale, sites::update_site_locale, sites::delete_site_locale,
         sites::set_default_site_locale,

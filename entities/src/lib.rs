@@ -18,6 +18,7 @@ pub mod redirect;
 pub mod site;
 pub mod site_locale;
 pub mod site_member;
+pub mod site_onboarding_step;
 pub mod site_setting;
 pub mod social_link;
 pub mod term;

@@ -14,6 +14,7 @@ mod m20261121_000008_redirects;
 mod m20261121_000009_social_links;
 mod m20261121_000010_navigation;
 mod m20261121_000011_user_settings;
+mod m20261121_000012_site_onboarding;
 
 pub struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000009_social_links::Migration),
             Box::new(m20261121_000010_navigation::Migration),
             Box::new(m20261121_000011_user_settings::Migration),
+            Box::new(m20261121_000012_site_onboarding::Migration),
         ]
     }
 }

@@ -2,6 +2,7 @@
 
 mod locales;
 mod model;
+mod onboarding;
 mod reset;
 mod routes;
 mod service;
@@ -19,6 +20,8 @@ pub(crate) use locales::__path_delete_site_locale;
 pub(crate) use locales::__path_list_site_locales;
 pub(crate) use locales::__path_set_default_site_locale;
 pub(crate) use locales::__path_update_site_locale;
+pub(crate) use onboarding::__path_complete_onboarding_step;
+pub(crate) use onboarding::__path_get_site_onboarding;
 pub(crate) use reset::__path_reset_content;
 pub(crate) use routes::__path_create_site;
 pub(crate) use routes::__path_delete_site;
@@ -43,6 +46,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/sites/{id}/reset-content").route(post().to(reset::reset_content)))
         .service(resource("/sites/{id}/restore").route(post().to(routes::restore_site)))
         .service(resource("/sites/{id}/context").route(get().to(routes::site_context)))
+        .service(resource("/sites/{site_id}/onboarding").route(get().to(onboarding::get_site_onboarding)))
+        .service(resource("/sites/{site_id}/onboarding/{step}").route(post().to(onboarding::complete_onboarding_step)))
         .service(
             resource("/sites/{id}")
                 .route(get().to(routes::get_site))

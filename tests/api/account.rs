@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::assert_problem;
-use crate::idp::{app_with_idp, jwk, user_token, JwksServer};
+use crate::idp::{add_member, app_with_idp, jwk, user_token, JwksServer};
 
 #[actix_web::test]
 async fn preferences_start_at_defaults_and_update_partially_per_user() {
@@ -107,4 +107,73 @@ async fn onboarding_completes_once_with_type_and_intents() {
 
     let key = app.create_key("Write", None).await;
     assert_problem(app.get("/auth/onboarding", &key).await, 400, "ONBOARDING_REQUIRES_IDP").await;
+}
+
+#[actix_web::test]
+async fn site_onboarding_tracks_each_members_steps() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob, carol) = (user_token("alice"), user_token("bob"), user_token("carol"));
+    let site: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Onboard", "slug": "onboard"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let site_id = site["id"].as_str().unwrap().to_string();
+    add_member(&app, &site_id, "bob", "author").await;
+    add_member(&app, &site_id, "carol", "read").await;
+    let path = format!("/sites/{site_id}/onboarding");
+
+    let fresh: Value = app.bearer(Method::GET, &path, &alice, None).await.json().await.unwrap();
+    assert_eq!(fresh, json!({"completed_steps": [], "total_steps": 6, "completed_count": 0, "progress_percent": 0}));
+
+    let res = app.bearer(Method::POST, &format!("{path}/publish_first_content"), &alice, None).await;
+    assert_eq!(res.status(), 200);
+    let res = app
+        .bearer(Method::POST, &format!("{path}/configure_site"), &alice, Some(json!({"step_key": "configure_site"})))
+        .await;
+    assert_eq!(res.status(), 200);
+    let after: Value = res.json().await.unwrap();
+    assert_eq!((after["completed_count"].as_u64(), after["progress_percent"].as_u64()), (Some(2), Some(33)));
+    let keys: Vec<&str> =
+        after["completed_steps"].as_array().unwrap().iter().map(|s| s["step_key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["configure_site", "publish_first_content"], "checklist order");
+
+    // Repeating a completed step is a no-op: same timestamp, same count.
+    let again: Value =
+        app.bearer(Method::POST, &format!("{path}/configure_site"), &alice, None).await.json().await.unwrap();
+    assert_eq!(again, after);
+
+    // Each member has their own progress.
+    let bobs: Value = app.bearer(Method::GET, &path, &bob, None).await.json().await.unwrap();
+    assert_eq!(bobs["completed_count"], 0);
+    assert_eq!(app.bearer(Method::POST, &format!("{path}/configure_site"), &bob, None).await.status(), 200);
+
+    // Errors: unknown step, mismatched body, readers, API keys, outsiders.
+    assert_problem(
+        app.bearer(Method::POST, &format!("{path}/fly_to_moon"), &alice, None).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+    let body = json!({"step_key": "set_up_navigation"});
+    let mismatch = app.bearer(Method::POST, &format!("{path}/configure_site"), &alice, Some(body)).await;
+    assert_problem(mismatch, 422, "VALIDATION_ERROR").await;
+    assert_problem(
+        app.bearer(Method::POST, &format!("{path}/configure_site"), &carol, None).await,
+        403,
+        "AUTH_INSUFFICIENT_ROLE",
+    )
+    .await;
+    let key = app.create_key("Write", Some(&site_id)).await;
+    assert_problem(app.post(&format!("{path}/configure_site"), &key, json!({})).await, 400, "ONBOARDING_REQUIRES_IDP")
+        .await;
+    let outsider = user_token("mallory");
+    assert_problem(app.bearer(Method::GET, &path, &outsider, None).await, 403, "AUTH_SITE_ACCESS_DENIED").await;
+
+    // An API key sees the site's combined progress.
+    let combined: Value = app.get(&path, &key).await.json().await.unwrap();
+    assert_eq!(combined["completed_count"], 2);
+    assert_eq!(combined["completed_steps"], after["completed_steps"], "earliest completion per step");
 }
