@@ -185,6 +185,9 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
                 Ok(moved) => tracing::info!(moved, "scheduled status changes applied"),
                 Err(e) => tracing::warn!(error = %e, "scheduled publishing failed; will retry"),
             }
+            if let Err(e) = crate::sites::purge_expired_sites(&state).await {
+                tracing::warn!(error = %e, "site purge failed; will retry");
+            }
         })
     })
 }

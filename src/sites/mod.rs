@@ -3,6 +3,7 @@
 mod locales;
 mod model;
 mod onboarding;
+mod purge;
 mod reset;
 mod routes;
 mod service;
@@ -11,6 +12,7 @@ mod state;
 
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
+pub use purge::purge_expired_sites;
 pub use reset::ResetCounts;
 pub use settings::SiteSettings;
 pub use state::{CachedBody, PublicCache, SiteState};

@@ -308,3 +308,67 @@ async fn reset_content_trashes_everything_editorial_and_counts_it() {
     let safe: Value = app.get(&format!("/sites/{untouched}/blogs"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(safe["meta"]["total"], 1, "other sites are untouched");
 }
+
+#[actix_web::test]
+async fn the_janitor_purges_a_site_thirty_days_after_deletion_and_keeps_shared_content() {
+    use plinth_entities::{audit_log, content, site_setting, social_link, webhook};
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+
+    let app = TestApp::spawn().await;
+    let (doomed, other) = (app.create_site_id("doomed").await, app.create_site_id("other").await);
+    let create_blog =
+        |sites: Vec<&str>, title: &str| app.post("/blogs", &app.admin_key, json!({"site_ids": sites, "title": title}));
+    let own: Value = create_blog(vec![&doomed], "Only here").await.json().await.unwrap();
+    let shared: Value = create_blog(vec![&doomed, &other], "On both").await.json().await.unwrap();
+    let hook = app
+        .post(&format!("/sites/{doomed}/webhooks"), &app.admin_key, json!({"url": "https://93.184.216.34/plinth"}))
+        .await;
+    assert_eq!(hook.status(), 201);
+    let link = json!({"platform": "github", "url": "https://github.com/acme"});
+    assert_eq!(app.post(&format!("/sites/{doomed}/social-links"), &app.admin_key, link).await.status(), 201);
+    let site_key = app.create_key("Write", Some(&doomed)).await;
+    assert_eq!(app.delete(&format!("/sites/{doomed}"), &app.admin_key).await.status(), 204);
+
+    // Inside the window nothing is removed.
+    app.advance_and_run_janitor(chrono::Duration::days(29)).await;
+    let deleted: Value = app.get("/sites/deleted", &app.admin_key).await.json().await.unwrap();
+    assert!(deleted.to_string().contains(&doomed), "{deleted}");
+
+    app.advance_and_run_janitor(chrono::Duration::days(2)).await;
+    let deleted: Value = app.get("/sites/deleted", &app.admin_key).await.json().await.unwrap();
+    assert!(!deleted.to_string().contains(&doomed), "purged sites leave the deleted list: {deleted}");
+    assert_problem(
+        app.post(&format!("/sites/{doomed}/restore"), &app.admin_key, json!({})).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(app.get(&format!("/sites/{doomed}"), &site_key).await.status(), 401, "the site's keys are gone");
+
+    let db = &app.state.db;
+    let doomed_id: uuid::Uuid = doomed.parse().unwrap();
+    let own_id: uuid::Uuid = own["id"].as_str().unwrap().parse().unwrap();
+    let shared_id: uuid::Uuid = shared["id"].as_str().unwrap().parse().unwrap();
+    assert!(content::Entity::find_by_id(own_id).one(db).await.unwrap().is_none(), "content only on the site is gone");
+    assert!(content::Entity::find_by_id(shared_id).one(db).await.unwrap().is_some(), "shared content stays");
+    let on_other: Value = app.get(&format!("/sites/{other}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(on_other["data"][0]["title"], "On both");
+    assert_eq!(webhook::Entity::find().filter(webhook::Column::SiteId.eq(doomed_id)).count(db).await.unwrap(), 0);
+    assert_eq!(
+        social_link::Entity::find().filter(social_link::Column::SiteId.eq(doomed_id)).count(db).await.unwrap(),
+        0
+    );
+    assert!(site_setting::Entity::find_by_id(doomed_id).one(db).await.unwrap().is_none());
+    assert_eq!(audit_log::Entity::find().filter(audit_log::Column::SiteId.eq(doomed_id)).count(db).await.unwrap(), 0);
+    let purge = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq("purge"))
+        .filter(audit_log::Column::EntityId.eq(doomed.as_str()))
+        .one(db)
+        .await
+        .unwrap()
+        .expect("a system-level purge entry");
+    assert_eq!((purge.site_id, purge.actor.as_str()), (None, "system"));
+
+    // The other site is untouched.
+    assert_eq!(app.get(&format!("/sites/{other}"), &app.admin_key).await.status(), 200);
+}
