@@ -1,7 +1,9 @@
-//! The caller's own account: `GET /auth/me`, preferences, help state, onboarding.
+//! The caller's own account: `GET /auth/me`, deletion, preferences, help state, onboarding.
 
+mod deletion;
 mod settings;
 
+pub(crate) use deletion::*;
 pub(crate) use settings::*;
 
 use actix_web::web::{self, get, resource};
@@ -18,6 +20,7 @@ use crate::members::{memberships_of, Membership};
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use web::{delete, post, put};
     cfg.service(resource("/auth/me").route(get().to(me)))
+        .service(resource("/auth/account").route(delete().to(delete_account)))
         .service(resource("/auth/preferences").route(get().to(get_preferences)).route(put().to(update_preferences)))
         .service(
             resource("/auth/help-state")

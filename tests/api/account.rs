@@ -177,3 +177,53 @@ async fn site_onboarding_tracks_each_members_steps() {
     assert_eq!(combined["completed_count"], 2);
     assert_eq!(combined["completed_steps"], after["completed_steps"], "earliest completion per step");
 }
+
+#[actix_web::test]
+async fn deleting_an_account_removes_memberships_and_settings_unless_sole_owner() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob) = (user_token("alice"), user_token("bob"));
+    let site: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Team", "slug": "team"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let site_id = site["id"].as_str().unwrap().to_string();
+    add_member(&app, &site_id, "bob", "editor").await;
+    let prefs = Some(json!({"page_size": 25}));
+    assert_eq!(app.bearer(Method::PUT, "/auth/preferences", &bob, prefs).await.status(), 200);
+    let step = format!("/sites/{site_id}/onboarding/configure_site");
+    assert_eq!(app.bearer(Method::POST, &step, &bob, None).await.status(), 200);
+
+    // The only owner cannot leave; nothing changes.
+    let refused =
+        assert_problem(app.bearer(Method::DELETE, "/auth/account", &alice, None).await, 409, "AUTH_ACCOUNT_SOLE_OWNER")
+            .await;
+    assert!(refused["detail"].as_str().unwrap().contains("team"), "{refused}");
+    let members = format!("/sites/{site_id}/members");
+    let listed: Vec<Value> = app.bearer(Method::GET, &members, &alice, None).await.json().await.unwrap();
+    assert_eq!(listed.len(), 2);
+
+    // Bob can: his membership and settings go, the site and Alice stay.
+    assert_eq!(app.bearer(Method::DELETE, "/auth/account", &bob, None).await.status(), 204);
+    let listed: Vec<Value> = app.bearer(Method::GET, &members, &alice, None).await.json().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    let memberships: Value = app.bearer(Method::GET, "/my/memberships", &bob, None).await.json().await.unwrap();
+    assert_eq!(memberships, json!([]));
+    let prefs: Value = app.bearer(Method::GET, "/auth/preferences", &bob, None).await.json().await.unwrap();
+    assert_eq!(prefs["page_size"], 10, "back to the defaults");
+    let site_progress = format!("/sites/{site_id}/onboarding");
+    let combined: Value = app.get(&site_progress, &app.admin_key).await.json().await.unwrap();
+    assert_eq!(combined["completed_count"], 0, "his onboarding progress is gone");
+
+    // Once ownership is handed over, Alice can go too.
+    add_member(&app, &site_id, "carol", "admin").await;
+    let transfer = Some(json!({"idp_user_id": "carol"}));
+    let handed = app.bearer(Method::POST, &format!("{members}/transfer-ownership"), &alice, transfer).await;
+    assert_eq!(handed.status(), 200);
+    assert_eq!(app.bearer(Method::DELETE, "/auth/account", &alice, None).await.status(), 204);
+
+    // API keys are not accounts.
+    assert_problem(app.delete("/auth/account", &app.admin_key).await, 403, "FORBIDDEN").await;
+}
