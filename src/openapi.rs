@@ -39,7 +39,7 @@ use crate::{
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
         public_files::sitemap,
-        account::me, account::delete_account, account::get_preferences, account::update_preferences, account::get_help_state,
+        account::me, account::get_profile, account::export_account, account::delete_account, account::get_preferences, account::update_preferences, account::get_help_state,
         account::update_help_state, account::reset_help_state, account::get_onboarding, account::complete_onboarding,
         members::my_memberships, members::list_members, members::add_member, members::update_member,
         members::remove_member, members::transfer_ownership,

@@ -1,9 +1,12 @@
-//! The caller's own account: `GET /auth/me`, deletion, preferences, help state, onboarding.
+//! The caller's own account: `GET /auth/me`, profile, export, deletion, preferences,
+//! help state, onboarding.
 
 mod deletion;
+mod export;
 mod settings;
 
 pub(crate) use deletion::*;
+pub(crate) use export::*;
 pub(crate) use settings::*;
 
 use actix_web::web::{self, get, resource};
@@ -21,6 +24,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     use web::{delete, post, put};
     cfg.service(resource("/auth/me").route(get().to(me)))
         .service(resource("/auth/account").route(delete().to(delete_account)))
+        .service(resource("/auth/profile").route(get().to(get_profile)))
+        .service(resource("/auth/export").route(get().to(export_account)))
         .service(resource("/auth/preferences").route(get().to(get_preferences)).route(put().to(update_preferences)))
         .service(
             resource("/auth/help-state")

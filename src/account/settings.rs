@@ -104,7 +104,7 @@ fn user_id(principal: &Principal, code: ErrorCode) -> ApiResult<String> {
 
 /// The three records kept per user, one JSON column each.
 #[derive(Clone, Copy)]
-enum Record {
+pub(super) enum Record {
     Preferences,
     HelpState,
     Onboarding,
@@ -129,7 +129,7 @@ impl Record {
 }
 
 /// Stored values missing from an older record take their defaults.
-fn decode<T: DeserializeOwned + Default>(row: Option<&user_setting::Model>, record: Record) -> T {
+pub(super) fn decode<T: DeserializeOwned + Default>(row: Option<&user_setting::Model>, record: Record) -> T {
     row.and_then(|r| serde_json::from_value(record.of(r).clone()).ok()).unwrap_or_default()
 }
 

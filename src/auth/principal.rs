@@ -6,6 +6,7 @@ use std::sync::Arc;
 use actix_web::dev::Payload;
 use actix_web::http::header::{HeaderName, HeaderValue, AUTHORIZATION, RETRY_AFTER};
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use plinth_actors::{KeyDecision, RateLimitStatus};
 use plinth_entities::site_member;
@@ -25,6 +26,10 @@ pub struct UserIdentity {
     pub email: Option<String>,
     pub name: Option<String>,
     pub picture: Option<String>,
+    /// When the identity provider signed the user in (the token's `iat`).
+    pub signed_in_at: Option<DateTime<Utc>>,
+    /// When this token stops being accepted (`exp`).
+    pub session_expires_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Clone, Debug)]
@@ -270,6 +275,8 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
             email: claims.email,
             name: claims.name,
             picture: claims.picture,
+            signed_in_at: claims.iat.and_then(|t| DateTime::from_timestamp(t, 0)),
+            session_expires_at: DateTime::from_timestamp(claims.exp, 0),
         }),
     })
 }

@@ -227,3 +227,79 @@ async fn deleting_an_account_removes_memberships_and_settings_unless_sole_owner(
     // API keys are not accounts.
     assert_problem(app.delete("/auth/account", &app.admin_key).await, 403, "FORBIDDEN").await;
 }
+
+#[actix_web::test]
+async fn profile_and_export_hold_the_callers_own_data_only() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob) = (user_token("alice"), user_token("bob"));
+    let profile: Value = app.bearer(Method::GET, "/auth/profile", &alice, None).await.json().await.unwrap();
+    assert_eq!((profile["id"].as_str(), profile["auth_method"].as_str()), (Some("alice"), Some("jwt")));
+    assert_eq!(profile["email"], "alice@example.org");
+    assert!(profile["signed_in_at"].is_string() && profile["session_expires_at"].is_string(), "{profile}");
+
+    let site: Value = app
+        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Export", "slug": "export"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let site_id = site["id"].as_str().unwrap().to_string();
+    let blog: Value = app
+        .bearer(Method::POST, "/blogs", &alice, Some(json!({"site_ids": [site_id], "title": "First"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let blog_id = blog["id"].as_str().unwrap();
+    let renamed = Some(json!({"title": "Second"}));
+    assert_eq!(app.bearer(Method::PUT, &format!("/blogs/{blog_id}"), &alice, renamed).await.status(), 200);
+    let key_body = Some(json!({"name": "deploy", "permission": "Read", "site_id": site_id}));
+    let created: Value = app.bearer(Method::POST, "/api-keys", &alice, key_body).await.json().await.unwrap();
+    let secret = created["key"].as_str().expect("the secret is shown once").to_string();
+    let prefs = Some(json!({"theme_id": "dark"}));
+    assert_eq!(app.bearer(Method::PUT, "/auth/preferences", &alice, prefs).await.status(), 200);
+
+    let res = app.bearer(Method::GET, "/auth/export", &alice, None).await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-disposition"].to_str().unwrap().starts_with("attachment"));
+    let export: Value = res.json().await.unwrap();
+    assert_eq!(export["profile"]["id"], "alice");
+    assert_eq!(export["memberships"][0]["site_slug"], "export");
+    assert_eq!(export["preferences"]["theme_id"], "dark");
+    let keys = export["api_keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0]["name"], "deploy");
+    assert!(!export.to_string().contains(&secret), "no secrets in the export");
+    let actions: Vec<(String, String)> = export["audit_logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["entity_type"].as_str().unwrap().to_string(), e["action"].as_str().unwrap().to_string()))
+        .collect();
+    assert!(actions.contains(&("site".into(), "create".into())), "{actions:?}");
+    let title_change = export["change_history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["changes"].as_array().unwrap().clone())
+        .find(|change| change["field"] == "title" && change["new"] == "Second");
+    assert_eq!(title_change.expect("the rename is in the change history")["old"], "First");
+
+    // Bob's export has none of it.
+    let theirs: Value = app.bearer(Method::GET, "/auth/export", &bob, None).await.json().await.unwrap();
+    assert_eq!(theirs["profile"]["id"], "bob");
+    assert_eq!(
+        (theirs["memberships"].clone(), theirs["api_keys"].clone(), theirs["audit_logs"].clone()),
+        (json!([]), json!([]), json!([]))
+    );
+
+    // A key's profile and export describe the key.
+    let key = app.create_key("Write", Some(&site_id)).await;
+    let key_profile: Value = app.get("/auth/profile", &key).await.json().await.unwrap();
+    assert_eq!(key_profile["auth_method"], "api_key");
+    assert!(key_profile["created_at"].is_string());
+    let key_export: Value = app.get("/auth/export", &key).await.json().await.unwrap();
+    assert_eq!(key_export["api_keys"][0]["id"], key_profile["id"]);
+    assert_eq!(key_export["preferences"], Value::Null);
+}
