@@ -24,8 +24,9 @@ use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
 use crate::{
-    account, api_keys, blogs, content, db, environments, legal, locales, members, navigation, notifications, openapi,
-    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, telemetry, trash, webhooks,
+    account, api_keys, blogs, content, db, environments, legal, locales, members, moderation, navigation,
+    notifications, openapi, pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy,
+    telemetry, trash, webhooks,
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -263,6 +264,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(navigation::configure)
                 .configure(members::configure)
                 .configure(account::configure)
+                .configure(moderation::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

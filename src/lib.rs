@@ -15,6 +15,7 @@ pub mod events;
 pub mod legal;
 pub mod locales;
 pub mod members;
+pub mod moderation;
 pub mod navigation;
 pub mod notifications;
 pub mod openapi;

@@ -6,8 +6,8 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    account, api_keys, blogs, content, environments, legal, locales, members, navigation, notifications, pages,
-    portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
+    account, api_keys, blogs, content, environments, legal, locales, members, moderation, navigation, notifications,
+    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 #[derive(OpenApi)]
@@ -39,6 +39,7 @@ use crate::{
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
         public_files::sitemap,
+        moderation::suspend_user, moderation::ban_user, moderation::unsuspend_user, moderation::delete_user,
         account::me, account::get_profile, account::export_account, account::delete_account, account::get_preferences, account::update_preferences, account::get_help_state,
         account::update_help_state, account::reset_help_state, account::get_onboarding, account::complete_onboarding,
         members::my_memberships, members::list_members, members::add_member, members::update_member,

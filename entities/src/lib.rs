@@ -23,6 +23,7 @@ pub mod site_setting;
 pub mod social_link;
 pub mod term;
 pub mod term_localization;
+pub mod user_moderation;
 pub mod user_setting;
 pub mod webhook;
 pub mod webhook_attempt;

@@ -15,6 +15,7 @@ mod m20261121_000009_social_links;
 mod m20261121_000010_navigation;
 mod m20261121_000011_user_settings;
 mod m20261121_000012_site_onboarding;
+mod m20261121_000013_user_moderation;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000010_navigation::Migration),
             Box::new(m20261121_000011_user_settings::Migration),
             Box::new(m20261121_000012_site_onboarding::Migration),
+            Box::new(m20261121_000013_user_moderation::Migration),
         ]
     }
 }

@@ -267,6 +267,7 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
         )
     })?;
     let claims = verifier.verify(token).await?;
+    crate::moderation::ensure_may_act(state, &claims.sub).await?;
     let system_admin = state.config.system_admins.iter().any(|id| id == &claims.sub);
     Ok(Principal {
         system_admin,

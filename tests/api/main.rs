@@ -18,6 +18,7 @@ mod environments;
 mod errors;
 mod locales;
 mod members;
+mod moderation;
 mod navigation;
 mod notifications;
 mod pages;

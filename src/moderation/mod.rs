@@ -1,0 +1,310 @@
+//! User moderation by system admins: suspend (for a time), ban, unsuspend, and
+//! delete a banned user. Suspended and banned users are refused on every call.
+//!
+//! The state is read from the database on each bearer-token request (one
+//! primary-key lookup) rather than cached in memory, so a ban takes effect at
+//! once on every instance of a multi-process deployment.
+
+use actix_web::web::{self, delete, post, resource};
+use actix_web::HttpResponse;
+use chrono::{DateTime, Duration, Utc};
+use plinth_entities::{content, site_member, site_onboarding_step, user_moderation, user_setting};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::app::AppState;
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::Principal;
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/admin/users/{idp_user_id}/suspend").route(post().to(suspend_user)))
+        .service(resource("/admin/users/{idp_user_id}/ban").route(post().to(ban_user)))
+        .service(resource("/admin/users/{idp_user_id}/unsuspend").route(post().to(unsuspend_user)))
+        .service(resource("/admin/users/{idp_user_id}").route(delete().to(delete_user)));
+}
+
+/// Longest suspension: one year.
+const MAX_SUSPENSION_HOURS: i64 = 24 * 366;
+const REASON_MAX: usize = 2_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ModerationStatus {
+    Active,
+    Suspended,
+    Banned,
+    Deleted,
+}
+
+impl ModerationStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            ModerationStatus::Active => "active",
+            ModerationStatus::Suspended => "suspended",
+            ModerationStatus::Banned => "banned",
+            ModerationStatus::Deleted => "deleted",
+        }
+    }
+
+    fn parse(raw: &str) -> Self {
+        match raw {
+            "suspended" => ModerationStatus::Suspended,
+            "banned" => ModerationStatus::Banned,
+            _ => ModerationStatus::Active,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ModerationResult {
+    pub idp_user_id: String,
+    pub status: ModerationStatus,
+    pub reason: Option<String>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendUser {
+    pub reason: String,
+    /// 1 to 8784 (a year).
+    pub duration_hours: i64,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BanUser {
+    pub reason: String,
+}
+
+/// The moderation state in effect at `now`: an expired suspension is active.
+fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>) -> ModerationStatus {
+    match row {
+        None => ModerationStatus::Active,
+        Some(r) => match ModerationStatus::parse(&r.status) {
+            ModerationStatus::Suspended if r.expires_at.is_some_and(|at| at <= now) => ModerationStatus::Active,
+            status => status,
+        },
+    }
+}
+
+/// Refuses a suspended or banned user (called for every bearer-token request).
+/// A lapsed suspension is lifted here, on the user's next request.
+pub async fn ensure_may_act(state: &AppState, idp_user_id: &str) -> ApiResult<()> {
+    let Some(row) = user_moderation::Entity::find_by_id(idp_user_id.to_string()).one(&state.db).await? else {
+        return Ok(());
+    };
+    let now = state.clock.now();
+    match effective(Some(&row), now) {
+        ModerationStatus::Banned => Err(ApiError::new(ErrorCode::AccountBanned, "this account is banned")),
+        ModerationStatus::Suspended => Err(ApiError::new(
+            ErrorCode::AccountSuspended,
+            match row.expires_at {
+                Some(at) => format!("this account is suspended until {}", at.to_rfc3339()),
+                None => "this account is suspended".to_string(),
+            },
+        )),
+        ModerationStatus::Active | ModerationStatus::Deleted => {
+            if row.status != ModerationStatus::Active.as_str() {
+                let mut lifted: user_moderation::ActiveModel = row.into();
+                lifted.status = Set(ModerationStatus::Active.as_str().into());
+                lifted.expires_at = Set(None);
+                lifted.updated_by = Set("system".into());
+                lifted.updated_at = Set(now);
+                lifted.update(&state.db).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn require_system_admin(principal: &Principal) -> ApiResult<()> {
+    if principal.is_system_admin() {
+        Ok(())
+    } else {
+        Err(ApiError::new(ErrorCode::AuthInsufficientRole, "user moderation needs a system admin or a Master key"))
+    }
+}
+
+fn reason(raw: &str) -> ApiResult<String> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() || trimmed.len() > REASON_MAX {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "reason",
+            ErrorCode::ValidationError,
+            format!("must be 1 to {REASON_MAX} characters"),
+        )]));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// Writes the new state with its audit entry, in one transaction.
+async fn set_state(
+    state: &AppState,
+    principal: &Principal,
+    user: &str,
+    allowed_from: &[ModerationStatus],
+    to: ModerationStatus,
+    reason: Option<String>,
+    expires_at: Option<DateTime<Utc>>,
+) -> ApiResult<ModerationResult> {
+    let now = state.clock.now();
+    let txn = crate::db::begin_write(&state.db).await?;
+    let current = user_moderation::Entity::find_by_id(user.to_string()).one(&txn).await?;
+    let from = effective(current.as_ref(), now);
+    if !allowed_from.contains(&from) {
+        return Err(ApiError::bad_request(format!("a {} user cannot be made {}", from.as_str(), to.as_str())));
+    }
+    let before = ModerationResult {
+        idp_user_id: user.to_string(),
+        status: from,
+        reason: current.as_ref().and_then(|c| c.reason.clone()),
+        expires_at: current.as_ref().and_then(|c| c.expires_at),
+    };
+    let row = user_moderation::ActiveModel {
+        idp_user_id: Set(user.to_string()),
+        status: Set(to.as_str().into()),
+        reason: Set(reason.clone()),
+        expires_at: Set(expires_at),
+        updated_by: Set(principal.actor_id()),
+        updated_at: Set(now),
+    };
+    if current.is_some() {
+        row.update(&txn).await?;
+    } else {
+        row.insert(&txn).await?;
+    }
+    let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
+    audit_moderation(&txn, principal, user, &before, &result).await?;
+    txn.commit().await?;
+    Ok(result)
+}
+
+async fn audit_moderation<C: ConnectionTrait>(
+    txn: &C,
+    principal: &Principal,
+    user: &str,
+    before: &ModerationResult,
+    after: &ModerationResult,
+) -> ApiResult<()> {
+    let actor = principal.actor_id();
+    let entry = AuditEntry {
+        actor: &actor,
+        action: Action::Update,
+        entity_type: "user_moderation",
+        entity_id: user.into(),
+        site_id: None,
+    };
+    audit::record(txn, entry, before, after).await?;
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/admin/users/{idp_user_id}/suspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
+    request_body = SuspendUser,
+    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "The user is banned"), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn suspend_user(
+    state: web::Data<AppState>,
+    principal: Principal,
+    user: web::Path<String>,
+    body: web::Json<SuspendUser>,
+) -> ApiResult<HttpResponse> {
+    require_system_admin(&principal)?;
+    let body = body.into_inner();
+    let reason = reason(&body.reason)?;
+    if !(1..=MAX_SUSPENSION_HOURS).contains(&body.duration_hours) {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "duration_hours",
+            ErrorCode::ValidationOutOfRange,
+            format!("must be 1 to {MAX_SUSPENSION_HOURS}"),
+        )]));
+    }
+    let expires_at = state.clock.now() + Duration::hours(body.duration_hours);
+    let allowed = [ModerationStatus::Active, ModerationStatus::Suspended];
+    let result =
+        set_state(&state, &principal, &user, &allowed, ModerationStatus::Suspended, Some(reason), Some(expires_at))
+            .await?;
+    Ok(HttpResponse::Ok().json(result))
+}
+
+#[utoipa::path(post, path = "/admin/users/{idp_user_id}/ban", tag = "Moderation", params(("idp_user_id" = String, Path)),
+    request_body = BanUser,
+    responses((status = 200, body = ModerationResult), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn ban_user(
+    state: web::Data<AppState>,
+    principal: Principal,
+    user: web::Path<String>,
+    body: web::Json<BanUser>,
+) -> ApiResult<HttpResponse> {
+    require_system_admin(&principal)?;
+    let reason = reason(&body.reason)?;
+    let allowed = [ModerationStatus::Active, ModerationStatus::Suspended];
+    let result = set_state(&state, &principal, &user, &allowed, ModerationStatus::Banned, Some(reason), None).await?;
+    Ok(HttpResponse::Ok().json(result))
+}
+
+#[utoipa::path(post, path = "/admin/users/{idp_user_id}/unsuspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
+    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "Banned users stay banned"), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn unsuspend_user(
+    state: web::Data<AppState>,
+    principal: Principal,
+    user: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    require_system_admin(&principal)?;
+    let allowed = [ModerationStatus::Active, ModerationStatus::Suspended];
+    let result = set_state(&state, &principal, &user, &allowed, ModerationStatus::Active, None, None).await?;
+    Ok(HttpResponse::Ok().json(result))
+}
+
+/// Irreversible: memberships, settings, onboarding and the moderation record go;
+/// content the user wrote stays, no longer attributed to them.
+#[utoipa::path(delete, path = "/admin/users/{idp_user_id}", tag = "Moderation", params(("idp_user_id" = String, Path)),
+    responses((status = 200, body = ModerationResult, description = "status deleted"), (status = 400, body = Problem, description = "Only banned users can be deleted"), (status = "4XX", body = Problem)),
+    security(("api_key" = []), ("bearer" = [])))]
+pub async fn delete_user(
+    state: web::Data<AppState>,
+    principal: Principal,
+    user: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    require_system_admin(&principal)?;
+    let user = user.into_inner();
+    let now = state.clock.now();
+    let txn = crate::db::begin_write(&state.db).await?;
+    let current = user_moderation::Entity::find_by_id(user.clone()).one(&txn).await?;
+    let from = effective(current.as_ref(), now);
+    if from != ModerationStatus::Banned {
+        return Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.as_str())));
+    }
+    site_member::Entity::delete_many().filter(site_member::Column::IdpUserId.eq(&user)).exec(&txn).await?;
+    site_onboarding_step::Entity::delete_many()
+        .filter(site_onboarding_step::Column::IdpUserId.eq(&user))
+        .exec(&txn)
+        .await?;
+    user_setting::Entity::delete_by_id(user.clone()).exec(&txn).await?;
+    content::Entity::update_many()
+        .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
+        .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
+        .exec(&txn)
+        .await?;
+    user_moderation::Entity::delete_by_id(user.clone()).exec(&txn).await?;
+    let before = ModerationResult {
+        idp_user_id: user.clone(),
+        status: from,
+        reason: current.as_ref().and_then(|c| c.reason.clone()),
+        expires_at: None,
+    };
+    let result = ModerationResult {
+        idp_user_id: user.clone(),
+        status: ModerationStatus::Deleted,
+        reason: before.reason.clone(),
+        expires_at: None,
+    };
+    audit_moderation(&txn, &principal, &user, &before, &result).await?;
+    txn.commit().await?;
+    Ok(HttpResponse::Ok().json(result))
+}
