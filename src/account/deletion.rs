@@ -3,13 +3,26 @@
 
 use actix_web::{web, HttpResponse};
 use plinth_entities::{site, site_member, site_onboarding_step, user_setting};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+
+/// Removes what Plinth keeps per user (memberships, settings, onboarding
+/// progress) inside the caller's transaction. Shared by account deletion and
+/// the moderation delete.
+pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) -> Result<(), DbErr> {
+    site_member::Entity::delete_many().filter(site_member::Column::IdpUserId.eq(user)).exec(txn).await?;
+    site_onboarding_step::Entity::delete_many()
+        .filter(site_onboarding_step::Column::IdpUserId.eq(user))
+        .exec(txn)
+        .await?;
+    user_setting::Entity::delete_by_id(user.to_string()).exec(txn).await?;
+    Ok(())
+}
 
 #[utoipa::path(delete, path = "/auth/account", tag = "Account",
     responses((status = 204, description = "Memberships, preferences, help state and onboarding removed"),
@@ -45,12 +58,7 @@ pub async fn delete_account(state: web::Data<AppState>, principal: Principal) ->
             format!("you are the only owner of {}; transfer ownership or delete the site first", slugs.join(", ")),
         ));
     }
-    site_member::Entity::delete_many().filter(site_member::Column::IdpUserId.eq(&user)).exec(&txn).await?;
-    site_onboarding_step::Entity::delete_many()
-        .filter(site_onboarding_step::Column::IdpUserId.eq(&user))
-        .exec(&txn)
-        .await?;
-    user_setting::Entity::delete_by_id(user.clone()).exec(&txn).await?;
+    remove_user_data(&txn, &user).await?;
     let entry = AuditEntry {
         actor: &user,
         action: Action::Delete,

@@ -8,7 +8,7 @@
 use actix_web::web::{self, delete, post, resource};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Duration, Utc};
-use plinth_entities::{content, site_member, site_onboarding_step, user_moderation, user_setting};
+use plinth_entities::{content, user_moderation};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
@@ -280,12 +280,7 @@ pub async fn delete_user(
     if from != ModerationStatus::Banned {
         return Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.as_str())));
     }
-    site_member::Entity::delete_many().filter(site_member::Column::IdpUserId.eq(&user)).exec(&txn).await?;
-    site_onboarding_step::Entity::delete_many()
-        .filter(site_onboarding_step::Column::IdpUserId.eq(&user))
-        .exec(&txn)
-        .await?;
-    user_setting::Entity::delete_by_id(user.clone()).exec(&txn).await?;
+    crate::account::remove_user_data(&txn, &user).await?;
     content::Entity::update_many()
         .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
         .filter(content::Column::CreatedBy.eq(format!("user:{user}")))

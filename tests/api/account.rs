@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::assert_problem;
-use crate::idp::{add_member, app_with_idp, jwk, user_token, JwksServer};
+use crate::idp::{add_member, app_with_idp, create_site_as, jwk, user_token, JwksServer};
 
 #[actix_web::test]
 async fn preferences_start_at_defaults_and_update_partially_per_user() {
@@ -114,13 +114,7 @@ async fn site_onboarding_tracks_each_members_steps() {
     let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
     let app = app_with_idp(&jwks, &[]).await;
     let (alice, bob, carol) = (user_token("alice"), user_token("bob"), user_token("carol"));
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Onboard", "slug": "onboard"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let site_id = site["id"].as_str().unwrap().to_string();
+    let site_id = create_site_as(&app, &alice, "onboard").await;
     add_member(&app, &site_id, "bob", "author").await;
     add_member(&app, &site_id, "carol", "read").await;
     let path = format!("/sites/{site_id}/onboarding");
@@ -183,13 +177,7 @@ async fn deleting_an_account_removes_memberships_and_settings_unless_sole_owner(
     let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
     let app = app_with_idp(&jwks, &[]).await;
     let (alice, bob) = (user_token("alice"), user_token("bob"));
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Team", "slug": "team"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let site_id = site["id"].as_str().unwrap().to_string();
+    let site_id = create_site_as(&app, &alice, "team").await;
     add_member(&app, &site_id, "bob", "editor").await;
     let prefs = Some(json!({"page_size": 25}));
     assert_eq!(app.bearer(Method::PUT, "/auth/preferences", &bob, prefs).await.status(), 200);
@@ -238,13 +226,7 @@ async fn profile_and_export_hold_the_callers_own_data_only() {
     assert_eq!(profile["email"], "alice@example.org");
     assert!(profile["signed_in_at"].is_string() && profile["session_expires_at"].is_string(), "{profile}");
 
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Export", "slug": "export"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let site_id = site["id"].as_str().unwrap().to_string();
+    let site_id = create_site_as(&app, &alice, "export").await;
     let blog: Value = app
         .bearer(Method::POST, "/blogs", &alice, Some(json!({"site_ids": [site_id], "title": "First"})))
         .await

@@ -100,3 +100,12 @@ pub async fn add_member(app: &TestApp, site_id: &str, idp_user_id: &str, role: &
 pub fn user_token(sub: &str) -> String {
     token("rsa_a.pem", "key-a", claims(sub))
 }
+
+/// Creates a site (named after its slug) as the user behind `token`, who becomes
+/// its owner; returns the site id.
+pub async fn create_site_as(app: &TestApp, token: &str, slug: &str) -> String {
+    let body = json!({"name": slug, "slug": slug});
+    let res = app.bearer(reqwest::Method::POST, "/sites", token, Some(body)).await;
+    assert_eq!(res.status(), 201, "site {slug} is created");
+    res.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string()
+}

@@ -2,20 +2,14 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::assert_problem;
-use crate::idp::{app_with_idp, jwk, user_token, JwksServer};
+use crate::idp::{app_with_idp, create_site_as, jwk, user_token, JwksServer};
 
 #[actix_web::test]
 async fn a_user_creates_a_site_invites_changes_roles_transfers_and_leaves() {
     let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
     let app = app_with_idp(&jwks, &[]).await;
     let (alice, carol, dave, eve) = (user_token("alice"), user_token("carol"), user_token("dave"), user_token("eve"));
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Team", "slug": "team"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let site_id = site["id"].as_str().unwrap();
+    let site_id = &create_site_as(&app, &alice, "team").await;
     let members = format!("/sites/{site_id}/members");
     let add = |who: &str, role: &str| json!({"idp_user_id": who, "role": role});
 
@@ -89,7 +83,7 @@ async fn a_user_creates_a_site_invites_changes_roles_transfers_and_leaves() {
         .await;
     assert_eq!(res.status(), 200);
     let mine: Vec<Value> = app.bearer(Method::GET, "/my/memberships", &alice, None).await.json().await.unwrap();
-    assert_eq!(mine, [json!({"site_id": site_id, "site_name": "Team", "site_slug": "team", "role": "admin"})]);
+    assert_eq!(mine, [json!({"site_id": site_id, "site_name": "team", "site_slug": "team", "role": "admin"})]);
     assert_eq!(
         app.bearer(Method::DELETE, &format!("{members}/{}", member_id("alice")), &alice, None).await.status(),
         204,
@@ -140,13 +134,7 @@ async fn a_deleted_site_is_restorable_for_thirty_days_with_its_content() {
     let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
     let app = app_with_idp(&jwks, &[]).await;
     let alice = user_token("alice");
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &alice, Some(json!({"name": "Keep", "slug": "keep"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let id = site["id"].as_str().unwrap();
+    let id = &create_site_as(&app, &alice, "keep").await;
     app.bearer(Method::POST, "/blogs", &alice, Some(json!({"site_ids": [id], "title": "Still here"}))).await;
     app.bearer(
         Method::POST,

@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::assert_problem;
-use crate::idp::{app_with_idp, jwk, user_token, JwksServer};
+use crate::idp::{app_with_idp, create_site_as, jwk, user_token, JwksServer};
 
 #[actix_web::test]
 async fn suspension_blocks_every_call_until_lifted_or_expired_and_bans_stick() {
@@ -57,13 +57,7 @@ async fn only_banned_users_can_be_deleted_and_deletion_removes_their_traces() {
     let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
     let app = app_with_idp(&jwks, &["root"]).await;
     let (root, alice) = (user_token("root"), user_token("alice"));
-    let site: Value = app
-        .bearer(Method::POST, "/sites", &root, Some(json!({"name": "Shared", "slug": "shared"})))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let site_id = site["id"].as_str().unwrap().to_string();
+    let site_id = create_site_as(&app, &root, "shared").await;
     let add = Some(json!({"idp_user_id": "alice", "role": "author"}));
     assert_eq!(app.bearer(Method::POST, &format!("/sites/{site_id}/members"), &root, add).await.status(), 201);
     let blog: Value = app
