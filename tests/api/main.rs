@@ -27,6 +27,7 @@ mod public_files;
 mod rate_limits;
 mod receiver;
 mod redirects;
+mod role_matrix;
 mod sites;
 mod social_links;
 mod system;
