@@ -41,6 +41,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub keys: KeyStore,
     pub jwt: Option<JwtVerifier>,
+    /// The identity provider's user-management API, when configured.
+    pub idp: Option<Arc<dyn crate::idp::IdentityProvider>>,
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
@@ -109,6 +111,8 @@ impl Plinth {
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
+            idp: crate::idp::ClerkCompatible::from_config(&config.idp)
+                .map(|p| Arc::new(p) as Arc<dyn crate::idp::IdentityProvider>),
             config: Arc::new(config),
             db,
             rate_limits,
@@ -265,6 +269,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .configure(members::configure)
                 .configure(account::configure)
                 .configure(moderation::configure)
+                .configure(crate::idp::configure)
                 .configure(taxonomy::configure)
                 .configure(trash::configure)
                 .configure(environments::configure)

@@ -12,6 +12,7 @@ pub mod db;
 pub mod environments;
 pub mod error;
 pub mod events;
+pub mod idp;
 pub mod legal;
 pub mod locales;
 pub mod members;

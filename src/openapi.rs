@@ -39,6 +39,7 @@ use crate::{
         social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
         social_links::delete_social_link,
         public_files::sitemap,
+        crate::idp::list_idp_users, crate::idp::get_idp_user, crate::idp::set_idp_user_role,
         moderation::suspend_user, moderation::ban_user, moderation::unsuspend_user, moderation::delete_user,
         account::me, account::get_profile, account::export_account, account::delete_account, account::get_preferences, account::update_preferences, account::get_help_state,
         account::update_help_state, account::reset_help_state, account::get_onboarding, account::complete_onboarding,

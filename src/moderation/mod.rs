@@ -81,7 +81,7 @@ pub struct BanUser {
 }
 
 /// The moderation state in effect at `now`: an expired suspension is active.
-fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>) -> ModerationStatus {
+pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>) -> ModerationStatus {
     match row {
         None => ModerationStatus::Active,
         Some(r) => match ModerationStatus::parse(&r.status) {
@@ -261,8 +261,8 @@ pub async fn unsuspend_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
-/// Irreversible: memberships, settings, onboarding and the moderation record go;
-/// content the user wrote stays, no longer attributed to them.
+/// Irreversible: the provider account, memberships, settings, onboarding and the
+/// moderation record go; content the user wrote stays, no longer attributed to them.
 #[utoipa::path(delete, path = "/admin/users/{idp_user_id}", tag = "Moderation", params(("idp_user_id" = String, Path)),
     responses((status = 200, body = ModerationResult, description = "status deleted"), (status = 400, body = Problem, description = "Only banned users can be deleted"), (status = "4XX", body = Problem)),
     security(("api_key" = []), ("bearer" = [])))]
@@ -274,12 +274,23 @@ pub async fn delete_user(
     require_system_admin(&principal)?;
     let user = user.into_inner();
     let now = state.clock.now();
+    let only_banned = |from: ModerationStatus| {
+        if from == ModerationStatus::Banned {
+            Ok(())
+        } else {
+            Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.as_str())))
+        }
+    };
+    only_banned(effective(user_moderation::Entity::find_by_id(user.clone()).one(&state.db).await?.as_ref(), now))?;
+    // The provider account goes first (no transaction is held during the call):
+    // if it fails nothing changed here, and a retry finds it already gone.
+    if let Some(idp) = state.idp.as_deref() {
+        idp.delete_user(&user).await?;
+    }
     let txn = crate::db::begin_write(&state.db).await?;
     let current = user_moderation::Entity::find_by_id(user.clone()).one(&txn).await?;
     let from = effective(current.as_ref(), now);
-    if from != ModerationStatus::Banned {
-        return Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.as_str())));
-    }
+    only_banned(from)?;
     crate::account::remove_user_data(&txn, &user).await?;
     content::Entity::update_many()
         .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))

@@ -7,6 +7,7 @@
 
 mod helpers;
 mod idp;
+mod idp_users;
 mod legal;
 
 mod account;
