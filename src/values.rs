@@ -65,6 +65,24 @@ impl BaseUrl {
     }
 }
 
+/// Where a link may point: an absolute http(s) URL, or (where `allow_path`) a
+/// path on the site itself, starting with `/`. Returns the trimmed value.
+pub fn link_target(field: &str, raw: &str, allow_path: bool) -> Result<String, FieldError> {
+    let raw = raw.trim();
+    let valid = if raw.starts_with("http://") || raw.starts_with("https://") {
+        url::Url::parse(raw).is_ok_and(|u| u.host_str().is_some_and(|h| !h.is_empty()))
+    } else {
+        allow_path && raw.starts_with('/') && !raw.contains(char::is_whitespace)
+    };
+    if valid {
+        Ok(raw.to_string())
+    } else {
+        let expected =
+            if allow_path { "must be an http(s) URL or a path starting with /" } else { "must be an http(s) URL" };
+        Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, expected))
+    }
+}
+
 /// A `#rgb` or `#rrggbb` colour.
 pub fn parse_hex_color(field: &str, raw: &str) -> Result<String, FieldError> {
     let hex = raw.strip_prefix('#').unwrap_or("");
@@ -147,5 +165,20 @@ mod tests {
         assert!(parse_hex_color("c", "fff").is_err());
         assert!(is_email("a@example.org"));
         assert!(!is_email("a@b") && !is_email("@example.org") && !is_email("a b@example.org"));
+    }
+}
+
+#[cfg(test)]
+mod link_target_tests {
+    use super::link_target;
+
+    #[test]
+    fn urls_and_optionally_paths() {
+        assert_eq!(link_target("url", " https://example.org/a ", false).unwrap(), "https://example.org/a");
+        assert!(link_target("url", "/about", false).is_err());
+        assert_eq!(link_target("url", "/about", true).unwrap(), "/about");
+        for bad in ["ftp://example.org", "https://", "about", "/with space", "javascript:alert(1)"] {
+            assert!(link_target("url", bad, true).is_err(), "{bad}");
+        }
     }
 }

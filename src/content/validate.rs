@@ -149,14 +149,8 @@ pub fn kind_data(
     }
     if let Some(links) = &input.links {
         for (i, link) in links.iter().enumerate() {
-            if !(link.url.starts_with("https://") || link.url.starts_with("http://"))
-                || url::Url::parse(&link.url).is_err()
-            {
-                errors.push(FieldError::new(
-                    format!("links[{i}].url"),
-                    ErrorCode::ValidationInvalidFormat,
-                    "must be an http(s) URL",
-                ));
+            if let Err(e) = crate::values::link_target(&format!("links[{i}].url"), &link.url, false) {
+                errors.push(e);
             }
         }
         put("links", json!(links));

@@ -220,21 +220,7 @@ fn tree(items: &[nav_item::Model], locale: Option<&str>) -> Vec<MenuItemNode> {
 }
 
 fn check_url(raw: &str) -> Result<String, FieldError> {
-    let raw = raw.trim();
-    let ok = if raw.starts_with("http://") || raw.starts_with("https://") {
-        url::Url::parse(raw).is_ok()
-    } else {
-        raw.starts_with('/') && !raw.contains(char::is_whitespace)
-    };
-    if ok {
-        Ok(raw.to_string())
-    } else {
-        Err(FieldError::new(
-            "url",
-            ErrorCode::ValidationInvalidFormat,
-            "must be an http(s) URL or a path starting with /",
-        ))
-    }
+    crate::values::link_target("url", raw, true)
 }
 
 /// Labels keyed by codes of locales assigned to the site, each a non-empty string.

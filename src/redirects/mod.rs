@@ -112,9 +112,7 @@ fn normalize_path(field: &str, raw: &str) -> Result<String, FieldError> {
 fn normalize_destination(raw: &str) -> Result<String, FieldError> {
     let trimmed = raw.trim();
     if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return url::Url::parse(trimmed)
-            .map(|_| trimmed.to_string())
-            .map_err(|_| FieldError::new("destination", ErrorCode::ValidationInvalidFormat, "is not a valid URL"));
+        return crate::values::link_target("destination", trimmed, false);
     }
     normalize_path("destination", trimmed)
 }

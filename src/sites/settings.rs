@@ -218,12 +218,8 @@ impl UpdateSiteSettings {
                         "must not be empty",
                     ));
                 }
-                if !(t.url.starts_with("http://") || t.url.starts_with("https://") || t.url.starts_with('/')) {
-                    errors.push(FieldError::new(
-                        format!("preview_templates[{i}].url"),
-                        ErrorCode::ValidationInvalidFormat,
-                        "must be an http(s) URL or a path",
-                    ));
+                if let Err(e) = crate::values::link_target(&format!("preview_templates[{i}].url"), &t.url, true) {
+                    errors.push(e);
                 }
             }
             put("preview_templates", serde_json::to_value(templates).unwrap_or_default());

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::error::{ApiError, ApiResult, FieldError, Problem};
 use crate::values::{required_text, Slug};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -79,12 +79,7 @@ pub struct UpdateSocialLink {
 }
 
 fn check_url(raw: &str) -> Result<String, FieldError> {
-    let ok = (raw.starts_with("https://") || raw.starts_with("http://")) && url::Url::parse(raw).is_ok();
-    if ok {
-        Ok(raw.to_string())
-    } else {
-        Err(FieldError::new("url", ErrorCode::ValidationInvalidFormat, "must be an http(s) URL"))
-    }
+    crate::values::link_target("url", raw, false)
 }
 
 fn check_platform(raw: &str) -> Result<String, FieldError> {
