@@ -285,3 +285,34 @@ async fn profile_and_export_hold_the_callers_own_data_only() {
     assert_eq!(key_export["api_keys"][0]["id"], key_profile["id"]);
     assert_eq!(key_export["preferences"], Value::Null);
 }
+
+#[actix_web::test]
+async fn account_endpoints_refuse_bad_bodies_and_api_keys_with_their_codes() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &["root"]).await;
+    let alice = user_token("alice");
+    let site_id = create_site_as(&app, &alice, "bodies").await;
+    let step = app.url(&format!("/sites/{site_id}/onboarding/configure_site"));
+    let send_raw = |body: &'static str| {
+        app.client.post(step.clone()).bearer_auth(&alice).header("content-type", "application/json").body(body).send()
+    };
+    assert_problem(send_raw("{not json").await.unwrap(), 400, "BAD_REQUEST").await;
+    assert_problem(send_raw(r#"{"step_key": 7}"#).await.unwrap(), 422, "VALIDATION_ERROR").await;
+    assert_eq!(send_raw("").await.unwrap().status(), 200, "the body is optional");
+
+    // Settings belong to users; keys are refused.
+    let key = app.create_key("Write", None).await;
+    for path in ["/auth/help-state", "/auth/preferences"] {
+        assert_problem(app.get(path, &key).await, 403, "FORBIDDEN").await;
+    }
+    assert_problem(app.put("/auth/help-state", &key, json!({"complete_tour": true})).await, 403, "FORBIDDEN").await;
+
+    // A ban cannot be repeated or turned into a suspension.
+    let root = user_token("root");
+    let ban = Some(json!({"reason": "spam"}));
+    assert_eq!(app.bearer(Method::POST, "/admin/users/mallory/ban", &root, ban.clone()).await.status(), 200);
+    assert_problem(app.bearer(Method::POST, "/admin/users/mallory/ban", &root, ban).await, 400, "BAD_REQUEST").await;
+    let suspend = Some(json!({"reason": "spam", "duration_hours": 2}));
+    let res = app.bearer(Method::POST, "/admin/users/mallory/suspend", &root, suspend).await;
+    assert_problem(res, 400, "BAD_REQUEST").await;
+}
