@@ -107,16 +107,7 @@ impl Principal {
     /// Fails with the spec's code unless the caller has `capability` on `site_id`.
     pub async fn require(&self, state: &AppState, site_id: Uuid, capability: Capability) -> ApiResult<Role> {
         let role = self.site_role(state, site_id).await?;
-        if role < capability.min_role() {
-            return Err(ApiError::new(
-                ErrorCode::AuthInsufficientRole,
-                format!(
-                    "this needs the {} role or higher; you act as {}",
-                    capability.min_role().as_str(),
-                    role.as_str()
-                ),
-            ));
-        }
+        role.ensure(capability, "this")?;
         Ok(role)
     }
 

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
 /// A member's role on a site, lowest first. Each role has every right of the
 /// roles below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
@@ -101,6 +103,21 @@ pub enum Capability {
     AdministerSite,
     /// Delete, restore and reset the site; transfer ownership.
     OwnSite,
+}
+
+impl Role {
+    /// Refuses with AUTH_INSUFFICIENT_ROLE unless this role has `capability`;
+    /// `what` names the attempted action in the problem's detail.
+    pub fn ensure(self, capability: Capability, what: &str) -> ApiResult<()> {
+        let needed = capability.min_role();
+        if self < needed {
+            return Err(ApiError::new(
+                ErrorCode::AuthInsufficientRole,
+                format!("{what} needs the {} role or higher; you act as {}", needed.as_str(), self.as_str()),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Capability {

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{ContentKind, ContentStatus};
 use crate::app::AppState;
-use crate::auth::{Principal, Role};
+use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// The caller's role on every one of `site_ids`: the lowest of them, so a change
@@ -51,16 +51,6 @@ pub async fn role_on_any(
     Ok(role)
 }
 
-pub fn require_role(role: Role, needed: Role, what: &str) -> ApiResult<()> {
-    if role < needed {
-        return Err(ApiError::new(
-            ErrorCode::AuthInsufficientRole,
-            format!("{what} needs the {} role or higher; you act as {}", needed.as_str(), role.as_str()),
-        ));
-    }
-    Ok(())
-}
-
 /// Module gate: the kind's module must be on for every site.
 pub async fn require_module(state: &AppState, kind: ContentKind, site_ids: &[Uuid]) -> ApiResult<()> {
     for site_id in site_ids {
@@ -78,7 +68,7 @@ pub async fn require_module(state: &AppState, kind: ContentKind, site_ids: &[Uui
 /// Authors change and delete only their own items, and never published ones;
 /// editors and above change anything.
 pub fn require_may_edit(role: Role, is_own: bool, status: ContentStatus, kind: ContentKind) -> ApiResult<()> {
-    require_role(role, Role::Author, &format!("changing a {}", kind.as_str()))?;
+    role.ensure(Capability::CreateContent, &format!("changing a {}", kind.as_str()))?;
     if role >= Role::Editor {
         return Ok(());
     }

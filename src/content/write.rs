@@ -9,7 +9,7 @@ use sea_orm::{
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::access::{check_status_move, require_may_edit, require_module, require_role, role_on_all};
+use super::access::{check_status_move, require_may_edit, require_module, role_on_all};
 use super::model::{
     BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, KindInput, ReviewAction, ReviewRequest,
     UpdateContent,
@@ -19,7 +19,7 @@ use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Principal, Role};
+use crate::auth::{Capability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::events::DomainEvent;
 use crate::notifications;
@@ -323,7 +323,7 @@ pub(crate) async fn check_new(
         return Err(ApiError::validation(errors));
     };
     let role = role_on_all(state, principal, &body.site_ids).await?;
-    require_role(role, Role::Author, &format!("creating a {}", kind.as_str()))?;
+    role.ensure(Capability::CreateContent, &format!("creating a {}", kind.as_str()))?;
     require_module(state, kind, &body.site_ids).await?;
     let status = body.status.unwrap_or(if kind.published_by_default() {
         ContentStatus::Published
@@ -549,7 +549,7 @@ pub async fn update(
 pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
     let (current, rel, role) = checked_item(state, principal, kind, id).await?;
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
-    require_role(role, Role::Author, &format!("deleting a {}", kind.as_str()))?;
+    role.ensure(Capability::CreateContent, &format!("deleting a {}", kind.as_str()))?;
     if role < Role::Editor && !is_own {
         return Err(ApiError::new(
             ErrorCode::AuthInsufficientRole,
@@ -653,7 +653,7 @@ async fn copy_item(
     copy_as: CopyAs,
 ) -> ApiResult<ContentResponse> {
     let (source, rel, role) = checked_item(state, principal, kind, id).await?;
-    require_role(role, Role::Author, &format!("copying a {}", kind.as_str()))?;
+    role.ensure(Capability::CreateContent, &format!("copying a {}", kind.as_str()))?;
     if copy_as == CopyAs::NextVersion && kind != ContentKind::Legal {
         return Err(ApiError::bad_request("only legal documents have versions"));
     }
@@ -745,7 +745,7 @@ pub async fn review(
     body: ReviewRequest,
 ) -> ApiResult<ContentResponse> {
     let (current, rel, role) = checked_item(state, principal, kind, id).await?;
-    require_role(role, Role::Reviewer, &format!("reviewing a {}", kind.as_str()))?;
+    role.ensure(Capability::ReviewContent, &format!("reviewing a {}", kind.as_str()))?;
     let txn = crate::db::begin_write(&state.db).await?;
     let current = still_unchanged(&txn, kind, &current).await?;
     let from = status_of(&current);
@@ -793,11 +793,11 @@ pub async fn bulk(
     require_module(state, kind, &[site_id]).await?;
     let status = match body.action {
         BulkAction::UpdateStatus => {
-            require_role(role, Role::Author, "changing status")?;
+            role.ensure(Capability::CreateContent, "changing status")?;
             Some(body.status.ok_or_else(|| ApiError::new(kind.bulk_status_required(), "UpdateStatus needs a status"))?)
         }
         BulkAction::Delete => {
-            require_role(role, Role::Editor, "deleting in bulk")?;
+            role.ensure(Capability::EditAnyContent, "deleting in bulk")?;
             None
         }
     };
