@@ -2,7 +2,8 @@
 //!
 //! Starts Plinth (SQLite in a temp dir) and a bare actix-web handler that returns
 //! a fixed JSON body, each with one worker, and loads them with `wrk` (install it
-//! with `apt-get install wrk`): the bare handler, `GET /sites/{id}`, and on a site
+//! with `apt-get install wrk`): the bare handler, `GET /sites/{id}` with an API key
+//! and with a member's bearer token, and on a site
 //! with 1,000 published posts `GET /sites/{id}/blogs/published` and `feed.rss`.
 //! Prints requests/s, p50 and p99 for each and the ratios to the bare handler.
 //!
@@ -70,6 +71,26 @@ fn main() {
     config.workers = 1;
     config.bootstrap_api_key = Some(key.clone());
     config.log.filter = "error".into();
+    // Bearer tokens from the test identity provider's key (tests/api/fixtures).
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api/fixtures");
+    let jwk: Value = serde_json::from_str(&std::fs::read_to_string(fixtures.join("jwk_a.json")).unwrap()).unwrap();
+    let jwks_file = dir.path().join("jwks.json");
+    std::fs::write(&jwks_file, json!({"keys": [jwk]}).to_string()).unwrap();
+    config.idp.jwks_file = Some(jwks_file);
+    config.idp.issuer = Some("https://idp.bench".into());
+    config.idp.audience = Some("plinth-bench".into());
+    let now = chrono::Utc::now().timestamp();
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+    header.kid = Some("key-a".into());
+    let claims =
+        json!({"sub": "bench-user", "iss": "https://idp.bench", "aud": "plinth-bench", "iat": now, "exp": now + 3600});
+    let signing_key = std::fs::read_to_string(fixtures.join("rsa_a.pem")).unwrap();
+    let bearer = jsonwebtoken::encode(
+        &header,
+        &claims,
+        &jsonwebtoken::EncodingKey::from_rsa_pem(signing_key.as_bytes()).unwrap(),
+    )
+    .unwrap();
 
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -123,6 +144,14 @@ fn main() {
                 .await
                 .unwrap();
             let site_id = site["id"].as_str().unwrap().to_string();
+            let member = client
+                .post(format!("http://{plinth_addr}/api/v1/sites/{site_id}/members"))
+                .header("X-API-Key", &key)
+                .json(&json!({"idp_user_id": "bench-user", "role": "read"}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(member.status(), 201);
             for i in 0..POSTS {
                 let res = client
                     .post(format!("http://{plinth_addr}/api/v1/blogs"))
@@ -141,10 +170,13 @@ fn main() {
 
     println!("wrk: 1 thread, {connections} connections, {seconds} s per target; each server has 1 worker; {POSTS} published posts\n");
     let auth = [("X-API-Key", reader_key.as_str())];
+    let bearer_header = format!("Bearer {bearer}");
+    let jwt_auth = [("Authorization", bearer_header.as_str())];
     let base = format!("http://{plinth_addr}/api/v1/sites/{site_id}");
     let bare = wrk(&format!("http://{bare_addr}/bare"), &[], seconds, connections);
     let targets = [
         ("GET /sites/{id}", wrk(&base, &auth, seconds, connections)),
+        ("GET /sites/{id} (JWT member: moderation + membership reads)", wrk(&base, &jwt_auth, seconds, connections)),
         ("GET /sites/{id}/blogs/published", wrk(&format!("{base}/blogs/published"), &auth, seconds, connections)),
         (
             "GET /sites/{id}/blogs/published?per_page=100",
@@ -154,16 +186,16 @@ fn main() {
     ];
 
     println!(
-        "{:<48} {:>11} {:>9} {:>9} {:>12} {:>11}",
+        "{:<62} {:>11} {:>9} {:>9} {:>12} {:>11}",
         "target", "requests/s", "p50 ms", "p99 ms", "rps vs bare", "p99 vs bare"
     );
     println!(
-        "{:<48} {:>11.0} {:>9.3} {:>9.3} {:>12} {:>11}",
+        "{:<62} {:>11.0} {:>9.3} {:>9.3} {:>12} {:>11}",
         "bare actix-web handler (fixed JSON)", bare.requests_per_sec, bare.p50_ms, bare.p99_ms, "1.00", "1.00x"
     );
     for (name, f) in &targets {
         println!(
-            "{name:<48} {:>11.0} {:>9.3} {:>9.3} {:>12.2} {:>10.2}x",
+            "{name:<62} {:>11.0} {:>9.3} {:>9.3} {:>12.2} {:>10.2}x",
             f.requests_per_sec,
             f.p50_ms,
             f.p99_ms,
