@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{Actor, Addr};
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{from_fn, Condition};
 use actix_web::{web, App, HttpServer};
 use plinth_actors::{
     AuthFailureTracker, Clock, FlushUsage, KeyUsageCounters, KeyUsageRecorder, Periodic, RateLimitTrackers,
@@ -158,11 +158,14 @@ impl Plinth {
         let addr = listener.local_addr()?;
         let state = self.state.clone();
         let mut server = HttpServer::new(move || {
+            let cors = crate::cors::middleware(&state.config.cors_origins);
             App::new()
                 .app_data(state.clone())
                 .app_data(json_config())
                 .app_data(path_config())
                 .app_data(query_config())
+                // Inside the problem rewrite, so a refused origin still gets problem+json.
+                .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
                 .wrap(from_fn(rewrite_bare_errors))
                 .wrap(from_fn(telemetry::request_context))
                 .configure(routes)

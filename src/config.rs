@@ -24,6 +24,10 @@ pub struct Config {
     /// Period of the Janitor (scheduled publishing).
     pub janitor_every_secs: u64,
     pub ssrf_allowlist: Vec<String>,
+    /// Origins a browser may call the API from (`https://admin.example.org`), or
+    /// `*` for any origin (never with credentials). Empty: no CORS headers at all.
+    #[serde(default)]
+    pub cors_origins: Vec<String>,
     pub webhooks: WebhookConfig,
     pub log: LogConfig,
     pub idp: IdpConfig,
@@ -171,6 +175,9 @@ impl Config {
         if let Some(v) = env("PLINTH_SSRF_ALLOWLIST") {
             self.ssrf_allowlist = split_list(&v);
         }
+        if let Some(v) = env("PLINTH_CORS_ORIGINS") {
+            self.cors_origins = split_list(&v);
+        }
         if let Some(v) = env("PLINTH_WEBHOOK_RETRY_DELAYS") {
             self.webhooks.retry_delays = split_list(&v)
                 .iter()
@@ -193,6 +200,26 @@ impl Config {
                 v.parse().map_err(|_| ConfigError::Invalid(format!("PLINTH_WORKERS={v} is not a number")))?;
         }
         self.bind_addr()?;
+        self.check_cors_origins()?;
+        Ok(())
+    }
+
+    /// Each CORS origin is `*` or `scheme://host[:port]`, as browsers send it.
+    fn check_cors_origins(&self) -> Result<(), ConfigError> {
+        for origin in self.cors_origins.iter().filter(|o| o.as_str() != "*") {
+            let valid = url::Url::parse(origin).is_ok_and(|u| {
+                matches!(u.scheme(), "http" | "https")
+                    && u.host().is_some()
+                    && u.path() == "/"
+                    && u.query().is_none()
+                    && u.username().is_empty()
+            });
+            if !valid {
+                return Err(ConfigError::Invalid(format!(
+                    "CORS origin '{origin}' is not '*' or scheme://host[:port] (PLINTH_CORS_ORIGINS)"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -250,6 +277,7 @@ mod tests {
                     "IMPRINT_EMAIL" => Some("ops@example.org".into()),
                     "PLINTH_WEBHOOK_RETRY_DELAYS" => Some("1,2,3".into()),
                     "PLINTH_SSRF_ALLOWLIST" => Some("127.0.0.1:9000".into()),
+                    "PLINTH_CORS_ORIGINS" => Some("https://admin.example.org, http://localhost:5173".into()),
                     _ => None,
                 }
             })?;
@@ -262,7 +290,18 @@ mod tests {
         assert_eq!(c.webhooks.retry_delays, [1, 2, 3]);
         assert_eq!(c.webhooks.retry_poll_secs, 15);
         assert_eq!(c.ssrf_allowlist, ["127.0.0.1:9000"]);
+        assert_eq!(c.cors_origins, ["https://admin.example.org", "http://localhost:5173"]);
         Ok(())
+    }
+
+    #[test]
+    fn cors_origins_must_be_origins() {
+        let with =
+            |v: &'static str| Config::from_sources(None, move |n| (n == "PLINTH_CORS_ORIGINS").then(|| v.into()));
+        assert!(with("*").is_ok());
+        assert!(with("https://admin.example.org:8443").is_ok());
+        assert!(with("admin.example.org").is_err());
+        assert!(with("https://admin.example.org/app").is_err());
     }
 
     #[test]

@@ -40,9 +40,30 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction,
     .await
 }
 
-pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
-    Migrator::up(db, None).await
+/// Applies pending migrations; logs one line at info (what each migration does is
+/// sea-orm-migration's own log, at debug unless `PLINTH_LOG` asks for it).
+pub async fn migrate(db: &DatabaseConnection) -> Result<usize, DbErr> {
+    let pending = Migrator::get_pending_migrations(db).await?.len();
+    Migrator::up(db, None).await?;
+    if pending > 0 {
+        tracing::info!("applied {pending} migrations");
+    }
+    Ok(pending)
 }
+
+/// The database of `url` as an operator reads it, without credentials:
+/// `SQLite ./data/plinth.db` or `PostgreSQL db.example.org:5432/plinth`.
+pub fn describe(url: &str) -> String {
+    if url.starts_with("sqlite:") {
+        let path = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
+        return format!("SQLite {}", path.split('?').next().unwrap_or_default());
+    }
+    match url::Url::parse(url) {
+        Ok(u) => format!("PostgreSQL {}:{}{}", u.host_str().unwrap_or("localhost"), u.port().unwrap_or(5432), u.path()),
+        Err(_) => "PostgreSQL".to_string(),
+    }
+}
+
 
 fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
     let path = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
@@ -55,4 +76,15 @@ fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
             .map_err(|e| DbErr::Custom(format!("cannot create database folder {}: {e}", parent.display())))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+
+    #[test]
+    fn describes_without_credentials() {
+        assert_eq!(describe("sqlite://./data/plinth.db?mode=rwc"), "SQLite ./data/plinth.db");
+        assert_eq!(describe("postgres://app:secret@db.example.org/plinth"), "PostgreSQL db.example.org:5432/plinth");
+    }
 }

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod blogs;
 pub mod config;
 pub mod content;
+pub mod cors;
 pub mod db;
 pub mod environments;
 pub mod error;

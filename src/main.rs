@@ -73,16 +73,24 @@ fn main() -> ExitCode {
 async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     let bind = config.bind_addr()?;
     let public_url = config.public_url();
+    let database = db::describe(&config.database_url);
+    let data_dir = config.data_dir.display().to_string();
     let app = Plinth::build(config).await?;
-    if let Some(secret) = &app.generated_admin_key {
-        println!("\nFirst start: created a Master API key. It is shown only this once:\n\n    X-API-Key: {secret}\n");
-    }
     let listener = TcpListener::bind(bind)?;
     let running = app.serve(listener, true)?;
-    println!(
-        "Plinth listening on http://{} (public URL {public_url}); API under /api/v1, docs at /api-docs",
-        running.addr
-    );
+    let listen = format!("http://{}", running.addr);
+    let mut banner = format!("\nPlinth {} listening on {listen}\n", env!("CARGO_PKG_VERSION"));
+    banner += &format!("  API       {listen}/api/v1\n  Docs      {listen}/api-docs/\n");
+    if public_url != listen {
+        banner += &format!("  Links     {public_url}\n");
+    }
+    banner += &format!("  Database  {database}\n  Files     {data_dir}\n");
+    if let Some(secret) = &app.generated_admin_key {
+        banner += &format!(
+            "\nFirst start: created a Master API key. It is shown only this once:\n\n    X-API-Key: {secret}\n"
+        );
+    }
+    println!("{banner}\nReady. SIGTERM or Ctrl+C stops the server.");
     let state = running.state();
     running.server.await?;
     tracing::info!("server stopped; flushing actors");
@@ -92,8 +100,8 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
 
 async fn migrate(config: Config) -> Result<(), plinth::app::BoxError> {
     let conn = db::connect(&config.database_url).await?;
-    db::migrate(&conn).await?;
-    println!("migrations applied");
+    let applied = db::migrate(&conn).await?;
+    println!("applied {applied} migrations");
     Ok(())
 }
 

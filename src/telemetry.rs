@@ -1,5 +1,6 @@
 //! Tracing setup and the per-request context (request id, span, access log).
 
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -18,9 +19,27 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// Installs the global subscriber (a second call, as in tests, is a no-op).
 pub fn init(log: &LogConfig) {
-    let filter = EnvFilter::try_new(&log.filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let filter = EnvFilter::try_new(quiet_libraries(&log.filter)).unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colour only for a person at a terminal, never into a file or a pipe.
+    let ansi = std::io::stdout().is_terminal();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi);
     let _ = if log.format == "json" { builder.json().try_init() } else { builder.try_init() };
+}
+
+/// Libraries that narrate their start at info (each migration, each server
+/// worker) speak only at warn unless the filter names them or asks for debug:
+/// the first screen is the banner, not forty lines of start-up detail.
+fn quiet_libraries(filter: &str) -> String {
+    if filter.contains("debug") || filter.contains("trace") {
+        return filter.to_string();
+    }
+    let mut filter = filter.to_string();
+    for target in ["sea_orm_migration", "actix_server"] {
+        if !filter.contains(target) {
+            filter.push_str(&format!(",{target}=warn"));
+        }
+    }
+    filter
 }
 
 /// Middleware: a request id (the caller's `X-Request-Id` when sane, else a new

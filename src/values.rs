@@ -182,3 +182,59 @@ mod link_target_tests {
         }
     }
 }
+
+/// An optional instant given as RFC 3339 (`2026-05-01T09:00:00Z`) or as a plain
+/// date (`2026-05-01`, midnight UTC), as clients of a `published_date` send it.
+pub fn date_or_datetime<'de, D>(d: D) -> Result<Option<chrono::DateTime<chrono::Utc>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(raw) = <Option<String> as serde::Deserialize>::deserialize(d)? else { return Ok(None) };
+    if let Ok(at) = chrono::DateTime::parse_from_rfc3339(&raw) {
+        return Ok(Some(at.with_timezone(&chrono::Utc)));
+    }
+    chrono::NaiveDate::parse_from_str(&raw, "%Y-%m-%d")
+        .ok()
+        .and_then(|date| date.and_hms_opt(0, 0, 0))
+        .map(|at| Some(at.and_utc()))
+        .ok_or_else(|| serde::de::Error::custom(format!("'{raw}' is not a date (YYYY-MM-DD) or an RFC 3339 time")))
+}
+
+/// `null` read as the field's default, as when it is left out: clients that
+/// send every field of a form send `"description": null` for an empty one.
+pub fn null_as_default<'de, T, D>(d: D) -> Result<T, D::Error>
+where
+    T: Default + serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    Ok(<Option<T> as serde::Deserialize>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A name compared the way clients spell it: letter case, `_`, `-` and spaces
+/// do not count (`InReview`, `in_review` and `inreview` are one name).
+pub fn wire_key(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
+}
+
+/// Deserializes a unit enum from any spelling of its names (see [`wire_key`]);
+/// each variant lists the names it answers to, its own first. The spec and the
+/// service it was written from spell values differently (`Approve` and
+/// `approve`, `RequestChanges` and `request_changes`): both work.
+#[macro_export]
+macro_rules! lenient_enum {
+    ($ty:ty { $($variant:expr => [$($name:literal),+ $(,)?]),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                let key = $crate::values::wire_key(&raw);
+                $(
+                    if [$($name),+].iter().any(|n| $crate::values::wire_key(n) == key) {
+                        return Ok($variant);
+                    }
+                )+
+                let expected = [$([$($name),+][0]),+].join(", ");
+                Err(serde::de::Error::custom(format!("unknown value '{raw}': expected one of {expected}")))
+            }
+        }
+    };
+}

@@ -16,6 +16,7 @@ mod m20261121_000010_navigation;
 mod m20261121_000011_user_settings;
 mod m20261121_000012_site_onboarding;
 mod m20261121_000013_user_moderation;
+mod m20261123_000014_bare_url_prefixes;
 
 pub struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000011_user_settings::Migration),
             Box::new(m20261121_000012_site_onboarding::Migration),
             Box::new(m20261121_000013_user_moderation::Migration),
+            Box::new(m20261123_000014_bare_url_prefixes::Migration),
         ]
     }
 }

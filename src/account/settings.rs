@@ -37,7 +37,6 @@ impl Default for Preferences {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdatePreferences {
     pub autosave_enabled: Option<bool>,
     /// 1 to 60.
@@ -57,7 +56,6 @@ pub struct HelpState {
 
 /// Each given field records one more thing seen.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateHelpState {
     pub dismiss_hotspot: Option<String>,
     pub dismiss_field_help: Option<String>,
@@ -92,7 +90,6 @@ pub struct Onboarding {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CompleteOnboarding {
     pub user_type: UserType,
     pub intents: Vec<Intent>,

@@ -69,10 +69,11 @@ pub struct CreatedApiKey {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateApiKey {
     pub name: String,
     /// `Read`, `Write`, `Admin` or `Master` (any case).
+    /// `Read` when omitted.
+    #[serde(default = "read_permission")]
     pub permission: String,
     /// Restricts the key to one site. Master keys are never scoped.
     pub site_id: Option<Uuid>,
@@ -81,6 +82,10 @@ pub struct CreateApiKey {
     pub rate_limit_per_minute: Option<i32>,
     pub rate_limit_per_hour: Option<i32>,
     pub rate_limit_per_day: Option<i32>,
+}
+
+fn read_permission() -> String {
+    KeyPermission::Read.as_str().to_string()
 }
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]

@@ -33,8 +33,12 @@ impl Role {
         }
     }
 
-    /// Accepts any letter case (`Editor`, `editor`).
+    /// Accepts any letter case (`Editor`, `editor`), and `viewer` for read (the
+    /// name the service the spec was written from uses).
     pub fn parse(s: &str) -> Option<Role> {
+        if s.eq_ignore_ascii_case("viewer") {
+            return Some(Role::Read);
+        }
         Role::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
     }
 }
@@ -143,6 +147,7 @@ mod tests {
         assert!(Role::Read < Role::Author && Role::Reviewer < Role::Editor && Role::Admin < Role::Owner);
         assert_eq!(Role::parse("EDITOR"), Some(Role::Editor));
         assert_eq!(Role::parse("boss"), None);
+        assert_eq!(Role::parse("viewer"), Some(Role::Read));
         assert_eq!(KeyPermission::parse("write"), Some(KeyPermission::Write));
     }
 

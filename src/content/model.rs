@@ -128,41 +128,46 @@ pub struct ContentDetail {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateContent {
     /// The sites the item appears on (at least one).
     pub site_ids: Vec<Uuid>,
-    /// `name` is accepted too (skills).
-    #[serde(alias = "name")]
+    /// `name` is accepted too (skills). Optional: an untitled item gets the slug
+    /// `untitled` (`untitled-2`, …) unless `slug` is given.
+    #[serde(default, alias = "name")]
     pub title: String,
     /// Generated from the title when omitted.
     pub slug: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub excerpt: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub body: String,
     pub author: Option<String>,
     /// Draft when omitted.
     pub status: Option<ContentStatus>,
+    /// When the item was (or counts as) published: a date or an RFC 3339 time.
+    /// Set when the item is published unless given.
+    #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    pub published_date: Option<DateTime<Utc>>,
     pub publish_start: Option<DateTime<Utc>>,
     pub publish_end: Option<DateTime<Utc>>,
     pub cover_image_id: Option<Uuid>,
     pub header_image_id: Option<Uuid>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_featured: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub category_ids: Vec<Uuid>,
     /// Must be one of `category_ids`.
     pub primary_category_id: Option<Uuid>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub tag_ids: Vec<Uuid>,
     /// Page route (pages only), e.g. `/about/team`.
     pub route: Option<String>,
     /// Page sections (pages only).
     pub sections: Option<Vec<PageSection>>,
-    /// CV entries: work, education, volunteer, certification or project (required).
+    /// CV entries: work (default), education, volunteer, certification or project.
     pub entry_type: Option<CvEntryType>,
-    /// CV entries: employer, school, …
+    /// CV entries: employer, school, … (`company` is accepted too).
+    #[serde(alias = "company")]
     pub organization: Option<String>,
     /// CV entries (required).
     pub start_date: Option<NaiveDate>,
@@ -176,17 +181,18 @@ pub struct CreateContent {
     pub client: Option<String>,
     /// Projects: gallery media ids.
     pub media_ids: Option<Vec<Uuid>>,
-    /// Legal documents: imprint, privacy, terms, cookies or other (required).
+    /// Legal documents: imprint, privacy, terms, cookies, disclaimer or other
+    /// (default). `PrivacyPolicy`, `TermsOfService`, `CookieConsent` are accepted.
     pub document_type: Option<LegalDocumentType>,
     /// Skills: a grouping such as `languages`.
     pub category: Option<String>,
-    /// Skills: 0 to 100.
+    /// Skills: 0 to 100 (`proficiency_level` is accepted too).
+    #[serde(alias = "proficiency_level")]
     pub proficiency: Option<i64>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateContent {
     pub site_ids: Option<Vec<Uuid>>,
     #[serde(alias = "name")]
@@ -199,6 +205,9 @@ pub struct UpdateContent {
     pub author: Option<Option<String>>,
     /// `InReview` submits the item for review.
     pub status: Option<ContentStatus>,
+    /// A date or an RFC 3339 time; replaces the recorded publication date.
+    #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    pub published_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub publish_start: Option<Option<DateTime<Utc>>>,
@@ -220,6 +229,7 @@ pub struct UpdateContent {
     pub route: Option<String>,
     pub sections: Option<Vec<PageSection>>,
     pub entry_type: Option<CvEntryType>,
+    #[serde(alias = "company")]
     pub organization: Option<String>,
     pub start_date: Option<NaiveDate>,
     /// `null` clears it.
@@ -232,6 +242,7 @@ pub struct UpdateContent {
     pub media_ids: Option<Vec<Uuid>>,
     pub document_type: Option<LegalDocumentType>,
     pub category: Option<String>,
+    #[serde(alias = "proficiency_level")]
     pub proficiency: Option<i64>,
 }
 
@@ -247,6 +258,7 @@ impl UpdateContent {
             body,
             author,
             status,
+            published_date,
             publish_start,
             publish_end,
             cover_image_id,
@@ -276,6 +288,7 @@ impl UpdateContent {
             && excerpt.is_none()
             && body.is_none()
             && author.is_none()
+            && published_date.is_none()
             && publish_start.is_none()
             && publish_end.is_none()
             && cover_image_id.is_none()
@@ -300,7 +313,7 @@ impl UpdateContent {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CvEntryType {
     Work,
@@ -322,18 +335,36 @@ impl CvEntryType {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LegalDocumentType {
     Imprint,
     Privacy,
     Terms,
     Cookies,
+    Disclaimer,
     Other,
 }
 
+crate::lenient_enum!(CvEntryType {
+    CvEntryType::Work => ["work"],
+    CvEntryType::Education => ["education"],
+    CvEntryType::Volunteer => ["volunteer"],
+    CvEntryType::Certification => ["certification"],
+    CvEntryType::Project => ["project"],
+});
+
+// The longer names are the ones of the service the spec was written from.
+crate::lenient_enum!(LegalDocumentType {
+    LegalDocumentType::Imprint => ["imprint"],
+    LegalDocumentType::Privacy => ["privacy", "PrivacyPolicy"],
+    LegalDocumentType::Terms => ["terms", "TermsOfService"],
+    LegalDocumentType::Cookies => ["cookies", "CookieConsent", "cookie"],
+    LegalDocumentType::Disclaimer => ["disclaimer"],
+    LegalDocumentType::Other => ["other"],
+});
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ProjectLink {
     pub label: String,
     pub url: String,
@@ -395,34 +426,31 @@ impl From<&UpdateContent> for KindInput {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PageSection {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub section_type: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub title: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub body: String,
     pub cover_image_id: Option<Uuid>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct LocalizationInput {
     pub locale_id: Uuid,
     pub title: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub excerpt: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub body: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_title: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_description: String,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateLocalization {
     pub title: Option<String>,
     pub excerpt: Option<String>,
@@ -431,27 +459,35 @@ pub struct UpdateLocalization {
     pub meta_description: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
 pub enum ReviewAction {
     Approve,
     RequestChanges,
 }
 
+crate::lenient_enum!(ReviewAction {
+    ReviewAction::Approve => ["Approve"],
+    ReviewAction::RequestChanges => ["RequestChanges"],
+});
+
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ReviewRequest {
     pub action: ReviewAction,
     pub comment: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
 pub enum BulkAction {
     UpdateStatus,
     Delete,
 }
 
+crate::lenient_enum!(BulkAction {
+    BulkAction::UpdateStatus => ["UpdateStatus", "Status"],
+    BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
+});
+
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct BulkRequest {
     pub action: BulkAction,
     pub ids: Vec<Uuid>,

@@ -1,9 +1,9 @@
 //! The editorial status lifecycle shared by every content kind.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
 pub enum ContentStatus {
     Draft,
     InReview,
@@ -11,6 +11,14 @@ pub enum ContentStatus {
     Scheduled,
     Archived,
 }
+
+crate::lenient_enum!(ContentStatus {
+    ContentStatus::Draft => ["Draft"],
+    ContentStatus::InReview => ["InReview"],
+    ContentStatus::Published => ["Published"],
+    ContentStatus::Scheduled => ["Scheduled"],
+    ContentStatus::Archived => ["Archived"],
+});
 
 impl ContentStatus {
     pub const ALL: [ContentStatus; 5] = [

@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFi
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::model::KindInput;
+use super::model::{CvEntryType, KindInput, LegalDocumentType};
 use super::{ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 
@@ -181,31 +181,21 @@ pub fn kind_data(
         subtype = fields.get("category").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
     }
     if kind == ContentKind::Legal {
-        subtype = fields.get("document_type").and_then(Value::as_str).map(str::to_string);
-        if subtype.is_none() {
-            errors.push(FieldError::new(
-                "document_type",
-                ErrorCode::ValidationRequiredField,
-                "a legal document needs a document_type",
-            ));
-        }
+        // The spec lists no legal body: an untyped document is `other`.
+        let document_type = fields.entry("document_type").or_insert_with(|| json!(LegalDocumentType::Other));
+        subtype = document_type.as_str().map(str::to_string);
         fields.entry("version").or_insert(json!(1));
     }
     if kind == ContentKind::CvEntry {
-        let entry_type = fields.get("entry_type").and_then(Value::as_str).map(str::to_string);
+        // `work` when not given, as in the service the spec was written from.
+        let entry_type = fields.entry("entry_type").or_insert_with(|| json!(CvEntryType::Work));
+        let entry_type = entry_type.as_str().map(str::to_string);
         let start: Option<NaiveDate> = fields.get("start_date").and_then(|v| serde_json::from_value(v.clone()).ok());
         let end: Option<NaiveDate> = fields.get("end_date").and_then(|v| serde_json::from_value(v.clone()).ok());
         let is_current = fields.get("is_current").and_then(Value::as_bool).unwrap_or(false);
         fields.insert("is_current".into(), json!(is_current));
         fields.entry("organization").or_insert_with(|| json!(""));
         fields.entry("end_date").or_insert(Value::Null);
-        if entry_type.is_none() {
-            errors.push(FieldError::new(
-                "entry_type",
-                ErrorCode::ValidationRequiredField,
-                "a CV entry needs an entry_type",
-            ));
-        }
         match (start, end) {
             (None, _) => errors.push(FieldError::new(
                 "start_date",

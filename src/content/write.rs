@@ -257,11 +257,37 @@ pub async fn create(
     body: CreateContent,
 ) -> ApiResult<ContentResponse> {
     let checked = check_new(state, principal, kind, body).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let id = insert(&txn, principal, kind, checked, false).await?;
-    let created = audit_created(&txn, principal, kind, id).await?;
-    commit_with_events(state, txn, created_events(kind, &created)).await?;
-    Ok(created)
+    let generated = checked.explicit_slug.is_none() && checked.route.is_none();
+    retry_lost_slug_race(generated, || async {
+        let txn = crate::db::begin_write(&state.db).await?;
+        let id = insert(&txn, principal, kind, checked.clone(), false).await?;
+        let created = audit_created(&txn, principal, kind, id).await?;
+        commit_with_events(state, txn, created_events(kind, &created)).await?;
+        Ok(created)
+    })
+    .await
+}
+
+/// How often a write with a generated slug starts again after losing a race.
+const SLUG_RACE_RETRIES: usize = 8;
+
+/// Runs `attempt` (one whole write transaction) again when a generated slug or
+/// route was taken between our free-slug query and the insert: on PostgreSQL two
+/// concurrent writers can both see `title` free, and the unique index lets one
+/// win. The next attempt's query sees the winner and takes the next suffix. An
+/// explicit slug is the caller's choice and answers 409 at once.
+pub(crate) async fn retry_lost_slug_race<T, F, Fut>(generated: bool, mut attempt: F) -> ApiResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ApiResult<T>>,
+{
+    let mut tries = 0;
+    loop {
+        match attempt().await {
+            Err(e) if generated && e.code() == ErrorCode::EntitySlugTaken && tries < SLUG_RACE_RETRIES => tries += 1,
+            other => return other,
+        }
+    }
 }
 
 /// Audits a created item and answers with it. The caller commits.
@@ -278,6 +304,7 @@ pub(crate) async fn audit_created(
 
 /// A new item that passed every check that needs cached site state or
 /// memberships; [`insert`] stores it.
+#[derive(Clone)]
 pub(crate) struct CheckedNew {
     body: CreateContent,
     /// The kind's own fields as stored, and the subtype.
@@ -289,10 +316,10 @@ pub(crate) struct CheckedNew {
     now: DateTime<Utc>,
 }
 
-/// A title as given: required, except that a legal document may start untitled
-/// (it cannot be published so).
-fn item_title(kind: ContentKind, raw: &str) -> Result<String, crate::error::FieldError> {
-    if kind == ContentKind::Legal && raw.trim().is_empty() {
+/// A title as given. Optional: the spec's create bodies name none, so an item may
+/// start untitled (a legal document cannot be published so).
+fn item_title(raw: &str) -> Result<String, crate::error::FieldError> {
+    if raw.trim().is_empty() {
         return Ok(String::new());
     }
     required_text("title", raw, validate::TITLE_MAX)
@@ -309,7 +336,7 @@ pub(crate) async fn check_new(
 ) -> ApiResult<CheckedNew> {
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
-    let title = item_title(kind, &body.title).map_err(|e| errors.push(e)).ok();
+    let title = item_title(&body.title).map_err(|e| errors.push(e)).ok();
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     let kind_fields = match validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), None) {
@@ -395,7 +422,7 @@ pub(crate) async fn insert(
         created_by: Set(Some(principal.actor_id())),
         publish_start: Set(body.publish_start),
         publish_end: Set(body.publish_end),
-        published_at: Set(published_at(status, ContentStatus::Draft, None, now)),
+        published_at: Set(body.published_date.or(published_at(status, ContentStatus::Draft, None, now))),
         cover_image_id: Set(body.cover_image_id),
         header_image_id: Set(body.header_image_id),
         is_featured: Set(body.is_featured),
@@ -433,7 +460,7 @@ pub async fn update(
     if let Some(ids) = &body.site_ids {
         validate::site_ids("site_ids", ids, &mut errors);
     }
-    let title = body.title.as_deref().and_then(|t| item_title(kind, t).map_err(|e| errors.push(e)).ok());
+    let title = body.title.as_deref().and_then(|t| item_title(t).map_err(|e| errors.push(e)).ok());
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
@@ -511,7 +538,7 @@ pub async fn update(
     row.status = Set(to.as_str().to_string());
     row.publish_start = Set(publish_start);
     row.publish_end = Set(publish_end);
-    row.published_at = Set(published_at(to, from, current.published_at, now));
+    row.published_at = Set(body.published_date.or(published_at(to, from, current.published_at, now)));
     if let Some(cover) = body.cover_image_id {
         row.cover_image_id = Set(cover);
     }
@@ -657,72 +684,78 @@ async fn copy_item(
     if copy_as == CopyAs::NextVersion && kind != ContentKind::Legal {
         return Err(ApiError::bad_request("only legal documents have versions"));
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let source = still_unchanged(&txn, kind, &source).await?;
-    let (title, slug_base, fields) = match copy_as {
-        CopyAs::Duplicate => (
-            format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
-            format!("{}-copy", source.slug),
-            source.fields.clone(),
-        ),
-        CopyAs::NextVersion => {
-            let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
-            let mut fields = source.fields.clone();
-            if let Some(map) = fields.as_object_mut() {
-                map.insert("version".into(), json!(version));
-                map.insert("previous_version_id".into(), json!(source.id));
+    // Copies always take generated slugs and routes.
+    retry_lost_slug_race(true, || async {
+        let txn = crate::db::begin_write(&state.db).await?;
+        let source = still_unchanged(&txn, kind, &source).await?;
+        let (title, slug_base, fields) = match copy_as {
+            CopyAs::Duplicate => (
+                format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
+                format!("{}-copy", source.slug),
+                source.fields.clone(),
+            ),
+            CopyAs::NextVersion => {
+                let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
+                let mut fields = source.fields.clone();
+                if let Some(map) = fields.as_object_mut() {
+                    map.insert("version".into(), json!(version));
+                    map.insert("previous_version_id".into(), json!(source.id));
+                }
+                (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
             }
-            (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
+        };
+        let slug =
+            available_slug(&txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed).await?;
+        let route = match &rel.route {
+            Some(route) => {
+                Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
+            }
+            None => None,
+        };
+        let now = state.clock.now();
+        let new_id = Uuid::new_v4();
+        let mut row: content::ActiveModel = source.clone().into();
+        row.id = Set(new_id);
+        row.slug = Set(slug.clone());
+        row.title = Set(title);
+        row.fields = Set(fields);
+        row.status = Set(ContentStatus::Draft.as_str().to_string());
+        row.created_by = Set(Some(principal.actor_id()));
+        row.published_at = Set(None);
+        row.is_featured = Set(false);
+        row.is_sample = Set(false);
+        row.created_at = Set(now);
+        row.updated_at = Set(now);
+        let row = row.reset_all();
+        row.insert(&txn).await?;
+        let draft = Draft {
+            site_ids: rel.site_ids.clone(),
+            slug,
+            route,
+            category_ids: Some(rel.category_ids.clone()),
+            primary_category_id: rel.primary_category_id,
+            tag_ids: Some(rel.tag_ids.clone()),
+        };
+        store_relations(&txn, kind, new_id, &draft, true).await?;
+        let localizations = content_localization::Entity::find()
+            .filter(content_localization::Column::ContentId.eq(id))
+            .all(&txn)
+            .await?;
+        for loc in localizations {
+            let mut copy: content_localization::ActiveModel = loc.into();
+            copy.id = Set(Uuid::new_v4());
+            copy.content_id = Set(new_id);
+            copy.created_at = Set(now);
+            copy.updated_at = Set(now);
+            copy.reset_all().insert(&txn).await?;
         }
-    };
-    let slug =
-        available_slug(&txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed).await?;
-    let route = match &rel.route {
-        Some(route) => {
-            Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
-        }
-        None => None,
-    };
-    let now = state.clock.now();
-    let new_id = Uuid::new_v4();
-    let mut row: content::ActiveModel = source.clone().into();
-    row.id = Set(new_id);
-    row.slug = Set(slug.clone());
-    row.title = Set(title);
-    row.fields = Set(fields);
-    row.status = Set(ContentStatus::Draft.as_str().to_string());
-    row.created_by = Set(Some(principal.actor_id()));
-    row.published_at = Set(None);
-    row.is_featured = Set(false);
-    row.is_sample = Set(false);
-    row.created_at = Set(now);
-    row.updated_at = Set(now);
-    let row = row.reset_all();
-    row.insert(&txn).await?;
-    let draft = Draft {
-        site_ids: rel.site_ids.clone(),
-        slug,
-        route,
-        category_ids: Some(rel.category_ids.clone()),
-        primary_category_id: rel.primary_category_id,
-        tag_ids: Some(rel.tag_ids.clone()),
-    };
-    store_relations(&txn, kind, new_id, &draft, true).await?;
-    let localizations =
-        content_localization::Entity::find().filter(content_localization::Column::ContentId.eq(id)).all(&txn).await?;
-    for loc in localizations {
-        let mut copy: content_localization::ActiveModel = loc.into();
-        copy.id = Set(Uuid::new_v4());
-        copy.content_id = Set(new_id);
-        copy.created_at = Set(now);
-        copy.updated_at = Set(now);
-        copy.reset_all().insert(&txn).await?;
-    }
-    let actor = principal.actor_id();
-    let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
-    let created = audited(&txn, new_id, entry, &json!({"copied_from": id})).await?;
-    commit_with_events(state, txn, created_events(kind, &created)).await?;
-    Ok(created)
+        let actor = principal.actor_id();
+        let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
+        let created = audited(&txn, new_id, entry, &json!({"copied_from": id})).await?;
+        commit_with_events(state, txn, created_events(kind, &created)).await?;
+        Ok(created)
+    })
+    .await
 }
 
 /// The first of `base`, `base-2`, … not used as a page route on any of the sites.

@@ -53,17 +53,15 @@ impl From<&environment::Model> for EnvironmentResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateEnvironment {
     /// Lowercase letters, digits and hyphens, e.g. `staging`.
     pub name: String,
     pub base_url: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_default: bool,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateEnvironment {
     pub name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]

@@ -4,7 +4,7 @@
 use actix_web::body::{BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
-use actix_web::http::header::CONTENT_TYPE;
+use actix_web::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -74,7 +74,14 @@ pub async fn rewrite_bare_errors(
         StatusCode::NOT_FOUND => format!("no resource at {}", res.request().path()),
         other => other.canonical_reason().unwrap_or("request failed").to_string(),
     };
-    let problem = ApiError::from_status(status, detail).error_response();
+    let mut problem = ApiError::from_status(status, detail).error_response();
+    // Keep what the original answer said in its headers (`Allow` on a 405, CORS
+    // headers for a browser client), but not the description of its old body.
+    for (name, value) in res.headers() {
+        if name != CONTENT_TYPE && name != CONTENT_LENGTH && !problem.headers().contains_key(name) {
+            problem.headers_mut().append(name.clone(), value.clone());
+        }
+    }
     let (req, _) = res.into_parts();
     Ok(ServiceResponse::new(req, problem).map_into_right_body())
 }

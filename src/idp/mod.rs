@@ -53,7 +53,6 @@ pub struct ListQuery {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SetRole {
     /// One of read, author, reviewer, editor, admin, owner.
     pub role: String,

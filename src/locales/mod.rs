@@ -47,19 +47,19 @@ impl From<&locale::Model> for LocaleResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateLocale {
     /// BCP 47 language tag, e.g. `en`, `pt-BR`.
     pub code: String,
     pub name: String,
+    /// `name` when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub native_name: String,
-    /// `ltr` (default) or `rtl`.
+    /// `ltr` (default) or `rtl`, in any letter case.
     #[serde(default)]
     pub direction: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateLocale {
     pub code: Option<String>,
     pub name: Option<String>,
@@ -82,8 +82,8 @@ fn parse_code(raw: &str) -> Result<String, FieldError> {
 }
 
 fn parse_direction(raw: &str) -> Result<String, FieldError> {
-    match raw {
-        "ltr" | "rtl" => Ok(raw.to_string()),
+    match raw.to_ascii_lowercase().as_str() {
+        direction @ ("ltr" | "rtl") => Ok(direction.to_string()),
         _ => Err(FieldError::new("direction", ErrorCode::ValidationInvalidFormat, "must be ltr or rtl")),
     }
 }
@@ -131,7 +131,8 @@ pub async fn create_locale(
     let mut errors = Vec::new();
     let code = parse_code(&body.code).map_err(|e| errors.push(e)).ok();
     let name = required_text("name", &body.name, 100).map_err(|e| errors.push(e)).ok();
-    let native_name = required_text("native_name", &body.native_name, 100).map_err(|e| errors.push(e)).ok();
+    let native_name = if body.native_name.trim().is_empty() { &body.name } else { &body.native_name };
+    let native_name = required_text("native_name", native_name, 100).map_err(|e| errors.push(e)).ok();
     let direction = parse_direction(body.direction.as_deref().unwrap_or("ltr")).map_err(|e| errors.push(e)).ok();
     let (Some(code), Some(name), Some(native_name), Some(direction)) = (code, name, native_name, direction) else {
         return Err(ApiError::validation(errors));

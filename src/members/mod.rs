@@ -61,22 +61,20 @@ pub struct Membership {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct AddMember {
     pub idp_user_id: String,
     pub role: Role,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateMember {
     pub role: Role,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TransferOwnership {
     /// A member of the site who becomes its owner; the current owner becomes an admin.
+    #[serde(alias = "new_owner_idp_user_id")]
     pub idp_user_id: String,
 }
 
@@ -163,10 +161,12 @@ pub async fn add_member(
     state.site_state(site_id).await?;
     let body = body.into_inner();
     let user_id = required_text("idp_user_id", &body.idp_user_id, 200).map_err(|e| ApiError::validation(vec![e]))?;
+    // Permission before the business rule: an admin asking for owner hears that
+    // only an owner may, not that a site has one owner.
+    require_owner_for(body.role, caller)?;
     if body.role == Role::Owner {
         return Err(ApiError::bad_request("a site has one owner: use transfer-ownership"));
     }
-    require_owner_for(body.role, caller)?;
     let now = Utc::now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = site_member::ActiveModel {
@@ -202,6 +202,7 @@ pub async fn update_member(
     let current = find_member(&state, site_id, id).await?;
     let role = body.into_inner().role;
     let current_role = Role::parse(&current.role).unwrap_or(Role::Read);
+    require_owner_for(role.max(current_role), caller)?;
     if current_role == Role::Owner {
         return Err(ApiError::new(
             ErrorCode::MemberCannotRemoveOwner,
@@ -211,7 +212,6 @@ pub async fn update_member(
     if role == Role::Owner {
         return Err(ApiError::bad_request("a site has one owner: use transfer-ownership"));
     }
-    require_owner_for(role.max(current_role), caller)?;
     let before = MemberResponse::from(&current);
     let mut row: site_member::ActiveModel = current.into();
     row.role = Set(role.as_str().to_string());

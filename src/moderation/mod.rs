@@ -67,7 +67,6 @@ pub struct ModerationResult {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SuspendUser {
     pub reason: String,
     /// 1 to 8784 (a year).
@@ -75,7 +74,6 @@ pub struct SuspendUser {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct BanUser {
     pub reason: String,
 }

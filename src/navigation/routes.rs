@@ -67,15 +67,15 @@ pub struct MenuDetail {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateMenu {
+    /// The slug, or `Menu`, when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub name: String,
     /// From the name when omitted.
     pub slug: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateMenu {
     pub name: Option<String>,
     pub slug: Option<String>,
@@ -83,31 +83,40 @@ pub struct UpdateMenu {
 
 /// Exactly one of `url` and `content_id`.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateMenuItem {
+    /// The first entry of `localizations`, else the URL, when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub label: String,
     /// `{"de": "Über uns"}`: codes of locales assigned to the site.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub labels: Map<String, Value>,
     /// An http(s) URL or a path on the site.
+    #[serde(alias = "external_url")]
     pub url: Option<String>,
     /// A content item on the menu's site.
+    #[serde(alias = "page_id")]
     pub content_id: Option<Uuid>,
     pub parent_id: Option<Uuid>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub display_order: i32,
+    /// `[{locale_id, title}]`, as the service the spec was written from sends
+    /// them: the first title becomes the label when `label` is omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(value_type = Vec<Object>)]
+    pub localizations: Vec<Value>,
 }
 
 /// Every field optional; `null` clears `parent_id`. Giving `url` clears
 /// `content_id` and the other way round.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateMenuItem {
     pub label: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub labels: Option<Map<String, Value>>,
+    #[serde(alias = "external_url")]
     pub url: Option<String>,
+    #[serde(alias = "page_id")]
     pub content_id: Option<Uuid>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
@@ -348,7 +357,12 @@ pub async fn create_menu(
     state.site_state(site_id).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, 100).map_err(|e| errors.push(e)).ok();
+    let given_name = match (body.name.trim(), body.slug.as_deref()) {
+        ("", Some(slug)) => slug,
+        ("", None) => "Menu",
+        _ => body.name.as_str(),
+    };
+    let name = required_text("name", given_name, 100).map_err(|e| errors.push(e)).ok();
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
@@ -462,7 +476,13 @@ pub async fn create_menu_item(
     let menu = find_menu(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
-    let label = required_text("label", &body.label, 100).map_err(|e| errors.push(e)).ok();
+    let localized = body.localizations.first().and_then(|l| l.get("title")).and_then(Value::as_str);
+    let given_label = match (body.label.trim(), localized, body.url.as_deref()) {
+        ("", Some(title), _) => title,
+        ("", None, Some(url)) => url,
+        _ => body.label.as_str(),
+    };
+    let label = required_text("label", given_label, 100).map_err(|e| errors.push(e)).ok();
     let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
     if body.url.is_some() == body.content_id.is_some() {
         errors.push(FieldError::new(

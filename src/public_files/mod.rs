@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::content::{read, ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
-use crate::sites::{CachedBody, SiteState};
+use crate::sites::{prefix_path, CachedBody, SiteState};
 
 const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 
@@ -87,12 +87,13 @@ pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str)
             let (path, changefreq, priority) = placement(kind, &item.slug, route.as_deref())?;
             let alternates = match (translated.get(&item.id), default_locale) {
                 (Some(locales), Some(default)) => {
-                    let mut links = vec![(default.code.clone(), format!("{base_url}{}{path}", default.url_prefix))];
+                    let mut links =
+                        vec![(default.code.clone(), format!("{base_url}{}{path}", prefix_path(&default.url_prefix)))];
                     links.extend(
                         site.locales
                             .iter()
                             .filter(|l| l.is_active && !l.is_default && locales.contains(&l.locale_id))
-                            .map(|l| (l.code.clone(), format!("{base_url}{}{path}", l.url_prefix))),
+                            .map(|l| (l.code.clone(), format!("{base_url}{}{path}", prefix_path(&l.url_prefix)))),
                     );
                     if links.len() > 1 {
                         links

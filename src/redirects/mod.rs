@@ -40,6 +40,7 @@ pub struct RedirectResponse {
     pub id: Uuid,
     pub site_id: Uuid,
     pub source_path: String,
+    #[serde(alias = "destination_path")]
     pub destination: String,
     pub status_code: i32,
     pub is_active: bool,
@@ -63,7 +64,6 @@ impl From<&redirect::Model> for RedirectResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateRedirect {
     /// A path on the site, e.g. `/old-page`.
     pub source_path: String,
@@ -75,9 +75,9 @@ pub struct CreateRedirect {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateRedirect {
     pub source_path: Option<String>,
+    #[serde(alias = "destination_path")]
     pub destination: Option<String>,
     pub status_code: Option<i32>,
     pub is_active: Option<bool>,

@@ -52,25 +52,35 @@ impl SiteLocaleResponse {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateSiteLocale {
     pub is_active: Option<bool>,
     pub url_prefix: Option<String>,
 }
 
-/// `""` or `/segment[/segment…]` of lowercase letters, digits, `-` and `_`.
+/// A locale's path prefix in its canonical, bare form: `de`, `de/at` or empty.
+/// `/de`, `de/` and `/de/` are accepted and stored as `de`; segments are
+/// lowercase letters, digits, `-` and `_`.
 pub(super) fn parse_url_prefix(field: &str, raw: &str) -> Result<String, FieldError> {
-    let valid = raw.is_empty()
-        || (raw.len() <= 50
-            && raw.starts_with('/')
-            && raw[1..].split('/').all(|seg| {
+    let bare = raw.trim().trim_matches('/');
+    let valid = bare.len() <= 50
+        && (bare.is_empty()
+            || bare.split('/').all(|seg| {
                 !seg.is_empty()
                     && seg.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
             }));
     if valid {
-        Ok(raw.to_string())
+        Ok(bare.to_string())
     } else {
-        Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must be empty or a path such as /de"))
+        Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must be empty or a prefix such as de or /de"))
+    }
+}
+
+/// The path a stored prefix puts in front of a site path: `""` or `/de`.
+pub fn prefix_path(url_prefix: &str) -> String {
+    if url_prefix.is_empty() {
+        String::new()
+    } else {
+        format!("/{url_prefix}")
     }
 }
 
@@ -91,7 +101,7 @@ pub(super) async fn assign<C: ConnectionTrait>(
     let url_prefix = match &input.url_prefix {
         Some(p) => parse_url_prefix(&format!("{field}.url_prefix"), p).map_err(|e| ApiError::validation(vec![e]))?,
         None if input.is_default => String::new(),
-        None => format!("/{}", global.code.to_ascii_lowercase()),
+        None => global.code.to_ascii_lowercase(),
     };
     if input.is_default {
         clear_default(db, site_id).await?;

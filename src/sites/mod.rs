@@ -10,7 +10,7 @@ mod service;
 pub mod settings;
 mod state;
 
-pub use locales::SiteLocaleResponse;
+pub use locales::{prefix_path, SiteLocaleResponse};
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
 pub use reset::ResetCounts;

@@ -53,23 +53,24 @@ impl SiteResponse {
 /// An entry of the site-create `locales` array; also the body of
 /// `POST /sites/{site_id}/locales`.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SiteLocaleInput {
     pub locale_id: Uuid,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_default: bool,
-    /// Path prefix of this language on the public site, e.g. `/de`. Defaults to
-    /// empty for the default locale and `/<code>` for the others.
+    /// Path prefix of this language on the public site, stored and returned bare
+    /// (`de`); `/de` is accepted too. Defaults to empty for the default locale and
+    /// to the locale's code for the others.
     #[serde(default)]
     pub url_prefix: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateSite {
     pub name: String,
+    /// Made from the name (`My Site` → `my-site`) when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub slug: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
     #[serde(default)]
     pub base_url: Option<String>,
@@ -86,7 +87,6 @@ pub struct CreateSite {
 /// Every field optional; only the given ones change. `null` clears
 /// `base_url` and `logo_url`.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateSite {
     pub name: Option<String>,
     pub slug: Option<String>,

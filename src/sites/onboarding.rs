@@ -43,7 +43,6 @@ pub struct OnboardingProgress {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CompleteStep {
     /// Optional; when given it must name the same step as the path.
     pub step_key: Option<String>,

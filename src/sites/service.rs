@@ -77,7 +77,11 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
     check_may_create(principal)?;
     let mut errors = Vec::new();
     let name = required_text("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
-    let slug = Slug::parse("slug", &body.slug).map_err(|e| errors.push(e)).ok();
+    let slug = match body.slug.trim() {
+        "" => Slug::parse("slug", &crate::content::slugify(&body.name)),
+        given => Slug::parse("slug", given),
+    };
+    let slug = slug.map_err(|e| errors.push(e)).ok();
     let description = description(&body.description, &mut errors);
     let base_url = optional_url("base_url", body.base_url, &mut errors);
     let logo_url = optional_url("logo_url", body.logo_url, &mut errors);

@@ -119,7 +119,6 @@ impl SiteSettings {
 /// Every field optional; only the given ones change. `null` clears
 /// `seo_default_og_image_id`.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateSiteSettings {
     pub max_document_file_size: Option<i64>,
     pub max_media_file_size: Option<i64>,

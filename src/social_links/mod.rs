@@ -55,24 +55,28 @@ impl From<&social_link::Model> for SocialLinkResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateSocialLink {
     /// Lowercase name: `github`, `mastodon`, `linkedin`, …
-    pub platform: String,
+    /// `github`, `mastodon`, … (`icon` is accepted too); from the URL's host
+    /// (`github.com` → `github`) when omitted.
+    #[serde(default, alias = "icon")]
+    pub platform: Option<String>,
     /// The profile's http(s) URL.
     pub url: String,
     /// Shown text; the platform when omitted.
+    #[serde(alias = "title")]
     pub label: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub display_order: i32,
     pub is_active: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateSocialLink {
+    #[serde(alias = "icon")]
     pub platform: Option<String>,
     pub url: Option<String>,
+    #[serde(alias = "title")]
     pub label: Option<String>,
     pub display_order: Option<i32>,
     pub is_active: Option<bool>,
@@ -80,6 +84,16 @@ pub struct UpdateSocialLink {
 
 fn check_url(raw: &str) -> Result<String, FieldError> {
     crate::values::link_target("url", raw, false)
+}
+
+/// `https://www.github.com/ann` → `github`: the host's name without `www.`
+/// and the top-level domain.
+fn platform_of(url: &str) -> String {
+    let host = url::Url::parse(url.trim()).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+    let host = host.unwrap_or_default();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    let name = host.rsplit_once('.').map_or(host, |(name, _tld)| name);
+    crate::content::slugify(name.rsplit('.').next().unwrap_or(name))
 }
 
 fn check_platform(raw: &str) -> Result<String, FieldError> {
@@ -133,7 +147,8 @@ pub async fn create_social_link(
     state.site_state(site_id).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
-    let platform = check_platform(&body.platform).map_err(|e| errors.push(e)).ok();
+    let given_platform = body.platform.clone().unwrap_or_else(|| platform_of(&body.url));
+    let platform = check_platform(&given_platform).map_err(|e| errors.push(e)).ok();
     let url = check_url(&body.url).map_err(|e| errors.push(e)).ok();
     let (Some(platform), Some(url), true) = (platform, url, errors.is_empty()) else {
         return Err(ApiError::validation(errors));

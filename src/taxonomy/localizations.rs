@@ -40,16 +40,14 @@ impl From<&term_localization::Model> for TermLocalizationResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateTermLocalization {
     pub locale_id: Uuid,
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateTermLocalization {
     pub name: Option<String>,
     pub description: Option<String>,

@@ -85,17 +85,17 @@ impl From<&term::Model> for TermResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateTerm {
+    /// The slug's text when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub name: String,
     /// Generated from the name when omitted.
     pub slug: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateTerm {
     pub name: Option<String>,
     pub slug: Option<String>,
@@ -144,7 +144,13 @@ async fn create(
     principal.require(state, site_id, Capability::EditAnyContent).await?;
     state.site_state(site_id).await?;
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
+    // A term may be created from its slug alone, as the service the spec was
+    // written from does (it has no names).
+    let given_name = match (body.name.trim(), body.slug.as_deref()) {
+        ("", Some(slug)) => slug,
+        _ => body.name.as_str(),
+    };
+    let name = required_text("name", given_name, 200).map_err(|e| errors.push(e)).ok();
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));

@@ -54,23 +54,21 @@ impl From<&webhook::Model> for WebhookResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
     pub url: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
     /// Event names; omitted or empty subscribes to every event.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub events: Vec<String>,
     /// 0 (immediate, default) to 300: events within the window arrive as one batch.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub debounce_seconds: i32,
     pub is_active: Option<bool>,
 }
 
 /// Every field optional; only given ones change.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UpdateWebhook {
     pub url: Option<String>,
     pub description: Option<String>,
@@ -78,7 +76,7 @@ pub struct UpdateWebhook {
     pub debounce_seconds: Option<i32>,
     pub is_active: Option<bool>,
     /// `true` issues a new secret.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub rotate_secret: bool,
 }
 

@@ -22,22 +22,33 @@ fn plinth(dir: &tempfile::TempDir, database_url: &str, port: u16) -> Command {
     cmd
 }
 
-/// Reads the child's stdout until the listening line; returns the printed key.
-fn wait_until_listening(child: &mut Child) -> Option<String> {
+/// Reads the child's stdout until the banner's last line; returns the printed key
+/// and every line printed so far.
+fn wait_until_ready(child: &mut Child) -> (Option<String>, Vec<String>) {
     let stdout = child.stdout.take().expect("piped stdout");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut key = None;
+        let mut seen = Vec::new();
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Some(secret) = line.trim().strip_prefix("X-API-Key: ") {
                 key = Some(secret.to_string());
             }
-            if line.starts_with("Plinth listening on") {
-                let _ = tx.send(key.clone());
+            seen.push(line.clone());
+            if line.starts_with("Ready.") {
+                let _ = tx.send((key.clone(), seen.clone()));
             }
         }
     });
-    rx.recv_timeout(Duration::from_secs(60)).expect("the server printed its listening line")
+    let printed = rx.recv_timeout(Duration::from_secs(60));
+    if printed.is_err() {
+        let _ = child.kill();
+    }
+    printed.expect("the server printed its banner")
+}
+
+fn wait_until_listening(child: &mut Child) -> Option<String> {
+    wait_until_ready(child).0
 }
 
 fn free_port() -> u16 {
@@ -49,8 +60,17 @@ async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let database_url = fresh_database(&dir).await;
     let port = free_port();
-    let mut child = plinth(&dir, &database_url, port).stdout(Stdio::piped()).spawn().unwrap();
-    let key = wait_until_listening(&mut child).expect("first start prints a Master key");
+    // At the default log level, as an operator's first `cargo run` would.
+    let mut child = plinth(&dir, &database_url, port).env("PLINTH_LOG", "info").stdout(Stdio::piped()).spawn().unwrap();
+    let (key, first_screen) = wait_until_ready(&mut child);
+    let key = key.expect("first start prints a Master key");
+    let screen = first_screen.join("\n");
+    assert!(first_screen.len() <= 16, "a short first screen, got:\n{screen}");
+    assert!(!screen.contains('\u{1b}'), "no colour codes into a pipe:\n{screen}");
+    assert!(screen.contains(&format!("listening on http://127.0.0.1:{port}")), "{screen}");
+    assert!(screen.contains(&format!("http://127.0.0.1:{port}/api-docs/")), "{screen}");
+    assert!(screen.contains("  Database  "), "{screen}");
+    assert_eq!(screen.matches("migration").count(), 1, "one line about migrations:\n{screen}");
 
     let client = reqwest::Client::new();
     let res =
