@@ -64,7 +64,6 @@ pub fn describe(url: &str) -> String {
     }
 }
 
-
 fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
     let path = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
     let path = path.split('?').next().unwrap_or_default();

@@ -269,7 +269,7 @@ pub async fn create(
 }
 
 /// How often a write with a generated slug starts again after losing a race.
-const SLUG_RACE_RETRIES: usize = 8;
+const SLUG_RACE_RETRIES: usize = 32;
 
 /// Runs `attempt` (one whole write transaction) again when a generated slug or
 /// route was taken between our free-slug query and the insert: on PostgreSQL two
@@ -388,11 +388,12 @@ pub(crate) async fn insert(
             slug.into_inner()
         }
         None => {
-            // An untitled legal document is named by its type.
-            let base = if title.is_empty() {
-                subtype.clone().unwrap_or_else(|| kind.as_str().to_string())
-            } else {
-                title.clone()
+            // An untitled legal document is named by its type; anything else
+            // untitled is `untitled`, `untitled-2`, …
+            let base = match (title.is_empty(), kind) {
+                (true, ContentKind::Legal) => subtype.clone().unwrap_or_default(),
+                (true, _) => String::new(),
+                (false, _) => title.clone(),
             };
             available_slug(txn, kind, &body.site_ids, &slugify(&base), None, ErrorCode::ContentSlugGenerationFailed)
                 .await?

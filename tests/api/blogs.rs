@@ -426,3 +426,41 @@ async fn the_rss_feed_lists_published_posts_and_follows_changes() {
     let reader = app.create_key("Read", Some(&other)).await;
     assert_problem(app.get(&format!("/sites/{site}/feed.rss"), &reader).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
 }
+
+#[actix_web::test]
+async fn concurrent_creates_with_one_title_take_the_next_suffix_instead_of_failing() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("race").await;
+    let writers = (0..16).map(|_| {
+        let body = json!({"site_ids": [site], "title": "Same title"});
+        let app = &app;
+        async move { app.post("/blogs", &app.admin_key, body).await }
+    });
+    let mut slugs = Vec::new();
+    for res in futures_util::future::join_all(writers).await {
+        assert_eq!(res.status(), 201, "a generated slug never answers 409");
+        slugs.push(res.json::<Value>().await.unwrap()["slug"].as_str().unwrap().to_string());
+    }
+    slugs.sort();
+    let mut expected: Vec<String> =
+        std::iter::once("same-title".to_string()).chain((2..=16).map(|n| format!("same-title-{n}"))).collect();
+    expected.sort();
+    assert_eq!(slugs, expected);
+
+    // An explicit slug is the caller's choice: taken answers 409.
+    let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "slug": "same-title"})).await;
+    assert_problem(res, 409, "ENTITY_SLUG_TAKEN").await;
+}
+
+#[actix_web::test]
+async fn a_blog_needs_no_title() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("untitled").await;
+    for expected in ["untitled", "untitled-2"] {
+        let res =
+            app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "author": "Ann", "status": "Draft"})).await;
+        assert_eq!(res.status(), 201);
+        let blog: Value = res.json().await.unwrap();
+        assert_eq!((blog["slug"].as_str(), blog["title"].as_str()), (Some(expected), Some("")));
+    }
+}
