@@ -40,7 +40,6 @@ pub struct RedirectResponse {
     pub id: Uuid,
     pub site_id: Uuid,
     pub source_path: String,
-    #[serde(alias = "destination_path")]
     pub destination: String,
     pub status_code: i32,
     pub is_active: bool,
@@ -68,6 +67,8 @@ pub struct CreateRedirect {
     /// A path on the site, e.g. `/old-page`.
     pub source_path: String,
     /// A path on the site or an absolute http(s) URL.
+    /// `destination_path` is accepted too.
+    #[serde(alias = "destination_path")]
     pub destination: String,
     /// 301 (default), 302, 307 or 308.
     pub status_code: Option<i32>,

@@ -15,6 +15,7 @@ mod api_keys;
 mod auth;
 mod blogs;
 mod cli;
+mod conformance;
 mod cors;
 mod environments;
 mod errors;
