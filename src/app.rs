@@ -85,7 +85,7 @@ impl Plinth {
         crate::error::set_error_type_base(&config.error_type_base);
         let db = db::connect(&config.database_url).await?;
         db::migrate(&db).await?;
-        let generated_admin_key = api_keys::bootstrap(&db, &config).await?;
+        let generated_admin_key = api_keys::bootstrap(&db, clock.now(), &config).await?;
         let storage = Storage::local(&config.data_dir)?;
 
         let rate_limits = Arc::new(RateLimitTrackers::new(AuthFailureTracker::new(
@@ -107,7 +107,7 @@ impl Plinth {
             site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
         };
-        let deliverer = Deliverer::new(&config);
+        let deliverer = Deliverer::new(&config, clock.clone());
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),

@@ -2,7 +2,7 @@
 //! the entity's JSON before and after, so field-level changes are stored beside
 //! who made them.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use plinth_entities::audit_log;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DbErr};
 use serde::Serialize;
@@ -60,9 +60,11 @@ pub fn field_changes(before: &Value, after: &Value) -> Value {
     Value::Array(changes)
 }
 
-/// Writes one audit entry with the changes between `before` and `after`.
+/// Writes one audit entry, made at `at` (the app's clock), with the changes
+/// between `before` and `after`.
 pub async fn record<C: ConnectionTrait>(
     db: &C,
+    at: DateTime<Utc>,
     entry: AuditEntry<'_>,
     before: &impl Serialize,
     after: &impl Serialize,
@@ -78,7 +80,7 @@ pub async fn record<C: ConnectionTrait>(
         entity_type: Set(entry.entity_type.to_string()),
         entity_id: Set(entry.entity_id),
         changes: Set(changes),
-        created_at: Set(Utc::now()),
+        created_at: Set(at),
     }
     .insert(db)
     .await?;

@@ -28,6 +28,8 @@ pub mod public_files;
 pub mod redirects;
 pub mod sites;
 pub mod social_links;
+#[cfg(test)]
+mod source_rules;
 pub mod storage;
 pub mod system;
 pub mod taxonomy;

@@ -117,7 +117,13 @@ async fn create_key(
     }
     let conn = db::connect(&config.database_url).await?;
     db::migrate(&conn).await?;
-    let (key, secret) = insert_key(&conn, NewKey::unlimited(&name, permission, site, "cli"), None).await?;
+    let (key, secret) = insert_key(
+        &conn,
+        plinth_actors::Clock::now(&plinth_actors::SystemClock),
+        NewKey::unlimited(&name, permission, site, "cli"),
+        None,
+    )
+    .await?;
     println!(
         "created {} key {} ({})\n\n    X-API-Key: {secret}\n\nThe secret is shown only this once.",
         permission.as_str(),

@@ -19,8 +19,8 @@ pub struct KeyUsageCounters {
 }
 
 impl KeyUsageCounters {
-    pub fn record(&self, key: Uuid) {
-        let now = Utc::now();
+    /// Counts one request of `key`, made at `now` (the app's clock).
+    pub fn record(&self, key: Uuid, now: DateTime<Utc>) {
         let mut entry = self.pending.entry(key).or_insert((0, now));
         entry.0 += 1;
         entry.1 = now;

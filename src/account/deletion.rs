@@ -67,7 +67,7 @@ pub async fn delete_account(state: web::Data<AppState>, principal: Principal) ->
         site_id: None,
     };
     let before = json!({"idp_user_id": user, "memberships": memberships.len()});
-    audit::record(&txn, entry, &before, &Value::Null).await?;
+    audit::record(&txn, state.clock.now(), entry, &before, &Value::Null).await?;
     txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }

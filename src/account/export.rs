@@ -183,7 +183,7 @@ pub async fn export_account(state: web::Data<AppState>, principal: Principal) ->
         None => (Vec::new(), None, None, None),
     };
     let export = AccountExport {
-        exported_at: Utc::now(),
+        exported_at: state.clock.now(),
         profile,
         memberships,
         api_keys,

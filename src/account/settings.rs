@@ -147,7 +147,7 @@ where
     let existing = user_setting::Entity::find_by_id(user.to_string()).one(&txn).await?;
     let mut value: T = decode(existing.as_ref(), record);
     change(&mut value)?;
-    let now = Utc::now();
+    let now = state.clock.now();
     let is_new = existing.is_none();
     let mut row: user_setting::ActiveModel = match existing {
         Some(model) => model.into(),
@@ -312,8 +312,12 @@ pub async fn complete_onboarding(
                 intents.push(intent);
             }
         }
-        *onboarding =
-            Onboarding { completed: true, user_type: Some(body.user_type), intents, completed_at: Some(Utc::now()) };
+        *onboarding = Onboarding {
+            completed: true,
+            user_type: Some(body.user_type),
+            intents,
+            completed_at: Some(state.clock.now()),
+        };
         Ok(())
     })
     .await?;

@@ -191,7 +191,7 @@ pub async fn create_api_key(
         rate_limit_per_day: body.rate_limit_per_day,
         created_by: principal.actor_id(),
     };
-    let (model, secret) = insert_key(&txn, new_key, None).await?;
+    let (model, secret) = insert_key(&txn, state.clock.now(), new_key, None).await?;
     let response = ApiKeyResponse::from(&model);
     let entry = AuditEntry {
         actor: &principal.actor_id(),
@@ -200,7 +200,7 @@ pub async fn create_api_key(
         entity_id: model.id.to_string(),
         site_id: model.site_id,
     };
-    audit::record(&txn, entry, &(), &response).await?;
+    audit::record(&txn, state.clock.now(), entry, &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(CreatedApiKey { api_key: response, key: secret }))
 }
@@ -272,7 +272,7 @@ pub async fn revoke_api_key(
         let before = ApiKeyResponse::from(&key);
         let site_id = key.site_id;
         let mut row: api_key::ActiveModel = key.into();
-        row.revoked_at = Set(Some(Utc::now()));
+        row.revoked_at = Set(Some(state.clock.now()));
         let revoked = row.update(&txn).await?;
         let entry = AuditEntry {
             actor: &principal.actor_id(),
@@ -281,7 +281,7 @@ pub async fn revoke_api_key(
             entity_id: id.to_string(),
             site_id,
         };
-        audit::record(&txn, entry, &before, &ApiKeyResponse::from(&revoked)).await?;
+        audit::record(&txn, state.clock.now(), entry, &before, &ApiKeyResponse::from(&revoked)).await?;
     }
     txn.commit().await?;
     state.keys.forget(id);

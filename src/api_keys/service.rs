@@ -1,6 +1,6 @@
 //! Storing keys: shared by the endpoint, the CLI and the start-up bootstrap.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
@@ -41,6 +41,7 @@ impl NewKey {
 /// Stores a key and returns it with its secret. `secret` is generated unless given.
 pub async fn insert_key<C: ConnectionTrait>(
     db: &C,
+    now: DateTime<Utc>,
     key: NewKey,
     secret: Option<String>,
 ) -> Result<(api_key::Model, String), DbErr> {
@@ -57,7 +58,7 @@ pub async fn insert_key<C: ConnectionTrait>(
         rate_limit_per_hour: Set(key.rate_limit_per_hour),
         rate_limit_per_day: Set(key.rate_limit_per_day),
         created_by: Set(Some(key.created_by)),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
         revoked_at: Set(None),
         last_used_at: Set(None),
         usage_count: Set(0),
@@ -70,7 +71,7 @@ pub async fn insert_key<C: ConnectionTrait>(
 /// Start-up: with `PLINTH_BOOTSTRAP_API_KEY`, a live Master key with exactly that
 /// secret exists afterwards (idempotent). Without it, and with no key at all, a
 /// Master key is generated and its secret returned to be printed once.
-pub async fn bootstrap(db: &DatabaseConnection, config: &Config) -> Result<Option<String>, DbErr> {
+pub async fn bootstrap(db: &DatabaseConnection, now: DateTime<Utc>, config: &Config) -> Result<Option<String>, DbErr> {
     if let Some(secret) = &config.bootstrap_api_key {
         let existing = api_key::Entity::find().filter(api_key::Column::KeyHash.eq(hash_secret(secret))).one(db).await?;
         match existing {
@@ -88,6 +89,7 @@ pub async fn bootstrap(db: &DatabaseConnection, config: &Config) -> Result<Optio
             None => {
                 insert_key(
                     db,
+                    now,
                     NewKey::unlimited("bootstrap", KeyPermission::Master, None, "bootstrap"),
                     Some(secret.clone()),
                 )
@@ -100,6 +102,6 @@ pub async fn bootstrap(db: &DatabaseConnection, config: &Config) -> Result<Optio
         return Ok(None);
     }
     let (_, secret) =
-        insert_key(db, NewKey::unlimited("first admin", KeyPermission::Master, None, "bootstrap"), None).await?;
+        insert_key(db, now, NewKey::unlimited("first admin", KeyPermission::Master, None, "bootstrap"), None).await?;
     Ok(Some(secret))
 }

@@ -216,7 +216,7 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
         }
         KeyDecision::Denied(status) => return Err(rate_limited(&status)),
     }
-    state.key_usage.record(key.id);
+    state.key_usage.record(key.id, state.clock.now());
     Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
 }
 

@@ -1,7 +1,6 @@
 //! Sample posts for a fresh site: three Drafts in the site's default locale.
 
 use actix_web::{web, HttpResponse};
-use chrono::Utc;
 use plinth_entities::{content, content_localization};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde::Serialize;
@@ -75,11 +74,11 @@ pub async fn seed_blogs(
         };
         checked.push((title, excerpt, body, write::check_new(&state, &principal, ContentKind::Blog, request).await?));
     }
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let mut ids = Vec::new();
     for (title, excerpt, body, item) in checked {
         let id = write::insert(&txn, &principal, ContentKind::Blog, item, true).await?;
-        let now = Utc::now();
         content_localization::ActiveModel {
             id: Set(Uuid::new_v4()),
             content_id: Set(id),
@@ -99,8 +98,8 @@ pub async fn seed_blogs(
     let mut created = Vec::new();
     let mut events = Vec::new();
     for id in ids {
-        let item = write::audit_created(&txn, &principal, ContentKind::Blog, id).await?;
-        events.extend(write::created_events(ContentKind::Blog, &item));
+        let item = write::audit_created(&txn, now, &principal, ContentKind::Blog, id).await?;
+        events.extend(write::created_events(ContentKind::Blog, &item, now));
         created.push(item);
     }
     write::commit_with_events(&state, txn, events).await?;
@@ -118,8 +117,11 @@ pub async fn delete_sample_blogs(
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let txn = crate::db::begin_write(&state.db).await?;
     let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
-    let deleted = write::soft_delete_many(&txn, &principal, ContentKind::Blog, &ids).await?;
-    let events = deleted.iter().flat_map(|item| write::events_for(ContentKind::Blog, "deleted", item)).collect();
+    let deleted = write::soft_delete_many(&txn, state.clock.now(), &principal, ContentKind::Blog, &ids).await?;
+    let events = deleted
+        .iter()
+        .flat_map(|item| write::events_for(ContentKind::Blog, "deleted", item, state.clock.now()))
+        .collect();
     write::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(DeletedSamples { deleted: deleted.len() as u64 }))
 }

@@ -1,6 +1,5 @@
 //! Per-locale text of content items.
 
-use chrono::Utc;
 use plinth_entities::{content, content_localization, site_locale};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
@@ -54,7 +53,7 @@ async fn commit_as_update(
     sites: Vec<Uuid>,
 ) -> ApiResult<()> {
     let response = relations::response(item, relations::Relations { site_ids: sites, ..Default::default() });
-    commit_with_events(state, txn, events_for(kind, "updated", &response)).await
+    commit_with_events(state, txn, events_for(kind, "updated", &response, state.clock.now())).await
 }
 
 pub async fn list(
@@ -113,7 +112,7 @@ pub async fn create(
     if duplicate > 0 {
         return Err(exists());
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let created = content_localization::ActiveModel {
         id: Set(Uuid::new_v4()),
         content_id: Set(content_id),
@@ -138,7 +137,7 @@ pub async fn create(
         entity_id: created.id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, entry, &(), &response).await?;
+    audit::record(&txn, now, entry, &(), &response).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(response)
 }
@@ -181,7 +180,7 @@ pub async fn update(
     if let Some(meta_description) = body.meta_description {
         row.meta_description = Set(meta_description);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = LocalizationResponse::from(&updated);
@@ -193,7 +192,7 @@ pub async fn update(
         entity_id: localization_id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, entry, &before, &after).await?;
+    audit::record(&txn, state.clock.now(), entry, &before, &after).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(after)
 }
@@ -217,7 +216,7 @@ pub async fn delete(
         entity_id: localization_id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, entry, &before, &()).await?;
+    audit::record(&txn, state.clock.now(), entry, &before, &()).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(())
 }

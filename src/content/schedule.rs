@@ -77,12 +77,12 @@ async fn move_one(
         entity_id: item.id.to_string(),
         site_id: rel.site_ids.first().copied(),
     };
-    audit::record(&txn, entry, &json!({"status": from}), &json!({"status": to})).await?;
+    audit::record(&txn, state.clock.now(), entry, &json!({"status": from}), &json!({"status": to})).await?;
     let current = content::Entity::find_by_id(item.id)
         .one(&txn)
         .await?
         .ok_or_else(|| crate::error::ApiError::internal("content vanished"))?;
-    let events = change_events(kind, from, &relations::response(&current, rel));
+    let events = change_events(kind, from, &relations::response(&current, rel), now);
     commit_with_events(state, txn, events).await?;
     Ok(true)
 }

@@ -40,11 +40,12 @@ fn audit_entry(actor: &str, action: Action, kind: ContentKind, id: Uuid, site_id
 }
 
 /// When an item enters review, its sites' reviewers are told (in the same transaction).
+/// `(from, to, at)`: the status move and when it happened.
 async fn notify_if_submitted(
     txn: &DatabaseTransaction,
     principal: &Principal,
     kind: ContentKind,
-    (from, to): (ContentStatus, ContentStatus),
+    (from, to, at): (ContentStatus, ContentStatus, DateTime<Utc>),
     id: Uuid,
     title: &str,
     site_ids: &[Uuid],
@@ -58,6 +59,7 @@ async fn notify_if_submitted(
         entity_id: id,
         title,
         submitted_by: principal.user().map(|u| u.idp_user_id.as_str()),
+        at,
     };
     notifications::notify_reviewers(txn, request).await
 }
@@ -169,10 +171,14 @@ async fn store_relations(
 }
 
 /// `<kind>.<what>` for every site of the item.
-pub(crate) fn events_for(kind: ContentKind, what: &str, item: &ContentResponse) -> Vec<DomainEvent> {
+pub(crate) fn events_for(
+    kind: ContentKind,
+    what: &str,
+    item: &ContentResponse,
+    now: DateTime<Utc>,
+) -> Vec<DomainEvent> {
     let Some(prefix) = kind.event_prefix() else { return Vec::new() };
     let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
-    let now = Utc::now();
     item.site_ids
         .iter()
         .map(|site_id| DomainEvent {
@@ -186,18 +192,23 @@ pub(crate) fn events_for(kind: ContentKind, what: &str, item: &ContentResponse) 
 
 /// A change of an item whose status was `before`: updated, plus published when
 /// it went live.
-pub(crate) fn change_events(kind: ContentKind, before: ContentStatus, after: &ContentResponse) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "updated", after);
+pub(crate) fn change_events(
+    kind: ContentKind,
+    before: ContentStatus,
+    after: &ContentResponse,
+    now: DateTime<Utc>,
+) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "updated", after, now);
     if after.status == ContentStatus::Published && before != ContentStatus::Published {
-        events.extend(events_for(kind, "published", after));
+        events.extend(events_for(kind, "published", after, now));
     }
     events
 }
 
-pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "created", created);
+pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: DateTime<Utc>) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "created", created, now);
     if created.status == ContentStatus::Published {
-        events.extend(events_for(kind, "published", created));
+        events.extend(events_for(kind, "published", created, now));
     }
     events
 }
@@ -238,6 +249,7 @@ fn published_at(
 /// The item as stored now, audited against `before`. The caller commits.
 async fn audited(
     txn: &DatabaseTransaction,
+    at: DateTime<Utc>,
     id: Uuid,
     entry: AuditEntry<'_>,
     before: &impl serde::Serialize,
@@ -246,7 +258,7 @@ async fn audited(
         content::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::internal("content vanished"))?;
     let relations = relations::load(txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let response = relations::response(&model, relations);
-    audit::record(txn, entry, before, &response).await?;
+    audit::record(txn, at, entry, before, &response).await?;
     Ok(response)
 }
 
@@ -261,8 +273,8 @@ pub async fn create(
     retry_lost_slug_race(generated, || async {
         let txn = crate::db::begin_write(&state.db).await?;
         let id = insert(&txn, principal, kind, checked.clone(), false).await?;
-        let created = audit_created(&txn, principal, kind, id).await?;
-        commit_with_events(state, txn, created_events(kind, &created)).await?;
+        let created = audit_created(&txn, state.clock.now(), principal, kind, id).await?;
+        commit_with_events(state, txn, created_events(kind, &created, state.clock.now())).await?;
         Ok(created)
     })
     .await
@@ -293,13 +305,14 @@ where
 /// Audits a created item and answers with it. The caller commits.
 pub(crate) async fn audit_created(
     txn: &DatabaseTransaction,
+    at: DateTime<Utc>,
     principal: &Principal,
     kind: ContentKind,
     id: Uuid,
 ) -> ApiResult<ContentResponse> {
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Create, kind, id, None);
-    audited(txn, id, entry, &()).await
+    audited(txn, at, id, entry, &()).await
 }
 
 /// A new item that passed every check that needs cached site state or
@@ -445,8 +458,16 @@ pub(crate) async fn insert(
         tag_ids: Some(body.tag_ids),
     };
     store_relations(txn, kind, id, &draft, true).await?;
-    notify_if_submitted(txn, principal, kind, (ContentStatus::Draft, status), id, &title_for_notice, &draft.site_ids)
-        .await?;
+    notify_if_submitted(
+        txn,
+        principal,
+        kind,
+        (ContentStatus::Draft, status, now),
+        id,
+        &title_for_notice,
+        &draft.site_ids,
+    )
+    .await?;
     Ok(id)
 }
 
@@ -565,11 +586,11 @@ pub async fn update(
     };
     store_relations(&txn, kind, id, &draft, sites_changed).await?;
     let title = body.title.as_deref().unwrap_or(&current.title);
-    notify_if_submitted(&txn, principal, kind, (from, to), id, title, &draft.site_ids).await?;
+    notify_if_submitted(&txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
-    let updated = audited(&txn, id, entry, &before).await?;
-    commit_with_events(state, txn, change_events(kind, from, &updated)).await?;
+    let updated = audited(&txn, now, id, entry, &before).await?;
+    commit_with_events(state, txn, change_events(kind, from, &updated, now)).await?;
     Ok(updated)
 }
 
@@ -594,8 +615,8 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     row.update(&txn).await?;
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
-    audit::record(&txn, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
-    commit_with_events(state, txn, events_for(kind, "deleted", &before)).await?;
+    audit::record(&txn, now, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
+    commit_with_events(state, txn, events_for(kind, "deleted", &before, state.clock.now())).await?;
     Ok(())
 }
 
@@ -603,13 +624,13 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
 /// returns them as they were, for the `deleted` events after commit.
 pub(crate) async fn soft_delete_many(
     txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
     principal: &Principal,
     kind: ContentKind,
     ids: &[Uuid],
 ) -> ApiResult<Vec<ContentResponse>> {
     let models = content::Entity::find().filter(content::Column::Id.is_in(ids.to_vec())).all(txn).await?;
     let mut rels = relations::load(txn, ids, true).await?;
-    let now = Utc::now();
     content::Entity::update_many()
         .col_expr(content::Column::IsDeleted, sea_orm::sea_query::Expr::value(true))
         .col_expr(content::Column::DeletedAt, sea_orm::sea_query::Expr::value(now))
@@ -621,7 +642,7 @@ pub(crate) async fn soft_delete_many(
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
         let entry = audit_entry(&actor, Action::Delete, kind, model.id, item.site_ids.first().copied());
-        audit::record(txn, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
+        audit::record(txn, now, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
         out.push(item);
     }
     Ok(out)
@@ -752,8 +773,8 @@ async fn copy_item(
         }
         let actor = principal.actor_id();
         let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
-        let created = audited(&txn, new_id, entry, &json!({"copied_from": id})).await?;
-        commit_with_events(state, txn, created_events(kind, &created)).await?;
+        let created = audited(&txn, now, new_id, entry, &json!({"copied_from": id})).await?;
+        commit_with_events(state, txn, created_events(kind, &created, state.clock.now())).await?;
         Ok(created)
     })
     .await
@@ -807,8 +828,8 @@ pub async fn review(
     row.update(&txn).await?;
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
-    let reviewed = audited(&txn, id, entry, &before).await?;
-    commit_with_events(state, txn, change_events(kind, from, &reviewed)).await?;
+    let reviewed = audited(&txn, now, id, entry, &before).await?;
+    commit_with_events(state, txn, change_events(kind, from, &reviewed, now)).await?;
     if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
         tracing::info!(%id, action = ?body.action, %comment, "review comment");
     }
@@ -882,12 +903,13 @@ pub async fn bulk(
         }
         row.update(&txn).await?;
         if let Some(to) = status {
-            notify_if_submitted(&txn, principal, kind, (from, to), item.id, &item.title, &[site_id]).await?;
+            notify_if_submitted(&txn, principal, kind, (from, to, now), item.id, &item.title, &[site_id]).await?;
         }
         let action = if status.is_some() { Action::Update } else { Action::Delete };
         let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
         audit::record(
             &txn,
+            now,
             entry,
             &json!({"status": item.status, "is_deleted": false}),
             &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()}),
@@ -903,8 +925,8 @@ pub async fn bulk(
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
         let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
         events.extend(match status {
-            Some(_) => change_events(kind, from, &item),
-            None => events_for(kind, "deleted", &item),
+            Some(_) => change_events(kind, from, &item, now),
+            None => events_for(kind, "deleted", &item, now),
         });
     }
     commit_with_events(state, txn, events).await?;

@@ -72,8 +72,12 @@ pub struct UpdateEnvironment {
 }
 
 /// A new site's environments: `production` (default, on the site's URL) and `staging`.
-pub async fn seed<C: ConnectionTrait>(db: &C, site_id: Uuid, site_base_url: Option<String>) -> ApiResult<()> {
-    let now = Utc::now();
+pub async fn seed<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+    site_base_url: Option<String>,
+) -> ApiResult<()> {
     for (name, base_url, is_default) in [("production", site_base_url, true), ("staging", None, false)] {
         environment::ActiveModel {
             id: Set(Uuid::new_v4()),
@@ -186,7 +190,7 @@ pub async fn create_environment(
     if body.is_default {
         clear_default(&txn, site_id).await?;
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let created = environment::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
@@ -200,7 +204,7 @@ pub async fn create_environment(
     .await
     .map_err(on_constraint(Constraint::Unique, || name_taken(&name)))?;
     let response = EnvironmentResponse::from(&created);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -237,13 +241,20 @@ pub async fn update_environment(
     if let Some(is_default) = body.is_default {
         row.is_default = Set(is_default);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let updated = row
         .update(&txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || name_taken(name.as_deref().unwrap_or_default())))?;
     let after = EnvironmentResponse::from(&updated);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }
@@ -262,6 +273,7 @@ pub async fn delete_environment(
     environment::Entity::delete_by_id(current.id).exec(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Delete, &current),
         &EnvironmentResponse::from(&current),
         &(),

@@ -145,13 +145,14 @@ pub async fn create_locale(
         name: Set(name),
         native_name: Set(native_name),
         direction: Set(direction),
-        created_at: Set(Utc::now()),
+        created_at: Set(state.clock.now()),
     }
     .insert(&txn)
     .await
     .map_err(on_constraint(Constraint::Unique, || code_taken(&code)))?;
     let response = LocaleResponse::from(&created);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, id), &(), &response).await?;
+    audit::record(&txn, state.clock.now(), audit_entry(&principal.actor_id(), Action::Create, id), &(), &response)
+        .await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -198,7 +199,8 @@ pub async fn update_locale(
         .await
         .map_err(on_constraint(Constraint::Unique, || code_taken(code.as_deref().unwrap_or_default())))?;
     let after = LocaleResponse::from(&updated);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, id), &before, &after).await?;
+    audit::record(&txn, state.clock.now(), audit_entry(&principal.actor_id(), Action::Update, id), &before, &after)
+        .await?;
     txn.commit().await?;
     // Every site's cached locale list may show this locale.
     state.sites.invalidate_all();
@@ -224,8 +226,14 @@ pub async fn delete_locale(
         return Err(in_use_error());
     }
     locale::Entity::delete_by_id(id).exec(&txn).await.map_err(on_constraint(Constraint::ForeignKey, in_use_error))?;
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, id), &LocaleResponse::from(&current), &())
-        .await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Delete, id),
+        &LocaleResponse::from(&current),
+        &(),
+    )
+    .await?;
     txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -167,7 +167,7 @@ pub async fn add_member(
     if body.role == Role::Owner {
         return Err(ApiError::bad_request("a site has one owner: use transfer-ownership"));
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = site_member::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -183,7 +183,7 @@ pub async fn add_member(
         ApiError::new(ErrorCode::MemberAlreadyExists, "the user is already a member of this site")
     }))?;
     let response = MemberResponse::from(&created);
-    audit::record(&txn, entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    audit::record(&txn, now, entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -215,11 +215,12 @@ pub async fn update_member(
     let before = MemberResponse::from(&current);
     let mut row: site_member::ActiveModel = current.into();
     row.role = Set(role.as_str().to_string());
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = MemberResponse::from(&updated);
-    audit::record(&txn, entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(&txn, state.clock.now(), entry(&principal.actor_id(), Action::Update, &updated), &before, &after)
+        .await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }
@@ -247,8 +248,14 @@ pub async fn remove_member(
     }
     let txn = crate::db::begin_write(&state.db).await?;
     site_member::Entity::delete_by_id(current.id).exec(&txn).await?;
-    audit::record(&txn, entry(&principal.actor_id(), Action::Delete, &current), &MemberResponse::from(&current), &())
-        .await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        entry(&principal.actor_id(), Action::Delete, &current),
+        &MemberResponse::from(&current),
+        &(),
+    )
+    .await?;
     txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -275,7 +282,7 @@ pub async fn transfer_ownership(
     if previous.as_ref().is_some_and(|p| p.id == target.id) {
         return Err(ApiError::bad_request("that member already owns the site"));
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let mut changed = Vec::new();
     if let Some(previous) = previous {
@@ -291,6 +298,7 @@ pub async fn transfer_ownership(
     for member in &changed {
         audit::record(
             &txn,
+            now,
             entry(&principal.actor_id(), Action::Update, member),
             &json!({}),
             &MemberResponse::from(member),

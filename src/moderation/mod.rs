@@ -176,13 +176,14 @@ async fn set_state(
         row.insert(&txn).await?;
     }
     let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
-    audit_moderation(&txn, principal, user, &before, &result).await?;
+    audit_moderation(&txn, state.clock.now(), principal, user, &before, &result).await?;
     txn.commit().await?;
     Ok(result)
 }
 
 async fn audit_moderation<C: ConnectionTrait>(
     txn: &C,
+    at: DateTime<Utc>,
     principal: &Principal,
     user: &str,
     before: &ModerationResult,
@@ -196,7 +197,7 @@ async fn audit_moderation<C: ConnectionTrait>(
         entity_id: user.into(),
         site_id: None,
     };
-    audit::record(txn, entry, before, after).await?;
+    audit::record(txn, at, entry, before, after).await?;
     Ok(())
 }
 
@@ -308,7 +309,7 @@ pub async fn delete_user(
         reason: before.reason.clone(),
         expires_at: None,
     };
-    audit_moderation(&txn, &principal, &user, &before, &result).await?;
+    audit_moderation(&txn, state.clock.now(), &principal, &user, &before, &result).await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(result))
 }

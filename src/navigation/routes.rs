@@ -131,10 +131,10 @@ pub struct MenuQuery {
     pub locale: Option<String>,
 }
 
-fn event(what: &str, site_id: Uuid, id: Uuid, title: &str, slug: Option<&str>) -> DomainEvent {
+fn event(what: &str, at: DateTime<Utc>, site_id: Uuid, id: Uuid, title: &str, slug: Option<&str>) -> DomainEvent {
     DomainEvent {
         event: format!("navigation.{what}"),
-        timestamp: Utc::now(),
+        timestamp: at,
         site_id,
         data: json!({"id": id, "title": title, "slug": slug, "status": null}),
     }
@@ -368,7 +368,7 @@ pub async fn create_menu(
         return Err(ApiError::validation(errors));
     };
     let slug = slug.map(Slug::into_inner).unwrap_or_else(|| crate::content::slugify(&name));
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = nav_menu::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -384,9 +384,13 @@ pub async fn create_menu(
     .await
     .map_err(on_constraint(Constraint::Unique, || slug_taken(&slug)))?;
     let response = MenuResponse::from(&created);
-    audit::record(&txn, menu_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
-    commit_with_events(&state, txn, vec![event("updated", site_id, created.id, &created.name, Some(&created.slug))])
-        .await?;
+    audit::record(&txn, now, menu_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    commit_with_events(
+        &state,
+        txn,
+        vec![event("updated", state.clock.now(), site_id, created.id, &created.name, Some(&created.slug))],
+    )
+    .await?;
     Ok(HttpResponse::Created().json(response))
 }
 
@@ -418,18 +422,25 @@ pub async fn update_menu(
     if let Some(slug) = &slug {
         row.slug = Set(slug.clone());
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row
         .update(&txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || slug_taken(slug.as_deref().unwrap_or_default())))?;
     let after = MenuResponse::from(&updated);
-    audit::record(&txn, menu_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        menu_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", updated.site_id, updated.id, &updated.name, Some(&updated.slug))],
+        vec![event("updated", state.clock.now(), updated.site_id, updated.id, &updated.name, Some(&updated.slug))],
     )
     .await?;
     Ok(HttpResponse::Ok().json(after))
@@ -446,11 +457,12 @@ pub async fn delete_menu(
     let before = MenuResponse::from(&current);
     let mut row: nav_menu::ActiveModel = current.into();
     row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(Utc::now()));
+    row.deleted_at = Set(Some(state.clock.now()));
     let txn = crate::db::begin_write(&state.db).await?;
     let deleted = row.update(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         menu_entry(&principal.actor_id(), Action::Delete, &deleted),
         &before,
         &json!({"is_deleted": true}),
@@ -459,7 +471,7 @@ pub async fn delete_menu(
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", deleted.site_id, deleted.id, &deleted.name, Some(&deleted.slug))],
+        vec![event("updated", state.clock.now(), deleted.site_id, deleted.id, &deleted.name, Some(&deleted.slug))],
     )
     .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -502,7 +514,7 @@ pub async fn create_menu_item(
     if let Some(parent_id) = body.parent_id {
         check_parent(&live_items(&txn, menu.id).await?, None, parent_id)?;
     }
-    let now = Utc::now();
+    let now = state.clock.now();
     let created = nav_item::ActiveModel {
         id: Set(Uuid::new_v4()),
         menu_id: Set(menu.id),
@@ -521,11 +533,11 @@ pub async fn create_menu_item(
     .insert(&txn)
     .await?;
     let node = tree(std::slice::from_ref(&created), None).remove(0);
-    audit::record(&txn, item_entry(&principal.actor_id(), Action::Create, &created), &(), &node).await?;
+    audit::record(&txn, now, item_entry(&principal.actor_id(), Action::Create, &created), &(), &node).await?;
     commit_with_events(
         &state,
         txn,
-        vec![event("created", created.site_id, created.id, &created.label, created.url.as_deref())],
+        vec![event("created", state.clock.now(), created.site_id, created.id, &created.label, created.url.as_deref())],
     )
     .await?;
     Ok(HttpResponse::Created().json(node))
@@ -587,14 +599,21 @@ pub async fn update_menu_item(
     if let Some(order) = body.display_order {
         row.display_order = Set(order);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let updated = row.update(&txn).await?;
     let after = tree(std::slice::from_ref(&updated), None).remove(0);
-    audit::record(&txn, item_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        item_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", updated.site_id, updated.id, &updated.label, updated.url.as_deref())],
+        vec![event("updated", state.clock.now(), updated.site_id, updated.id, &updated.label, updated.url.as_deref())],
     )
     .await?;
     Ok(HttpResponse::Ok().json(after))
@@ -623,7 +642,7 @@ pub async fn delete_menu_item(
     let txn = crate::db::begin_write(&state.db).await?;
     let items = live_items(&txn, current.menu_id).await?;
     let ids = subtree(&items, current.id);
-    let now = Utc::now();
+    let now = state.clock.now();
     nav_item::Entity::update_many()
         .col_expr(nav_item::Column::IsDeleted, sea_orm::sea_query::Expr::value(true))
         .col_expr(nav_item::Column::DeletedAt, sea_orm::sea_query::Expr::value(now))
@@ -634,12 +653,13 @@ pub async fn delete_menu_item(
     for item in items.iter().filter(|i| ids.contains(&i.id)) {
         audit::record(
             &txn,
+            now,
             item_entry(&principal.actor_id(), Action::Delete, item),
             &json!({"is_deleted": false}),
             &json!({"is_deleted": true}),
         )
         .await?;
-        events.push(event("deleted", item.site_id, item.id, &item.label, item.url.as_deref()));
+        events.push(event("deleted", state.clock.now(), item.site_id, item.id, &item.label, item.url.as_deref()));
     }
     commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::NoContent().finish())

@@ -1,6 +1,5 @@
 //! Menus and menu items in the trash: listing, counting, restore, purge.
 
-use chrono::Utc;
 use plinth_entities::{nav_item, nav_menu};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -82,11 +81,12 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         let mut row: nav_menu::ActiveModel = menu.into();
         row.is_deleted = Set(false);
         row.deleted_at = Set(None);
-        row.updated_at = Set(Utc::now());
+        row.updated_at = Set(state.clock.now());
         let txn = crate::db::begin_write(&state.db).await?;
         let restored = row.update(&txn).await?;
         audit::record(
             &txn,
+            state.clock.now(),
             entry(&actor, Action::Restore, "menu", id, site_id),
             &json!({"is_deleted": true}),
             &json!({"is_deleted": false}),
@@ -117,10 +117,11 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
     if !parent_live {
         row.parent_id = Set(None);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let restored = row.update(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         entry(&actor, Action::Restore, "menu_item", id, site_id),
         &json!({"is_deleted": true}),
         &json!({"is_deleted": false}),
@@ -161,6 +162,7 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
     }
     audit::record(
         &txn,
+        state.clock.now(),
         entry(&actor, Action::Purge, if entity_type == "menu" { "menu" } else { "menu_item" }, id, site_id),
         &json!({"id": id}),
         &(),

@@ -81,6 +81,8 @@ pub struct ReviewRequest<'a> {
     pub title: &'a str,
     /// The submitting user, who is not notified of their own request.
     pub submitted_by: Option<&'a str>,
+    /// When it was submitted (the app's clock).
+    pub at: DateTime<Utc>,
 }
 
 /// Notifies every reviewer, editor, admin and owner of the item's sites, inside
@@ -91,7 +93,7 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: ReviewRequest
         .filter(site_member::Column::SiteId.is_in(request.site_ids.to_vec()))
         .all(db)
         .await?;
-    let now = Utc::now();
+    let now = request.at;
     let mut notified = std::collections::HashSet::new();
     for member in members {
         let may_review = Role::parse(&member.role).is_some_and(|r| r >= Role::Reviewer);
@@ -166,7 +168,7 @@ pub async fn mark_read(
         return Ok(HttpResponse::Ok().json(NotificationResponse::from(&found)));
     }
     let mut row: notification::ActiveModel = found.into();
-    row.read_at = Set(Some(Utc::now()));
+    row.read_at = Set(Some(state.clock.now()));
     let updated = row.update(&state.db).await?;
     Ok(HttpResponse::Ok().json(NotificationResponse::from(&updated)))
 }
@@ -176,7 +178,7 @@ pub async fn mark_read(
 pub async fn mark_all_read(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal)?;
     let result = notification::Entity::update_many()
-        .col_expr(notification::Column::ReadAt, Expr::value(Utc::now()))
+        .col_expr(notification::Column::ReadAt, Expr::value(state.clock.now()))
         .filter(notification::Column::IdpUserId.eq(user))
         .filter(notification::Column::ReadAt.is_null())
         .exec(&state.db)

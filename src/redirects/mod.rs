@@ -260,7 +260,7 @@ pub async fn create_redirect(
     };
     let txn = crate::db::begin_write(&state.db).await?;
     check_chain(&txn, site_id, &source, &destination, None).await?;
-    let now = Utc::now();
+    let now = state.clock.now();
     let created = redirect::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
@@ -275,7 +275,7 @@ pub async fn create_redirect(
     .await
     .map_err(on_constraint(Constraint::Unique, || source_taken(&source)))?;
     let response = RedirectResponse::from(&created);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -314,10 +314,17 @@ pub async fn update_redirect(
     row.destination = Set(destination);
     row.status_code = Set(status);
     row.is_active = Set(active);
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || source_taken(&source)))?;
     let after = RedirectResponse::from(&updated);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }
@@ -334,6 +341,7 @@ pub async fn delete_redirect(
     redirect::Entity::delete_by_id(current.id).exec(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Delete, &current),
         &RedirectResponse::from(&current),
         &(),

@@ -87,6 +87,7 @@ pub fn prefix_path(url_prefix: &str) -> String {
 /// Assigns one locale inside an open transaction (site creation and POST).
 pub(super) async fn assign<C: ConnectionTrait>(
     db: &C,
+    now: DateTime<Utc>,
     site_id: Uuid,
     input: &SiteLocaleInput,
     field: &str,
@@ -112,7 +113,7 @@ pub(super) async fn assign<C: ConnectionTrait>(
         is_default: Set(input.is_default),
         is_active: Set(true),
         url_prefix: Set(url_prefix),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
     }
     .insert(db)
     .await
@@ -168,7 +169,7 @@ async fn save_update(
     let after = SiteLocaleResponse::new(&updated, global);
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Update, updated.site_id, updated.locale_id);
-    audit::record(&txn, entry, &before, &after).await?;
+    audit::record(&txn, state.clock.now(), entry, &before, &after).await?;
     txn.commit().await?;
     state.invalidate_site(updated.site_id);
     Ok(HttpResponse::Ok().json(after))
@@ -206,9 +207,16 @@ pub async fn add_site_locale(
     let mut input = body.into_inner();
     let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(&txn).await?;
     input.is_default |= existing == 0;
-    let (assignment, global) = assign(&txn, site_id, &input, "body").await?;
+    let (assignment, global) = assign(&txn, state.clock.now(), site_id, &input, "body").await?;
     let response = SiteLocaleResponse::new(&assignment, &global);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, site_id, global.id), &(), &response).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Create, site_id, global.id),
+        &(),
+        &response,
+    )
+    .await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Created().json(response))
@@ -280,7 +288,14 @@ pub async fn delete_site_locale(
         row.is_active = Set(true);
         row.update(&txn).await?;
     }
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, site_id, locale_id), &before, &()).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Delete, site_id, locale_id),
+        &before,
+        &(),
+    )
+    .await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::NoContent().finish())

@@ -139,7 +139,7 @@ pub async fn complete_onboarding_step(
             site_id: Set(site_id),
             idp_user_id: Set(user.clone()),
             step_key: Set(step_key),
-            completed_at: Set(Utc::now()),
+            completed_at: Set(state.clock.now()),
         }
         .insert(&txn)
         .await?;

@@ -70,7 +70,7 @@ async fn purge_site(state: &AppState, site: &site::Model, cutoff: DateTime<Utc>)
         entity_id: site.id.to_string(),
         site_id: None,
     };
-    audit::record(&txn, entry, &SiteResponse::deleted(&current), &Value::Null).await?;
+    audit::record(&txn, state.clock.now(), entry, &SiteResponse::deleted(&current), &Value::Null).await?;
     txn.commit().await?;
     Ok(())
 }

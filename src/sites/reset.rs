@@ -2,7 +2,6 @@
 //! trash in one transaction; the site row, settings, members and locales stay.
 
 use actix_web::{web, HttpResponse};
-use chrono::Utc;
 use plinth_entities::{content, nav_item, nav_menu, social_link};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -43,6 +42,7 @@ pub async fn reset_content(
     let site_id = id.into_inner();
     principal.require(&state, site_id, Capability::OwnSite).await?;
     state.site_state(site_id).await?;
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let items = read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
         .all(&txn)
@@ -54,15 +54,14 @@ pub async fn reset_content(
         if ids.is_empty() {
             continue;
         }
-        let deleted = write::soft_delete_many(&txn, &principal, kind, &ids).await?;
-        events.extend(deleted.iter().flat_map(|item| write::events_for(kind, "deleted", item)));
+        let deleted = write::soft_delete_many(&txn, now, &principal, kind, &ids).await?;
+        events.extend(deleted.iter().flat_map(|item| write::events_for(kind, "deleted", item, now)));
         if kind == ContentKind::Legal {
             counts.legal_documents += deleted.len() as u64;
         } else {
             counts.contents += deleted.len() as u64;
         }
     }
-    let now = Utc::now();
     counts.social_links = social_link::Entity::update_many()
         .col_expr(social_link::Column::IsDeleted, Expr::value(true))
         .col_expr(social_link::Column::DeletedAt, Expr::value(now))
@@ -102,7 +101,7 @@ pub async fn reset_content(
         entity_id: site_id.to_string(),
         site_id: Some(site_id),
     };
-    audit::record(&txn, entry, &json!({}), &counts).await?;
+    audit::record(&txn, now, entry, &json!({}), &counts).await?;
     write::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(counts))
 }

@@ -54,7 +54,7 @@ pub async fn create_site(
     principal: Principal,
     body: web::Json<CreateSite>,
 ) -> ApiResult<HttpResponse> {
-    let created = service::create(&state.db, &principal, body.into_inner()).await?;
+    let created = service::create(&state.db, state.clock.now(), &principal, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(SiteResponse::active(&created)))
 }
 
@@ -102,7 +102,7 @@ pub async fn update_site(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::AdministerSite).await?;
-    let updated = service::update(&state.db, &principal.actor_id(), id, body.into_inner()).await?;
+    let updated = service::update(&state.db, state.clock.now(), &principal.actor_id(), id, body.into_inner()).await?;
     state.invalidate_site(id);
     Ok(HttpResponse::Ok().json(SiteResponse::active(&updated)))
 }

@@ -73,7 +73,12 @@ fn check_may_create(principal: &Principal) -> ApiResult<()> {
     Ok(())
 }
 
-pub async fn create(db: &DatabaseConnection, principal: &Principal, body: CreateSite) -> ApiResult<site::Model> {
+pub async fn create(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    principal: &Principal,
+    body: CreateSite,
+) -> ApiResult<site::Model> {
     check_may_create(principal)?;
     let mut errors = Vec::new();
     let name = required_text("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
@@ -93,7 +98,6 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
     }
 
     let txn = crate::db::begin_write(db).await?;
-    let now = Utc::now();
     let id = Uuid::new_v4();
     let created = site::ActiveModel {
         id: Set(id),
@@ -115,14 +119,14 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
     site_setting::ActiveModel { site_id: Set(id), overrides: Set(json!({})), updated_at: Set(now) }
         .insert(&txn)
         .await?;
-    crate::environments::seed(&txn, id, created.base_url.clone()).await?;
+    crate::environments::seed(&txn, now, id, created.base_url.clone()).await?;
 
     let requested = match body.locales {
         Some(list) => list,
         None => default_locales(&txn).await?,
     };
     for (i, input) in requested.iter().enumerate() {
-        locales::assign(&txn, id, input, &format!("locales[{i}]")).await?;
+        locales::assign(&txn, now, id, input, &format!("locales[{i}]")).await?;
     }
 
     if let Some(user) = principal.user() {
@@ -137,8 +141,14 @@ pub async fn create(db: &DatabaseConnection, principal: &Principal, body: Create
         .insert(&txn)
         .await?;
     }
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, id), &(), &SiteResponse::active(&created))
-        .await?;
+    audit::record(
+        &txn,
+        now,
+        audit_entry(&principal.actor_id(), Action::Create, id),
+        &(),
+        &SiteResponse::active(&created),
+    )
+    .await?;
     txn.commit().await?;
     Ok(created)
 }
@@ -149,7 +159,13 @@ async fn default_locales<C: sea_orm::ConnectionTrait>(db: &C) -> ApiResult<Vec<S
     Ok(english.map(|l| SiteLocaleInput { locale_id: l.id, is_default: true, url_prefix: None }).into_iter().collect())
 }
 
-pub async fn update(db: &DatabaseConnection, actor: &str, site_id: Uuid, body: UpdateSite) -> ApiResult<site::Model> {
+pub async fn update(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    actor: &str,
+    site_id: Uuid,
+    body: UpdateSite,
+) -> ApiResult<site::Model> {
     let mut errors = Vec::new();
     let name = body.name.as_deref().map(|n| required_text("name", n, NAME_MAX).map_err(|e| errors.push(e)).ok());
     let slug = body.slug.as_deref().map(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
@@ -183,11 +199,12 @@ pub async fn update(db: &DatabaseConnection, actor: &str, site_id: Uuid, body: U
     if let Some(active) = body.is_active {
         row.is_active = Set(active);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(now);
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
         ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
     }))?;
-    audit::record(&txn, audit_entry(actor, Action::Update, site_id), &before, &SiteResponse::active(&updated)).await?;
+    audit::record(&txn, now, audit_entry(actor, Action::Update, site_id), &before, &SiteResponse::active(&updated))
+        .await?;
     txn.commit().await?;
     Ok(updated)
 }
@@ -209,7 +226,8 @@ pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid, no
     let mut row: site::ActiveModel = current.into();
     row.deleted_at = Set(Some(now));
     let deleted = row.update(&txn).await?;
-    audit::record(&txn, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted)).await?;
+    audit::record(&txn, now, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted))
+        .await?;
     txn.commit().await?;
     Ok(())
 }
@@ -243,7 +261,7 @@ pub async fn restore(
     row.deleted_at = Set(None);
     row.updated_at = Set(now);
     let restored = row.update(&txn).await?;
-    audit::record(&txn, audit_entry(actor, Action::Restore, site_id), &before, &SiteResponse::active(&restored))
+    audit::record(&txn, now, audit_entry(actor, Action::Restore, site_id), &before, &SiteResponse::active(&restored))
         .await?;
     txn.commit().await?;
     Ok(restored)

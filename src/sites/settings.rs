@@ -2,7 +2,6 @@
 //! the spec's defaults with the overrides laid over them.
 
 use actix_web::{web, HttpResponse};
-use chrono::Utc;
 use plinth_entities::site_setting;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
 use serde::{Deserialize, Serialize};
@@ -313,7 +312,7 @@ pub async fn update_settings(
     let row = site_setting::ActiveModel {
         site_id: Set(site_id),
         overrides: Set(Value::Object(overrides)),
-        updated_at: Set(Utc::now()),
+        updated_at: Set(state.clock.now()),
     };
     if stored.is_some() {
         row.update(&txn).await?;
@@ -327,7 +326,7 @@ pub async fn update_settings(
         entity_id: site_id.to_string(),
         site_id: Some(site_id),
     };
-    audit::record(&txn, entry, &before, &after).await?;
+    audit::record(&txn, state.clock.now(), entry, &before, &after).await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Ok().json(after))

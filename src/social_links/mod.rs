@@ -157,7 +157,7 @@ pub async fn create_social_link(
         Some(l) => required_text("label", l, 100).map_err(|e| ApiError::validation(vec![e]))?,
         None => platform.clone(),
     };
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = social_link::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -175,7 +175,7 @@ pub async fn create_social_link(
     .insert(&txn)
     .await?;
     let response = SocialLinkResponse::from(&created);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
@@ -214,11 +214,18 @@ pub async fn update_social_link(
     if let Some(active) = body.is_active {
         row.is_active = Set(active);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = SocialLinkResponse::from(&updated);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }
@@ -234,11 +241,12 @@ pub async fn delete_social_link(
     let before = SocialLinkResponse::from(&current);
     let mut row: social_link::ActiveModel = current.into();
     row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(Utc::now()));
+    row.deleted_at = Set(Some(state.clock.now()));
     let txn = crate::db::begin_write(&state.db).await?;
     let deleted = row.update(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Delete, &deleted),
         &before,
         &serde_json::json!({"is_deleted": true}),

@@ -116,7 +116,7 @@ pub(super) async fn create(
             "a localization for this locale exists; update it instead",
         )
     };
-    let now = Utc::now();
+    let now = state.clock.now();
     let created = term_localization::ActiveModel {
         id: Set(Uuid::new_v4()),
         term_id: Set(term_id),
@@ -132,6 +132,7 @@ pub(super) async fn create(
     let response = TermLocalizationResponse::from(&created);
     audit::record(
         &txn,
+        now,
         audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created, owner.site_id),
         &(),
         &response,
@@ -182,12 +183,13 @@ pub(super) async fn update(
     if let Some(description) = body.description {
         row.description = Set(description);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = TermLocalizationResponse::from(&updated);
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
         &before,
         &after,
@@ -203,6 +205,7 @@ pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Ta
     term_localization::Entity::delete_by_id(id).exec(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current, site_id),
         &TermLocalizationResponse::from(&current),
         &(),

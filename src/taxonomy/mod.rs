@@ -156,7 +156,7 @@ async fn create(
         return Err(ApiError::validation(errors));
     };
     let slug = slug.map(Slug::into_inner).unwrap_or_else(|| slugify(&name));
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = term::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -172,7 +172,8 @@ async fn create(
     .await
     .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
     let response = TermResponse::from(&created);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response).await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response)
+        .await?;
     txn.commit().await?;
     Ok(response)
 }
@@ -213,14 +214,20 @@ async fn update(
     if let Some(description) = body.description {
         row.description = Set(description);
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
         ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
     }))?;
     let after = TermResponse::from(&updated);
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated), &before, &after)
-        .await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated),
+        &before,
+        &after,
+    )
+    .await?;
     txn.commit().await?;
     Ok(after)
 }
@@ -232,6 +239,7 @@ async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id:
     term::Entity::delete_by_id(id).exec(&txn).await?;
     audit::record(
         &txn,
+        state.clock.now(),
         audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current),
         &TermResponse::from(&current),
         &(),

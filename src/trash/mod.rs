@@ -232,7 +232,8 @@ pub async fn restore_from_trash(
             entity_id: id.to_string(),
             site_id: Some(site_id),
         };
-        audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+        audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false}))
+            .await?;
         txn.commit().await?;
         return Ok(HttpResponse::Ok().json(crate::social_links::SocialLinkResponse::from(&restored)));
     }
@@ -254,9 +255,9 @@ pub async fn restore_from_trash(
         entity_id: id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+    audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
     let announced = read::response_of(&txn, &restored_row).await?;
-    write::commit_with_events(&state, txn, write::events_for(kind, "updated", &announced)).await?;
+    write::commit_with_events(&state, txn, write::events_for(kind, "updated", &announced, state.clock.now())).await?;
     Ok(HttpResponse::Ok().json(announced))
 }
 
@@ -293,7 +294,7 @@ pub async fn delete_from_trash(
             entity_id: id.to_string(),
             site_id: Some(link.site_id),
         };
-        audit::record(&txn, entry, &json!({"label": link.label, "url": link.url}), &()).await?;
+        audit::record(&txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &()).await?;
         txn.commit().await?;
         return Ok(HttpResponse::NoContent().finish());
     }
@@ -315,7 +316,7 @@ pub async fn delete_from_trash(
         entity_id: id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, entry, &json!({"title": item.title, "slug": item.slug}), &()).await?;
+    audit::record(&txn, state.clock.now(), entry, &json!({"title": item.title, "slug": item.slug}), &()).await?;
     txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -3,7 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
+use plinth_actors::Clock;
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, EntityTrait};
 use serde_json::Value;
@@ -49,12 +52,14 @@ pub struct AttemptResult {
 
 pub struct Deliverer {
     http: reqwest::Client,
+    /// Signing timestamps come from the app's clock.
+    clock: Arc<dyn Clock>,
     allowlist: Vec<String>,
     retry_delays: Vec<u64>,
 }
 
 impl Deliverer {
-    pub fn new(config: &Config) -> Self {
+    pub fn new(config: &Config, clock: Arc<dyn Clock>) -> Self {
         let http = reqwest::Client::builder()
             // A redirect is a failure: following it could reach a private address.
             .redirect(reqwest::redirect::Policy::none())
@@ -62,7 +67,12 @@ impl Deliverer {
             .user_agent(concat!("Plinth-Webhooks/", env!("CARGO_PKG_VERSION")))
             .build()
             .unwrap_or_default();
-        Self { http, allowlist: config.ssrf_allowlist.clone(), retry_delays: config.webhooks.retry_delays.clone() }
+        Self {
+            http,
+            clock,
+            allowlist: config.ssrf_allowlist.clone(),
+            retry_delays: config.webhooks.retry_delays.clone(),
+        }
     }
 
     /// When the next attempt is due after `attempts` failed ones, or `None` when
@@ -89,7 +99,7 @@ impl Deliverer {
         if let Err(refusal) = ssrf::check(url, &self.allowlist).await {
             return failed(format!("target refused: {refusal:?}"), None, None);
         }
-        let timestamp = Utc::now().timestamp();
+        let timestamp = self.clock.now().timestamp();
         let id = message_id.to_string();
         let response = self
             .http
@@ -223,7 +233,7 @@ mod tests {
 
     #[test]
     fn the_schedule_follows_the_spec_and_ends_after_six_attempts() -> Result<(), crate::config::ConfigError> {
-        let deliverer = Deliverer::new(&Config::defaults()?);
+        let deliverer = Deliverer::new(&Config::defaults()?, Arc::new(plinth_actors::SystemClock));
         let now = Utc::now();
         let delays: Vec<i64> = (1..MAX_ATTEMPTS)
             .filter_map(|n| deliverer.next_attempt_after(n, now))

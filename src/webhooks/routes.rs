@@ -280,7 +280,7 @@ pub async fn create_webhook(
     check_debounce(body.debounce_seconds)?;
     check_events(&body.events)?;
     let url = check_url(&state, &body.url).await?;
-    let now = Utc::now();
+    let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let created = webhook::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -296,7 +296,8 @@ pub async fn create_webhook(
     }
     .insert(&txn)
     .await?;
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &audited(&created)).await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &audited(&created))
+        .await?;
     txn.commit().await?;
     state.webhooks.invalidate(site_id);
     Ok(HttpResponse::Created().json(WebhookResponse::from(&created)))
@@ -342,11 +343,17 @@ pub async fn update_webhook(
     if body.rotate_secret {
         row.secret = Set(signature::generate_secret());
     }
-    row.updated_at = Set(Utc::now());
+    row.updated_at = Set(state.clock.now());
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &audited(&updated))
-        .await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Update, &updated),
+        &before,
+        &audited(&updated),
+    )
+    .await?;
     txn.commit().await?;
     state.webhooks.invalidate(updated.site_id);
     Ok(HttpResponse::Ok().json(WebhookResponse::from(&updated)))
@@ -363,7 +370,14 @@ pub async fn delete_webhook(
     let txn = crate::db::begin_write(&state.db).await?;
     // Deliveries, attempts and buffers cascade.
     webhook::Entity::delete_by_id(current.id).exec(&txn).await?;
-    audit::record(&txn, audit_entry(&principal.actor_id(), Action::Delete, &current), &audited(&current), &()).await?;
+    audit::record(
+        &txn,
+        state.clock.now(),
+        audit_entry(&principal.actor_id(), Action::Delete, &current),
+        &audited(&current),
+        &(),
+    )
+    .await?;
     txn.commit().await?;
     state.webhooks.invalidate(current.site_id);
     Ok(HttpResponse::NoContent().finish())
