@@ -54,3 +54,26 @@ fn every_now_comes_from_the_injectable_clock() {
         .collect();
     assert!(offenders.is_empty(), "read time through `state.clock` (plinth_actors::Clock):\n{}", offenders.join("\n"));
 }
+
+/// Role and key-permission ranks are compared in the permission table only
+/// (`auth/roles.rs`); everywhere else asks `role.has(Capability::…)` or
+/// `permission.has(KeyCapability::…)`.
+#[test]
+fn ranks_are_compared_only_in_the_permission_table() {
+    let ordering = [" < ", " > ", " <= ", " >= ", ".max(", ".min(", ".cmp("];
+    let offenders: Vec<String> = service_code()
+        .into_iter()
+        .filter(|(path, _)| !path.ends_with("src/auth/roles.rs"))
+        .flat_map(|(path, code)| {
+            code.lines()
+                .enumerate()
+                .filter(|(_, line)| {
+                    (line.contains("Role::") || line.contains("KeyPermission::"))
+                        && ordering.iter().any(|op| line.contains(op))
+                })
+                .map(|(n, line)| format!("{}:{}: {}", path.display(), n + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(offenders.is_empty(), "compare ranks through the permission table:\n{}", offenders.join("\n"));
+}

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::service::{insert_key, NewKey};
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Capability, KeyPermission, Principal};
+use crate::auth::{Capability, KeyCapability, KeyPermission, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::values::required_text;
@@ -105,7 +105,7 @@ async fn grant_ceiling(state: &AppState, principal: &Principal, site_id: Option<
         return Ok(KeyPermission::Master);
     }
     if let Some(key) = principal.api_key() {
-        if key.permission < KeyPermission::Admin {
+        if !key.permission.has(KeyCapability::ManageKeys) {
             return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "managing API keys needs an Admin key"));
         }
         if key.site_id.is_some() && site_id.is_none() {
@@ -216,7 +216,7 @@ pub async fn list_api_keys(
 ) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
     let unscoped_admin =
-        principal.api_key().is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
+        principal.api_key().is_some_and(|k| k.site_id.is_none() && k.permission.has(KeyCapability::ManageKeys));
     if !principal.is_system_admin() && !unscoped_admin {
         let site_id = query.site_id.ok_or_else(|| {
             ApiError::new(

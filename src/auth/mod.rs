@@ -6,4 +6,4 @@ mod principal;
 pub mod roles;
 
 pub use principal::{rate_limit_headers, Credential, Principal, UserIdentity, API_KEY_HEADER};
-pub use roles::{Capability, KeyPermission, Role};
+pub use roles::{Capability, KeyCapability, KeyPermission, Role};

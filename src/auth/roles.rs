@@ -110,11 +110,16 @@ pub enum Capability {
 }
 
 impl Role {
+    /// Whether this role has `capability` (the permission table decides).
+    pub fn has(self, capability: Capability) -> bool {
+        self >= capability.min_role()
+    }
+
     /// Refuses with AUTH_INSUFFICIENT_ROLE unless this role has `capability`;
     /// `what` names the attempted action in the problem's detail.
     pub fn ensure(self, capability: Capability, what: &str) -> ApiResult<()> {
         let needed = capability.min_role();
-        if self < needed {
+        if !self.has(capability) {
             return Err(ApiError::new(
                 ErrorCode::AuthInsufficientRole,
                 format!("{what} needs the {} role or higher; you act as {}", needed.as_str(), self.as_str()),
@@ -125,6 +130,11 @@ impl Role {
 }
 
 impl Capability {
+    /// The roles that have the capability, lowest first.
+    pub fn roles(self) -> impl Iterator<Item = Role> {
+        Role::ALL.into_iter().filter(move |r| r.has(self))
+    }
+
     /// The permission table: the lowest role that has the capability.
     pub fn min_role(self) -> Role {
         match self {
@@ -135,6 +145,39 @@ impl Capability {
             Capability::AdministerSite => Role::Admin,
             Capability::OwnSite => Role::Owner,
         }
+    }
+}
+
+/// What an API key may do beyond acting on the sites in its scope. A key's scope
+/// (one site or all) is checked beside this, where it matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyCapability {
+    /// Create sites (with an unscoped key).
+    CreateSites,
+    /// Create, list and revoke API keys.
+    ManageKeys,
+    /// Manage the global locale list (with an unscoped key).
+    ManageGlobalLocales,
+    /// Read and change identity-provider users.
+    ManageIdpUsers,
+}
+
+impl KeyCapability {
+    /// The key half of the permission table: the lowest permission with the capability.
+    pub fn min_permission(self) -> KeyPermission {
+        match self {
+            KeyCapability::CreateSites
+            | KeyCapability::ManageKeys
+            | KeyCapability::ManageGlobalLocales
+            | KeyCapability::ManageIdpUsers => KeyPermission::Admin,
+        }
+    }
+}
+
+impl KeyPermission {
+    /// Whether a key with this permission has `capability`.
+    pub fn has(self, capability: KeyCapability) -> bool {
+        self >= capability.min_permission()
     }
 }
 

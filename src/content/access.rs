@@ -69,7 +69,7 @@ pub async fn require_module(state: &AppState, kind: ContentKind, site_ids: &[Uui
 /// editors and above change anything.
 pub fn require_may_edit(role: Role, is_own: bool, status: ContentStatus, kind: ContentKind) -> ApiResult<()> {
     role.ensure(Capability::CreateContent, &format!("changing a {}", kind.as_str()))?;
-    if role >= Role::Editor {
+    if role.has(Capability::EditAnyContent) {
         return Ok(());
     }
     if !is_own {
@@ -95,7 +95,9 @@ pub fn check_status_move(role: Role, workflow_enabled: bool, from: ContentStatus
             format!("content cannot move from {} to {}", from.as_str(), to.as_str()),
         ));
     }
-    if role == Role::Reviewer && from != ContentStatus::InReview {
+    // A role that reviews but may not edit everything moves only what is in review.
+    let reviewer_only = role.has(Capability::ReviewContent) && !role.has(Capability::EditAnyContent);
+    if reviewer_only && from != ContentStatus::InReview {
         return Err(ApiError::new(
             ErrorCode::WorkflowInvalidStatus,
             "reviewers may only move content that is in review",

@@ -505,7 +505,7 @@ pub async fn update(
     let from = status_of(&current);
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
     // Reviewers move others' items between statuses; any other change is an edit.
-    if !(body.is_status_only() && role >= Role::Reviewer) {
+    if !(body.is_status_only() && role.has(Capability::ReviewContent)) {
         require_may_edit(role, is_own, from, kind)?;
     }
     let to = body.status.unwrap_or(from);
@@ -599,7 +599,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     let (current, rel, role) = checked_item(state, principal, kind, id).await?;
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
     role.ensure(Capability::CreateContent, &format!("deleting a {}", kind.as_str()))?;
-    if role < Role::Editor && !is_own {
+    if !role.has(Capability::EditAnyContent) && !is_own {
         return Err(ApiError::new(
             ErrorCode::AuthInsufficientRole,
             format!("authors may only delete their own {}s", kind.as_str()),

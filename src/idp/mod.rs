@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::app::AppState;
-use crate::auth::{KeyPermission, Principal, Role};
+use crate::auth::{Capability, KeyCapability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::moderation::{effective, ModerationStatus};
 
@@ -72,11 +72,11 @@ async fn require_some_site_admin(state: &AppState, principal: &Principal) -> Api
     let allowed = if principal.is_system_admin() {
         true
     } else if let Some(key) = principal.api_key() {
-        key.permission >= KeyPermission::Admin
+        key.permission.has(KeyCapability::ManageIdpUsers)
     } else if let Some(user) = principal.user() {
         site_member::Entity::find()
             .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
-            .filter(site_member::Column::Role.is_in([Role::Admin.as_str(), Role::Owner.as_str()]))
+            .filter(site_member::Column::Role.is_in(Capability::AdministerSite.roles().map(Role::as_str)))
             .one(&state.db)
             .await?
             .is_some()

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{KeyPermission, Principal};
+use crate::auth::{KeyCapability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::values::required_text;
 
@@ -89,8 +89,9 @@ fn parse_direction(raw: &str) -> Result<String, FieldError> {
 }
 
 fn require_locale_admin(principal: &Principal) -> ApiResult<()> {
-    let unscoped_admin_key =
-        principal.api_key().is_some_and(|k| k.site_id.is_none() && k.permission >= KeyPermission::Admin);
+    let unscoped_admin_key = principal
+        .api_key()
+        .is_some_and(|k| k.site_id.is_none() && k.permission.has(KeyCapability::ManageGlobalLocales));
     if principal.is_system_admin() || unscoped_admin_key {
         Ok(())
     } else {

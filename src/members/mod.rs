@@ -84,7 +84,7 @@ fn entry<'a>(actor: &'a str, action: Action, member: &site_member::Model) -> Aud
 
 /// Admin and owner roles are given and taken only by an owner.
 fn require_owner_for(role: Role, caller: Role) -> ApiResult<()> {
-    if role >= Role::Admin && caller < Role::Owner {
+    if role.has(Capability::AdministerSite) && !caller.has(Capability::OwnSite) {
         return Err(ApiError::new(
             ErrorCode::MemberRoleOwnerRequired,
             "only the owner gives or takes the admin and owner roles",
@@ -202,7 +202,8 @@ pub async fn update_member(
     let current = find_member(&state, site_id, id).await?;
     let role = body.into_inner().role;
     let current_role = Role::parse(&current.role).unwrap_or(Role::Read);
-    require_owner_for(role.max(current_role), caller)?;
+    require_owner_for(role, caller)?;
+    require_owner_for(current_role, caller)?;
     if current_role == Role::Owner {
         return Err(ApiError::new(
             ErrorCode::MemberCannotRemoveOwner,

@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::app::AppState;
-use crate::auth::{Principal, Role};
+use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 
@@ -96,7 +96,7 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: ReviewRequest
     let now = request.at;
     let mut notified = std::collections::HashSet::new();
     for member in members {
-        let may_review = Role::parse(&member.role).is_some_and(|r| r >= Role::Reviewer);
+        let may_review = Role::parse(&member.role).is_some_and(|r| r.has(Capability::ReviewContent));
         if !may_review
             || request.submitted_by == Some(member.idp_user_id.as_str())
             || !notified.insert(member.idp_user_id.clone())

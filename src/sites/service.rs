@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::locales;
 use super::model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Principal, Role};
+use crate::auth::{KeyCapability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::values::{required_text, BaseUrl, Slug};
 
@@ -66,7 +66,7 @@ fn check_may_create(principal: &Principal) -> ApiResult<()> {
         if key.site_id.is_some() {
             return Err(ApiError::new(ErrorCode::SiteCreateScopedKey, "a site-scoped API key cannot create sites"));
         }
-        if key.permission.site_role() < Role::Admin {
+        if !key.permission.has(KeyCapability::CreateSites) {
             return Err(ApiError::new(ErrorCode::SiteCreateRequiresAdmin, "creating sites needs an Admin API key"));
         }
     }

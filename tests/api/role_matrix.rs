@@ -36,6 +36,9 @@ enum Needs {
     Role(&'static str),
     /// System admins and unscoped Admin keys (global locales).
     SystemAdministration,
+    /// Giving someone the admin role: owners only; an admin hears
+    /// MEMBER_ROLE_OWNER_REQUIRED, lower roles AUTH_INSUFFICIENT_ROLE.
+    GrantAdmin,
 }
 
 struct Endpoint {
@@ -102,6 +105,14 @@ const ENDPOINTS: &[Endpoint] = &[
         success_code: None,
     },
     Endpoint {
+        needs: Needs::GrantAdmin,
+        method: Method::POST,
+        path: "/sites/{site}/members",
+        body: Some(r#"{"idp_user_id": "granted-{n}", "role": "admin"}"#),
+        success: 201,
+        success_code: None,
+    },
+    Endpoint {
         needs: Needs::SystemAdministration,
         method: Method::POST,
         path: "/locales",
@@ -132,6 +143,13 @@ fn expected(standing: Standing, needs: Needs) -> Result<(), &'static str> {
             }
         }
         (Standing::Role(_) | Standing::Refused(_), Needs::SystemAdministration) => Err("AUTH_INSUFFICIENT_ROLE"),
+        (Standing::Refused(code), Needs::GrantAdmin) => Err(code),
+        (Standing::UnscopedAdminKey, Needs::GrantAdmin) => Err("MEMBER_ROLE_OWNER_REQUIRED"),
+        (Standing::Role(role), Needs::GrantAdmin) => match rank(role) {
+            r if r >= rank("owner") => Ok(()),
+            r if r >= rank("admin") => Err("MEMBER_ROLE_OWNER_REQUIRED"),
+            _ => Err("AUTH_INSUFFICIENT_ROLE"),
+        },
     }
 }
 
