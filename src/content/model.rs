@@ -118,13 +118,17 @@ pub struct CategoryRef {
     pub is_primary: bool,
 }
 
-/// An item with its localizations and categories (`/detail`).
+/// An item with its localizations, categories and attached documents (`/detail`).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ContentDetail {
     #[serde(flatten)]
     pub item: ContentResponse,
     pub localizations: Vec<LocalizationResponse>,
     pub categories: Vec<CategoryRef>,
+    /// Documents attached to the item, by `display_order`. Nothing can be attached
+    /// before the documents family exists, so the list is empty until then.
+    #[schema(value_type = Vec<Object>)]
+    pub documents: Vec<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]

@@ -113,7 +113,7 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
             name: c.name,
         })
         .collect();
-    Ok(ContentDetail { item, localizations, categories })
+    Ok(ContentDetail { item, localizations, categories, documents: Vec::new() })
 }
 
 pub async fn list(
