@@ -1,5 +1,5 @@
 //! Layered configuration: the embedded `config/default.toml`, then an optional
-//! file, then the environment names of DESIGN §5.
+//! file, then the environment names listed in README.md.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

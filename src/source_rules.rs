@@ -77,3 +77,18 @@ fn ranks_are_compared_only_in_the_permission_table() {
         .collect();
     assert!(offenders.is_empty(), "compare ranks through the permission table:\n{}", offenders.join("\n"));
 }
+
+/// A file past about 600 lines is split by concept before it grows further.
+#[test]
+fn no_source_file_is_past_600_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let long: Vec<String> = ["src", "actors/src", "entities/src", "migrations/src", "tests", "benches"]
+        .iter()
+        .flat_map(|dir| rust_files(&root.join(dir)))
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(&path).ok()?.lines().count();
+            (lines > 600).then(|| format!("{}: {lines} lines", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these by concept:\n{}", long.join("\n"));
+}

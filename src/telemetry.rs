@@ -27,14 +27,15 @@ pub fn init(log: &LogConfig) {
 }
 
 /// Libraries that narrate their start at info (each migration, each server
-/// worker) speak only at warn unless the filter names them or asks for debug:
+/// worker, each notice of the database) speak only at warn unless the filter names them or asks for debug:
 /// the first screen is the banner, not forty lines of start-up detail.
 fn quiet_libraries(filter: &str) -> String {
     if filter.contains("debug") || filter.contains("trace") {
         return filter.to_string();
     }
     let mut filter = filter.to_string();
-    for target in ["sea_orm_migration", "actix_server"] {
+    // PostgreSQL's "relation … already exists, skipping" notices arrive at info too.
+    for target in ["sea_orm_migration", "actix_server", "sqlx::postgres::notice"] {
         if !filter.contains(target) {
             filter.push_str(&format!(",{target}=warn"));
         }

@@ -1,4 +1,4 @@
-//! Plinth's long-lived actors (DESIGN §1). Each actor owns configuration and
+//! Plinth's long-lived actors. Each actor owns configuration and
 //! periodic work; whatever the request path must read is shared lock-free
 //! (`DashMap`, `governor` state) so a hot read never waits on a mailbox.
 

@@ -198,7 +198,7 @@ impl MigrationTrait for Migration {
     }
 }
 
-/// The global locales every installation starts with (DESIGN §8).
+/// The global locales every installation starts with.
 async fn seed_locales(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     let seeds = [("en", "English", "English"), ("de", "German", "Deutsch")];
     let now = chrono::Utc::now();

@@ -1,4 +1,4 @@
-//! API keys (DESIGN §8): create (secret shown once), list, revoke; the bootstrap
+//! API keys: create (secret shown once), list, revoke; the bootstrap
 //! Master key; the helper the CLI shares.
 
 mod routes;

@@ -1,4 +1,4 @@
-//! Credentials, principals, roles and permission checks (DESIGN §4).
+//! Credentials, principals, roles and permission checks.
 
 pub mod jwt;
 pub mod keys;

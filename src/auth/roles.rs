@@ -1,5 +1,5 @@
 //! Roles, API key permissions and what each role may do: the one permission table
-//! of DESIGN §4. Every check in the code asks [`Capability::min_role`].
+//! of the service. Every check in the code asks [`Capability::min_role`].
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::content::model::{ContentResponse, CreateContent};
-use crate::content::{read, write, ContentKind};
+use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 
 const SAMPLES: [(&str, &str, &str); 3] = [
@@ -99,10 +99,10 @@ pub async fn seed_blogs(
     let mut events = Vec::new();
     for id in ids {
         let item = write::audit_created(&txn, now, &principal, ContentKind::Blog, id).await?;
-        events.extend(write::created_events(ContentKind::Blog, &item, now));
+        events.extend(events::created_events(ContentKind::Blog, &item, now));
         created.push(item);
     }
-    write::commit_with_events(&state, txn, events).await?;
+    events::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -120,8 +120,8 @@ pub async fn delete_sample_blogs(
     let deleted = write::soft_delete_many(&txn, state.clock.now(), &principal, ContentKind::Blog, &ids).await?;
     let events = deleted
         .iter()
-        .flat_map(|item| write::events_for(ContentKind::Blog, "deleted", item, state.clock.now()))
+        .flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, state.clock.now()))
         .collect();
-    write::commit_with_events(&state, txn, events).await?;
+    events::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(DeletedSamples { deleted: deleted.len() as u64 }))
 }

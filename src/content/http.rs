@@ -10,7 +10,7 @@ use super::model::{
     BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, ListQuery,
     LocalizationInput, LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
 };
-use super::{localizations, read, write, ContentKind};
+use super::{copy, localizations, moves, read, write, ContentKind};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
@@ -181,7 +181,7 @@ pub async fn clone_item(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created().json(write::clone(&state, &principal, **kind, id.into_inner()).await?))
+    Ok(HttpResponse::Created().json(copy::clone(&state, &principal, **kind, id.into_inner()).await?))
 }
 
 #[utoipa::path(post, path = "/blogs/{id}/review", tag = "Blogs", operation_id = "review_blog", params(("id" = Uuid, Path)), request_body = ReviewRequest,
@@ -194,7 +194,7 @@ pub async fn review_item(
     id: web::Path<Uuid>,
     body: web::Json<ReviewRequest>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(write::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/bulk", tag = "Blogs", operation_id = "bulk_blogs", params(("site_id" = Uuid, Path)), request_body = BulkRequest,
@@ -207,7 +207,7 @@ pub async fn bulk_items(
     site_id: web::Path<Uuid>,
     body: web::Json<BulkRequest>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(write::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(moves::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
 }
 
 #[utoipa::path(get, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "list_blog_localizations", params(("id" = Uuid, Path)),

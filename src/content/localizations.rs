@@ -8,9 +8,10 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
+use super::events::{commit_with_events, events_for};
 use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations::{self, status_of};
-use super::write::{commit_with_events, events_for, load_live};
+use super::write::load_live;
 use super::ContentKind;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};

@@ -3,10 +3,13 @@
 //! Kinds differ only in what [`ContentKind`] answers and their own fields.
 
 mod access;
+pub mod copy;
+pub mod events;
 pub mod http;
 mod kind;
 pub mod localizations;
 pub mod model;
+pub mod moves;
 pub mod read;
 mod relations;
 pub mod schedule;

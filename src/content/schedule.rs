@@ -9,8 +9,8 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 use uuid::Uuid;
 
+use super::events::{change_events, commit_with_events};
 use super::relations::{self, status_of};
-use super::write::{change_events, commit_with_events};
 use super::{ContentKind, ContentStatus};
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};

@@ -1,8 +1,9 @@
-//! Content writes: create, update, delete, clone, review, bulk. Each runs in one
-//! transaction with its audit entry; events go out after the commit.
+//! Content writes: create, update, delete. Each runs in one transaction with its
+//! audit entry; events go out after the commit (`events`). Copies are in `copy`,
+//! review and bulk moves in `moves`; they share the helpers here.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_category, content_localization, content_site, content_tag};
+use plinth_entities::{content, content_category, content_site, content_tag};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
 };
@@ -10,10 +11,8 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module, role_on_all};
-use super::model::{
-    BulkAction, BulkRequest, BulkResult, ContentResponse, CreateContent, KindInput, ReviewAction, ReviewRequest,
-    UpdateContent,
-};
+use super::events::{change_events, commit_with_events, created_events, events_for};
+use super::model::{ContentResponse, CreateContent, KindInput, UpdateContent};
 use super::relations::{self, status_of};
 use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
@@ -21,27 +20,32 @@ use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
-use crate::events::DomainEvent;
 use crate::notifications;
 use crate::values::{required_text, Slug};
 
 /// An item's relations as they will be stored; `None` leaves a set untouched.
-struct Draft {
-    site_ids: Vec<Uuid>,
-    slug: String,
-    route: Option<String>,
-    category_ids: Option<Vec<Uuid>>,
-    primary_category_id: Option<Uuid>,
-    tag_ids: Option<Vec<Uuid>>,
+pub(super) struct Draft {
+    pub(super) site_ids: Vec<Uuid>,
+    pub(super) slug: String,
+    pub(super) route: Option<String>,
+    pub(super) category_ids: Option<Vec<Uuid>>,
+    pub(super) primary_category_id: Option<Uuid>,
+    pub(super) tag_ids: Option<Vec<Uuid>>,
 }
 
-fn audit_entry(actor: &str, action: Action, kind: ContentKind, id: Uuid, site_id: Option<Uuid>) -> AuditEntry<'_> {
+pub(super) fn audit_entry(
+    actor: &str,
+    action: Action,
+    kind: ContentKind,
+    id: Uuid,
+    site_id: Option<Uuid>,
+) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: kind.as_str(), entity_id: id.to_string(), site_id }
 }
 
 /// When an item enters review, its sites' reviewers are told (in the same transaction).
 /// `(from, to, at)`: the status move and when it happened.
-async fn notify_if_submitted(
+pub(super) async fn notify_if_submitted(
     txn: &DatabaseTransaction,
     principal: &Principal,
     kind: ContentKind,
@@ -65,7 +69,7 @@ async fn notify_if_submitted(
 }
 
 /// Whether the editorial workflow is on for any of the sites.
-async fn workflow_enabled(state: &AppState, site_ids: &[Uuid]) -> ApiResult<bool> {
+pub(super) async fn workflow_enabled(state: &AppState, site_ids: &[Uuid]) -> ApiResult<bool> {
     for site_id in site_ids {
         if state.site_state(*site_id).await?.settings.editorial_workflow_enabled {
             return Ok(true);
@@ -85,7 +89,7 @@ pub(super) async fn load_live<C: ConnectionTrait>(db: &C, kind: ContentKind, id:
 
 /// An existing item, its relations and the caller's role on all its sites, with
 /// the module checked: read through the pool, before any write transaction.
-async fn checked_item(
+pub(super) async fn checked_item(
     state: &AppState,
     principal: &Principal,
     kind: ContentKind,
@@ -100,7 +104,7 @@ async fn checked_item(
 
 /// Inside a write transaction: the item as it was checked before the
 /// transaction began, or 409 CONFLICT when another request changed it since.
-async fn still_unchanged(
+pub(super) async fn still_unchanged(
     txn: &DatabaseTransaction,
     kind: ContentKind,
     checked: &content::Model,
@@ -115,16 +119,16 @@ async fn still_unchanged(
     Ok(current)
 }
 
-fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
+pub(super) fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
     ApiError::slug_taken(kind.as_str(), slug)
 }
 
-fn route_taken_error(route: &str) -> ApiError {
+pub(super) fn route_taken_error(route: &str) -> ApiError {
     ApiError::entity(ErrorCode::EntitySlugTaken, "page", format!("the route '{route}' is already used by another page"))
 }
 
 /// Writes the item's site rows (slug, route), categories and tags.
-async fn store_relations(
+pub(super) async fn store_relations(
     txn: &DatabaseTransaction,
     kind: ContentKind,
     id: Uuid,
@@ -170,70 +174,8 @@ async fn store_relations(
     Ok(())
 }
 
-/// `<kind>.<what>` for every site of the item.
-pub(crate) fn events_for(
-    kind: ContentKind,
-    what: &str,
-    item: &ContentResponse,
-    now: DateTime<Utc>,
-) -> Vec<DomainEvent> {
-    let Some(prefix) = kind.event_prefix() else { return Vec::new() };
-    let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
-    item.site_ids
-        .iter()
-        .map(|site_id| DomainEvent {
-            event: format!("{prefix}.{what}"),
-            timestamp: now,
-            site_id: *site_id,
-            data: data.clone(),
-        })
-        .collect()
-}
-
-/// A change of an item whose status was `before`: updated, plus published when
-/// it went live.
-pub(crate) fn change_events(
-    kind: ContentKind,
-    before: ContentStatus,
-    after: &ContentResponse,
-    now: DateTime<Utc>,
-) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "updated", after, now);
-    if after.status == ContentStatus::Published && before != ContentStatus::Published {
-        events.extend(events_for(kind, "published", after, now));
-    }
-    events
-}
-
-pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: DateTime<Utc>) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "created", created, now);
-    if created.status == ContentStatus::Published {
-        events.extend(events_for(kind, "published", created, now));
-    }
-    events
-}
-
-/// Stores the events in the outbox with the change, commits, then drops the
-/// sites' cached state (published lists, feeds) and announces the events.
-pub(crate) async fn commit_with_events(
-    state: &AppState,
-    txn: DatabaseTransaction,
-    events: Vec<DomainEvent>,
-) -> ApiResult<()> {
-    crate::events::store(&txn, &events).await?;
-    txn.commit().await?;
-    let mut sites: Vec<Uuid> = events.iter().map(|e| e.site_id).collect();
-    sites.sort();
-    sites.dedup();
-    for site_id in sites {
-        state.invalidate_site(site_id);
-    }
-    state.events.announce(&events);
-    Ok(())
-}
-
 /// After a status move: when it went live, and the publish timestamp to keep.
-fn published_at(
+pub(super) fn published_at(
     to: ContentStatus,
     from: ContentStatus,
     current: Option<DateTime<Utc>>,
@@ -247,7 +189,7 @@ fn published_at(
 }
 
 /// The item as stored now, audited against `before`. The caller commits.
-async fn audited(
+pub(super) async fn audited(
     txn: &DatabaseTransaction,
     at: DateTime<Utc>,
     id: Uuid,
@@ -646,289 +588,4 @@ pub(crate) async fn soft_delete_many(
         out.push(item);
     }
     Ok(out)
-}
-
-/// What a copy of an item is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CopyAs {
-    /// A Draft duplicate: `Title (copy)`, slug `…-copy`.
-    Duplicate,
-    /// The next version of a legal document: same title, slug `…-v{n}`,
-    /// `version` = n and `previous_version_id` = the source.
-    NextVersion,
-}
-
-/// A new Draft copy with its localizations and taxonomy; slug (and route) get the
-/// next free `-copy`, `-copy-2`, … suffix.
-pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
-    copy_item(state, principal, kind, id, CopyAs::Duplicate).await
-}
-
-/// A new Draft version of a legal document (LEGAL_VERSION_SOURCE_DELETED when the
-/// source is in the trash).
-pub async fn new_version(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-) -> ApiResult<ContentResponse> {
-    let deleted = content::Entity::find_by_id(id)
-        .filter(content::Column::Kind.eq(kind.as_str()))
-        .filter(content::Column::IsDeleted.eq(true))
-        .one(&state.db)
-        .await?;
-    if deleted.is_some() {
-        return Err(ApiError::new(
-            ErrorCode::LegalVersionSourceDeleted,
-            "the source document is deleted; restore it first",
-        ));
-    }
-    copy_item(state, principal, kind, id, CopyAs::NextVersion).await
-}
-
-/// `privacy-v3` → `privacy`
-fn without_version_suffix(slug: &str) -> &str {
-    match slug.rsplit_once("-v") {
-        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => base,
-        _ => slug,
-    }
-}
-
-async fn copy_item(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    copy_as: CopyAs,
-) -> ApiResult<ContentResponse> {
-    let (source, rel, role) = checked_item(state, principal, kind, id).await?;
-    role.ensure(Capability::CreateContent, &format!("copying a {}", kind.as_str()))?;
-    if copy_as == CopyAs::NextVersion && kind != ContentKind::Legal {
-        return Err(ApiError::bad_request("only legal documents have versions"));
-    }
-    // Copies always take generated slugs and routes.
-    retry_lost_slug_race(true, || async {
-        let txn = crate::db::begin_write(&state.db).await?;
-        let source = still_unchanged(&txn, kind, &source).await?;
-        let (title, slug_base, fields) = match copy_as {
-            CopyAs::Duplicate => (
-                format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
-                format!("{}-copy", source.slug),
-                source.fields.clone(),
-            ),
-            CopyAs::NextVersion => {
-                let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
-                let mut fields = source.fields.clone();
-                if let Some(map) = fields.as_object_mut() {
-                    map.insert("version".into(), json!(version));
-                    map.insert("previous_version_id".into(), json!(source.id));
-                }
-                (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
-            }
-        };
-        let slug =
-            available_slug(&txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed).await?;
-        let route = match &rel.route {
-            Some(route) => {
-                Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
-            }
-            None => None,
-        };
-        let now = state.clock.now();
-        let new_id = Uuid::new_v4();
-        let mut row: content::ActiveModel = source.clone().into();
-        row.id = Set(new_id);
-        row.slug = Set(slug.clone());
-        row.title = Set(title);
-        row.fields = Set(fields);
-        row.status = Set(ContentStatus::Draft.as_str().to_string());
-        row.created_by = Set(Some(principal.actor_id()));
-        row.published_at = Set(None);
-        row.is_featured = Set(false);
-        row.is_sample = Set(false);
-        row.created_at = Set(now);
-        row.updated_at = Set(now);
-        let row = row.reset_all();
-        row.insert(&txn).await?;
-        let draft = Draft {
-            site_ids: rel.site_ids.clone(),
-            slug,
-            route,
-            category_ids: Some(rel.category_ids.clone()),
-            primary_category_id: rel.primary_category_id,
-            tag_ids: Some(rel.tag_ids.clone()),
-        };
-        store_relations(&txn, kind, new_id, &draft, true).await?;
-        let localizations = content_localization::Entity::find()
-            .filter(content_localization::Column::ContentId.eq(id))
-            .all(&txn)
-            .await?;
-        for loc in localizations {
-            let mut copy: content_localization::ActiveModel = loc.into();
-            copy.id = Set(Uuid::new_v4());
-            copy.content_id = Set(new_id);
-            copy.created_at = Set(now);
-            copy.updated_at = Set(now);
-            copy.reset_all().insert(&txn).await?;
-        }
-        let actor = principal.actor_id();
-        let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
-        let created = audited(&txn, now, new_id, entry, &json!({"copied_from": id})).await?;
-        commit_with_events(state, txn, created_events(kind, &created, state.clock.now())).await?;
-        Ok(created)
-    })
-    .await
-}
-
-/// The first of `base`, `base-2`, … not used as a page route on any of the sites.
-async fn available_route<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], base: &str) -> ApiResult<String> {
-    for n in 1..=super::slug::MAX_SLUG_ATTEMPTS {
-        let candidate = if n == 1 { base.to_string() } else { format!("{base}-{n}") };
-        if !validate::route_taken(db, site_ids, &candidate, None).await? {
-            return Ok(candidate);
-        }
-    }
-    Err(ApiError::new(ErrorCode::ContentRouteGenerationFailed, format!("no free route for '{base}'")))
-}
-
-/// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
-pub async fn review(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    body: ReviewRequest,
-) -> ApiResult<ContentResponse> {
-    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
-    role.ensure(Capability::ReviewContent, &format!("reviewing a {}", kind.as_str()))?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = still_unchanged(&txn, kind, &current).await?;
-    let from = status_of(&current);
-    if from != ContentStatus::InReview {
-        return Err(ApiError::new(
-            ErrorCode::ContentReviewInvalidStatus,
-            format!("only content in review can be reviewed; this is {}", from.as_str()),
-        ));
-    }
-    let now = state.clock.now();
-    if body.action == ReviewAction::Approve {
-        validate::publishable(kind, &current.title, &current.body)?;
-    }
-    let to = match body.action {
-        ReviewAction::Approve if current.publish_start.is_some_and(|s| s > now) => ContentStatus::Scheduled,
-        ReviewAction::Approve => ContentStatus::Published,
-        ReviewAction::RequestChanges => ContentStatus::Draft,
-    };
-    let before = relations::response(&current, rel);
-    let published = published_at(to, from, current.published_at, now);
-    let mut row: content::ActiveModel = current.into();
-    row.status = Set(to.as_str().to_string());
-    row.published_at = Set(published);
-    row.updated_at = Set(now);
-    row.update(&txn).await?;
-    let actor = principal.actor_id();
-    let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
-    let reviewed = audited(&txn, now, id, entry, &before).await?;
-    commit_with_events(state, txn, change_events(kind, from, &reviewed, now)).await?;
-    if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
-        tracing::info!(%id, action = ?body.action, %comment, "review comment");
-    }
-    Ok(reviewed)
-}
-
-/// One action on many items of one site, all or nothing.
-pub async fn bulk(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    site_id: Uuid,
-    body: BulkRequest,
-) -> ApiResult<BulkResult> {
-    let role = principal.site_role(state, site_id).await?;
-    require_module(state, kind, &[site_id]).await?;
-    let status = match body.action {
-        BulkAction::UpdateStatus => {
-            role.ensure(Capability::CreateContent, "changing status")?;
-            Some(body.status.ok_or_else(|| ApiError::new(kind.bulk_status_required(), "UpdateStatus needs a status"))?)
-        }
-        BulkAction::Delete => {
-            role.ensure(Capability::EditAnyContent, "deleting in bulk")?;
-            None
-        }
-    };
-    let workflow = workflow_enabled(state, &[site_id]).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let items = content::Entity::find()
-        .filter(content::Column::Id.is_in(body.ids.clone()))
-        .filter(content::Column::Kind.eq(kind.as_str()))
-        .filter(content::Column::IsDeleted.eq(false))
-        .all(&txn)
-        .await?;
-    let on_site: std::collections::HashSet<Uuid> = content_site::Entity::find()
-        .filter(content_site::Column::SiteId.eq(site_id))
-        .filter(content_site::Column::ContentId.is_in(body.ids.clone()))
-        .all(&txn)
-        .await?
-        .into_iter()
-        .map(|r| r.content_id)
-        .collect();
-    if let Some(missing) = body.ids.iter().find(|id| !on_site.contains(id) || !items.iter().any(|m| m.id == **id)) {
-        return Err(ApiError::not_found(kind.as_str(), missing));
-    }
-    let now = state.clock.now();
-    let actor = principal.actor_id();
-    let mut changed = Vec::new();
-    for item in items {
-        let from = status_of(&item);
-        let is_own = item.created_by.as_deref() == Some(actor.as_str());
-        let mut row: content::ActiveModel = item.clone().into();
-        match status {
-            Some(to) => {
-                require_may_edit(role, is_own, from, kind)?;
-                check_status_move(role, workflow, from, to)?;
-                if to.is_publishing() {
-                    validate::publishable(kind, &item.title, &item.body)?;
-                }
-                if from != to {
-                    validate::schedule(to, item.publish_start, now)?;
-                }
-                row.status = Set(to.as_str().to_string());
-                row.published_at = Set(published_at(to, from, item.published_at, now));
-                row.updated_at = Set(now);
-            }
-            None => {
-                row.is_deleted = Set(true);
-                row.deleted_at = Set(Some(now));
-            }
-        }
-        row.update(&txn).await?;
-        if let Some(to) = status {
-            notify_if_submitted(&txn, principal, kind, (from, to, now), item.id, &item.title, &[site_id]).await?;
-        }
-        let action = if status.is_some() { Action::Update } else { Action::Delete };
-        let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
-        audit::record(
-            &txn,
-            now,
-            entry,
-            &json!({"status": item.status, "is_deleted": false}),
-            &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()}),
-        )
-        .await?;
-        changed.push((item.id, from));
-    }
-    let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();
-    let models = content::Entity::find().filter(content::Column::Id.is_in(ids.clone())).all(&txn).await?;
-    let mut rels = relations::load(&txn, &ids, false).await?;
-    let mut events = Vec::new();
-    for model in &models {
-        let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
-        let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
-        events.extend(match status {
-            Some(_) => change_events(kind, from, &item, now),
-            None => events_for(kind, "deleted", &item, now),
-        });
-    }
-    commit_with_events(state, txn, events).await?;
-    Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
 }

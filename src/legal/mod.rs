@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
-use crate::content::{http, write, ContentKind};
+use crate::content::{copy, http, ContentKind};
 use crate::error::{ApiResult, Problem};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -26,5 +26,5 @@ pub async fn create_legal_version(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created().json(write::new_version(&state, &principal, ContentKind::Legal, id.into_inner()).await?))
+    Ok(HttpResponse::Created().json(copy::new_version(&state, &principal, ContentKind::Legal, id.into_inner()).await?))
 }

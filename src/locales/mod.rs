@@ -1,4 +1,4 @@
-//! Global locales (DESIGN §8): listed to any caller, managed by system admins and
+//! Global locales: listed to any caller, managed by system admins and
 //! unscoped Admin keys.
 
 use actix_web::{web, HttpResponse};

@@ -1,4 +1,4 @@
-//! Site members (DESIGN §8): list, add, change role, remove, transfer ownership,
+//! Site members: list, add, change role, remove, transfer ownership,
 //! and the caller's own memberships. Only an owner gives or takes the admin and
 //! owner roles; the owner is never removed or demoted except by a transfer.
 

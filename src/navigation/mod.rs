@@ -5,10 +5,15 @@
 //! outbox with the change. Menus and items go through the trash (`menu`,
 //! `menu_item`).
 
-mod routes;
+mod items;
+mod menus;
+mod model;
+mod rules;
 pub mod trash;
 
-pub(crate) use routes::*;
+pub(crate) use items::*;
+pub(crate) use menus::*;
+pub use model::*;
 
 use actix_web::web::{self, delete, get, post, put, resource};
 

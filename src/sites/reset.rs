@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::content::{read, write, ContentKind};
+use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiResult, Problem};
 
 /// What a reset moved to the trash.
@@ -55,7 +55,7 @@ pub async fn reset_content(
             continue;
         }
         let deleted = write::soft_delete_many(&txn, now, &principal, kind, &ids).await?;
-        events.extend(deleted.iter().flat_map(|item| write::events_for(kind, "deleted", item, now)));
+        events.extend(deleted.iter().flat_map(|item| events::events_for(kind, "deleted", item, now)));
         if kind == ContentKind::Legal {
             counts.legal_documents += deleted.len() as u64;
         } else {
@@ -102,6 +102,6 @@ pub async fn reset_content(
         site_id: Some(site_id),
     };
     audit::record(&txn, now, entry, &json!({}), &counts).await?;
-    write::commit_with_events(&state, txn, events).await?;
+    events::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(counts))
 }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::content::{read, write, ContentKind};
+use crate::content::{read, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::MAX_PER_PAGE;
 
@@ -257,7 +257,12 @@ pub async fn restore_from_trash(
     };
     audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
     let announced = read::response_of(&txn, &restored_row).await?;
-    write::commit_with_events(&state, txn, write::events_for(kind, "updated", &announced, state.clock.now())).await?;
+    crate::content::events::commit_with_events(
+        &state,
+        txn,
+        crate::content::events::events_for(kind, "updated", &announced, state.clock.now()),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(announced))
 }
 

@@ -1,4 +1,4 @@
-//! Webhooks (spec "Webhooks", DESIGN §6): endpoints, the SSRF guard, signed
+//! Webhooks (spec "Webhooks"): endpoints, the SSRF guard, signed
 //! delivery, the dispatcher, debounce batches and persisted retries.
 
 pub mod delivery;

@@ -1,4 +1,4 @@
-//! Standard Webhooks signatures (DESIGN §6): `webhook-signature: v1,<base64 of
+//! Standard Webhooks signatures: `webhook-signature: v1,<base64 of
 //! HMAC-SHA256("{id}.{timestamp}.{body}")>` keyed with the base64 part of the
 //! `whsec_` secret, so receivers can verify with existing libraries.
 

@@ -51,6 +51,17 @@ fn wait_until_listening(child: &mut Child) -> Option<String> {
     wait_until_ready(child).0
 }
 
+/// A child process killed when the test ends, also when an assertion fails, so a
+/// failed test leaves no server running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -61,8 +72,9 @@ async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
     let database_url = fresh_database(&dir).await;
     let port = free_port();
     // At the default log level, as an operator's first `cargo run` would.
-    let mut child = plinth(&dir, &database_url, port).env("PLINTH_LOG", "info").stdout(Stdio::piped()).spawn().unwrap();
-    let (key, first_screen) = wait_until_ready(&mut child);
+    let mut child =
+        Running(plinth(&dir, &database_url, port).env("PLINTH_LOG", "info").stdout(Stdio::piped()).spawn().unwrap());
+    let (key, first_screen) = wait_until_ready(&mut child.0);
     let key = key.expect("first start prints a Master key");
     let screen = first_screen.join("\n");
     assert!(first_screen.len() <= 16, "a short first screen, got:\n{screen}");
@@ -77,14 +89,14 @@ async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
         client.get(format!("http://127.0.0.1:{port}/api/v1/sites")).header("X-API-Key", &key).send().await.unwrap();
     assert_eq!(res.status(), 200);
 
-    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let killed = Command::new("kill").args(["-TERM", &child.0.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "exit status after SIGTERM: {status:?}");
 
     // Second start on the same database: no new key is printed.
-    let mut child = plinth(&dir, &database_url, port).stdout(Stdio::piped()).spawn().unwrap();
-    assert_eq!(wait_until_listening(&mut child), None);
+    let mut child = Running(plinth(&dir, &database_url, port).stdout(Stdio::piped()).spawn().unwrap());
+    assert_eq!(wait_until_listening(&mut child.0), None);
 
     // The CLI creates a key that the running server accepts (a new client: the old
     // one's pooled connections died with the first process).
@@ -124,6 +136,6 @@ async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
         .unwrap();
     assert!(!bad.status.success());
 
-    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-    assert!(child.wait().unwrap().success());
+    Command::new("kill").args(["-TERM", &child.0.id().to_string()]).status().unwrap();
+    assert!(child.0.wait().unwrap().success());
 }

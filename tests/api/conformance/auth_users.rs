@@ -129,7 +129,7 @@ async fn member_rows_and_their_error_codes() {
     let members = format!("/sites/{site}/members");
     let add = |who: &str, role: &str| Some(json!({"idp_user_id": who, "role": role}));
 
-    // POST /sites/{site_id}/members {idp_user_id, role} (DESIGN §8).
+    // POST /sites/{site_id}/members {idp_user_id, role}.
     let res = app.bearer(Method::POST, &members, &alice, add("bob", "editor")).await;
     assert!(res.status().is_success(), "{}", res.status());
     let bob_member: Value = res.json().await.unwrap();

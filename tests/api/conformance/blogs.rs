@@ -227,7 +227,7 @@ async fn review_and_editorial_workflow_transitions() {
     let res = app.bearer(Method::PUT, &path, &author, Some(json!({"status": "Published"}))).await;
     assert_problem(res, 403, "WORKFLOW_NO_PERMISSION").await;
 
-    // InReview --request changes--> Draft (DESIGN §8: RequestChanges).
+    // InReview --request changes--> Draft (action RequestChanges).
     let res = app.bearer(Method::POST, &review, &reviewer, Some(json!({"action": "RequestChanges"}))).await;
     assert_eq!(expect_json(res, 200).await["status"], "Draft");
 

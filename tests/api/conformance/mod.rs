@@ -6,7 +6,7 @@
 //! - Each row of the spec's endpoint tables sends exactly the body its Payload
 //!   column lists (nothing more, no body where none is listed) and expects the
 //!   documented status and key response fields. Where the spec leaves a body
-//!   open, the shapes fixed in `DESIGN.md` §8 are used (members, review actions).
+//!   open, the shapes the OpenAPI document gives are used (members, review actions).
 //!   Rows documented as "paginated" are checked for the
 //!   `{data, meta: {page, per_page, total, total_pages}}` envelope.
 //! - Each error code the spec ties to an endpoint (in the tables, the

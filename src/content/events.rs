@@ -1,0 +1,76 @@
+//! The events of content changes (`blog.created`, `page.published`, …): built per
+//! site of the item, stored in the outbox inside the change's transaction, and
+//! announced after the commit.
+
+use chrono::{DateTime, Utc};
+use sea_orm::DatabaseTransaction;
+use serde_json::json;
+use uuid::Uuid;
+
+use super::model::ContentResponse;
+use super::{ContentKind, ContentStatus};
+use crate::app::AppState;
+use crate::error::ApiResult;
+use crate::events::DomainEvent;
+
+/// `<kind>.<what>` for every site of the item.
+pub(crate) fn events_for(
+    kind: ContentKind,
+    what: &str,
+    item: &ContentResponse,
+    now: DateTime<Utc>,
+) -> Vec<DomainEvent> {
+    let Some(prefix) = kind.event_prefix() else { return Vec::new() };
+    let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
+    item.site_ids
+        .iter()
+        .map(|site_id| DomainEvent {
+            event: format!("{prefix}.{what}"),
+            timestamp: now,
+            site_id: *site_id,
+            data: data.clone(),
+        })
+        .collect()
+}
+
+/// A change of an item whose status was `before`: updated, plus published when
+/// it went live.
+pub(crate) fn change_events(
+    kind: ContentKind,
+    before: ContentStatus,
+    after: &ContentResponse,
+    now: DateTime<Utc>,
+) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "updated", after, now);
+    if after.status == ContentStatus::Published && before != ContentStatus::Published {
+        events.extend(events_for(kind, "published", after, now));
+    }
+    events
+}
+
+pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: DateTime<Utc>) -> Vec<DomainEvent> {
+    let mut events = events_for(kind, "created", created, now);
+    if created.status == ContentStatus::Published {
+        events.extend(events_for(kind, "published", created, now));
+    }
+    events
+}
+
+/// Stores the events in the outbox with the change, commits, then drops the
+/// sites' cached state (published lists, feeds) and announces the events.
+pub(crate) async fn commit_with_events(
+    state: &AppState,
+    txn: DatabaseTransaction,
+    events: Vec<DomainEvent>,
+) -> ApiResult<()> {
+    crate::events::store(&txn, &events).await?;
+    txn.commit().await?;
+    let mut sites: Vec<Uuid> = events.iter().map(|e| e.site_id).collect();
+    sites.sort();
+    sites.dedup();
+    for site_id in sites {
+        state.invalidate_site(site_id);
+    }
+    state.events.announce(&events);
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! Status moves of many items or by review: approve or send back, and bulk
+//! status changes and deletes.
+
+use plinth_entities::{content, content_site};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::access::{check_status_move, require_may_edit, require_module};
+use super::events::{change_events, commit_with_events, events_for};
+use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, ReviewAction, ReviewRequest};
+use super::relations::{self, status_of};
+use super::write::{
+    audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
+};
+use super::{validate, ContentKind, ContentStatus};
+use crate::app::AppState;
+use crate::audit::{self, Action};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
+pub async fn review(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+    body: ReviewRequest,
+) -> ApiResult<ContentResponse> {
+    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
+    role.ensure(Capability::ReviewContent, &format!("reviewing a {}", kind.as_str()))?;
+    let txn = crate::db::begin_write(&state.db).await?;
+    let current = still_unchanged(&txn, kind, &current).await?;
+    let from = status_of(&current);
+    if from != ContentStatus::InReview {
+        return Err(ApiError::new(
+            ErrorCode::ContentReviewInvalidStatus,
+            format!("only content in review can be reviewed; this is {}", from.as_str()),
+        ));
+    }
+    let now = state.clock.now();
+    if body.action == ReviewAction::Approve {
+        validate::publishable(kind, &current.title, &current.body)?;
+    }
+    let to = match body.action {
+        ReviewAction::Approve if current.publish_start.is_some_and(|s| s > now) => ContentStatus::Scheduled,
+        ReviewAction::Approve => ContentStatus::Published,
+        ReviewAction::RequestChanges => ContentStatus::Draft,
+    };
+    let before = relations::response(&current, rel);
+    let published = published_at(to, from, current.published_at, now);
+    let mut row: content::ActiveModel = current.into();
+    row.status = Set(to.as_str().to_string());
+    row.published_at = Set(published);
+    row.updated_at = Set(now);
+    row.update(&txn).await?;
+    let actor = principal.actor_id();
+    let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
+    let reviewed = audited(&txn, now, id, entry, &before).await?;
+    commit_with_events(state, txn, change_events(kind, from, &reviewed, now)).await?;
+    if let Some(comment) = body.comment.filter(|c| !c.trim().is_empty()) {
+        tracing::info!(%id, action = ?body.action, %comment, "review comment");
+    }
+    Ok(reviewed)
+}
+
+/// One action on many items of one site, all or nothing.
+pub async fn bulk(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    body: BulkRequest,
+) -> ApiResult<BulkResult> {
+    let role = principal.site_role(state, site_id).await?;
+    require_module(state, kind, &[site_id]).await?;
+    let status = match body.action {
+        BulkAction::UpdateStatus => {
+            role.ensure(Capability::CreateContent, "changing status")?;
+            Some(body.status.ok_or_else(|| ApiError::new(kind.bulk_status_required(), "UpdateStatus needs a status"))?)
+        }
+        BulkAction::Delete => {
+            role.ensure(Capability::EditAnyContent, "deleting in bulk")?;
+            None
+        }
+    };
+    let workflow = workflow_enabled(state, &[site_id]).await?;
+    let txn = crate::db::begin_write(&state.db).await?;
+    let items = content::Entity::find()
+        .filter(content::Column::Id.is_in(body.ids.clone()))
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content::Column::IsDeleted.eq(false))
+        .all(&txn)
+        .await?;
+    let on_site: std::collections::HashSet<Uuid> = content_site::Entity::find()
+        .filter(content_site::Column::SiteId.eq(site_id))
+        .filter(content_site::Column::ContentId.is_in(body.ids.clone()))
+        .all(&txn)
+        .await?
+        .into_iter()
+        .map(|r| r.content_id)
+        .collect();
+    if let Some(missing) = body.ids.iter().find(|id| !on_site.contains(id) || !items.iter().any(|m| m.id == **id)) {
+        return Err(ApiError::not_found(kind.as_str(), missing));
+    }
+    let now = state.clock.now();
+    let actor = principal.actor_id();
+    let mut changed = Vec::new();
+    for item in items {
+        let from = status_of(&item);
+        let is_own = item.created_by.as_deref() == Some(actor.as_str());
+        let mut row: content::ActiveModel = item.clone().into();
+        match status {
+            Some(to) => {
+                require_may_edit(role, is_own, from, kind)?;
+                check_status_move(role, workflow, from, to)?;
+                if to.is_publishing() {
+                    validate::publishable(kind, &item.title, &item.body)?;
+                }
+                if from != to {
+                    validate::schedule(to, item.publish_start, now)?;
+                }
+                row.status = Set(to.as_str().to_string());
+                row.published_at = Set(published_at(to, from, item.published_at, now));
+                row.updated_at = Set(now);
+            }
+            None => {
+                row.is_deleted = Set(true);
+                row.deleted_at = Set(Some(now));
+            }
+        }
+        row.update(&txn).await?;
+        if let Some(to) = status {
+            notify_if_submitted(&txn, principal, kind, (from, to, now), item.id, &item.title, &[site_id]).await?;
+        }
+        let action = if status.is_some() { Action::Update } else { Action::Delete };
+        let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
+        audit::record(
+            &txn,
+            now,
+            entry,
+            &json!({"status": item.status, "is_deleted": false}),
+            &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()}),
+        )
+        .await?;
+        changed.push((item.id, from));
+    }
+    let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();
+    let models = content::Entity::find().filter(content::Column::Id.is_in(ids.clone())).all(&txn).await?;
+    let mut rels = relations::load(&txn, &ids, false).await?;
+    let mut events = Vec::new();
+    for model in &models {
+        let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
+        let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
+        events.extend(match status {
+            Some(_) => change_events(kind, from, &item, now),
+            None => events_for(kind, "deleted", &item, now),
+        });
+    }
+    commit_with_events(state, txn, events).await?;
+    Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
+}

@@ -1,0 +1,122 @@
+//! The request and response shapes of menus and items.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::nav_menu;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::values::double_option;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MenuResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub slug: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&nav_menu::Model> for MenuResponse {
+    fn from(m: &nav_menu::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            name: m.name.clone(),
+            slug: m.slug.clone(),
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+/// An item with its children, in display order.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MenuItemNode {
+    pub id: Uuid,
+    pub parent_id: Option<Uuid>,
+    /// In the requested locale when it has a label there.
+    pub label: String,
+    /// Every localized label by locale code.
+    #[schema(value_type = Object)]
+    pub labels: Value,
+    pub url: Option<String>,
+    pub content_id: Option<Uuid>,
+    pub display_order: i32,
+    #[schema(no_recursion)]
+    pub children: Vec<MenuItemNode>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MenuDetail {
+    #[serde(flatten)]
+    pub menu: MenuResponse,
+    pub items: Vec<MenuItemNode>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateMenu {
+    /// The slug, or `Menu`, when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    pub name: String,
+    /// From the name when omitted.
+    pub slug: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateMenu {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+}
+
+/// Exactly one of `url` and `content_id`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateMenuItem {
+    /// The first entry of `localizations`, else the URL, when omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    pub label: String,
+    /// `{"de": "Über uns"}`: codes of locales assigned to the site.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub labels: Map<String, Value>,
+    /// An http(s) URL or a path on the site.
+    #[serde(alias = "external_url")]
+    pub url: Option<String>,
+    /// A content item on the menu's site.
+    #[serde(alias = "page_id")]
+    pub content_id: Option<Uuid>,
+    pub parent_id: Option<Uuid>,
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    pub display_order: i32,
+    /// `[{locale_id, title}]`, as the service the spec was written from sends
+    /// them: the first title becomes the label when `label` is omitted.
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(value_type = Vec<Object>)]
+    pub localizations: Vec<Value>,
+}
+
+/// Every field optional; `null` clears `parent_id`. Giving `url` clears
+/// `content_id` and the other way round.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateMenuItem {
+    pub label: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub labels: Option<Map<String, Value>>,
+    #[serde(alias = "external_url")]
+    pub url: Option<String>,
+    #[serde(alias = "page_id")]
+    pub content_id: Option<Uuid>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub parent_id: Option<Option<Uuid>>,
+    pub display_order: Option<i32>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MenuQuery {
+    /// A locale code: labels in that language where the item has one.
+    pub locale: Option<String>,
+}
