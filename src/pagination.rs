@@ -80,8 +80,9 @@ where
 {
     let paginator = select.paginate(db, page.per_page);
     let total = paginator.num_items().await?;
-    let data =
-        if (page.page - 1) * page.per_page >= total { Vec::new() } else { paginator.fetch_page(page.page - 1).await? };
+    // Saturating: a page number near u64::MAX is simply past the end.
+    let skipped = (page.page - 1).saturating_mul(page.per_page);
+    let data = if skipped >= total { Vec::new() } else { paginator.fetch_page(page.page - 1).await? };
     Ok(Paginated::new(data, page, total))
 }
 

@@ -98,9 +98,13 @@ pub async fn list_trash(
     let page = query.page.unwrap_or(1).max(1);
     let size = query.page_size.unwrap_or(10).clamp(1, MAX_PER_PAGE);
     let total = count_deleted(&state, site_id).await?;
+    let skipped = (page - 1).saturating_mul(size);
+    if skipped >= total {
+        return Ok(HttpResponse::Ok().json(TrashPage { items: Vec::new(), total }));
+    }
     // Newest-deleted first across tables: the first page*size of each source,
-    // merged, then the requested page cut out.
-    let wanted = page * size;
+    // merged, then the requested page cut out. `skipped < total` bounds it.
+    let wanted = skipped + size;
     let mut items: Vec<TrashItem> = trashed_on(site_id)
         .order_by_desc(content::Column::DeletedAt)
         .order_by_asc(content::Column::Id)
@@ -129,7 +133,7 @@ pub async fn list_trash(
     items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.id.cmp(&b.id)));
     let items: Vec<TrashItem> = items
         .into_iter()
-        .skip(usize::try_from((page - 1) * size).unwrap_or(usize::MAX))
+        .skip(usize::try_from(skipped).unwrap_or(usize::MAX))
         .take(usize::try_from(size).unwrap_or(100))
         .collect();
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))

@@ -101,3 +101,24 @@ async fn every_response_carries_a_request_id() {
     let id = res.headers()["x-request-id"].to_str().unwrap().to_string();
     assert_eq!(uuid::Uuid::parse_str(&id).map(|u| u.get_version_num()), Ok(4));
 }
+
+#[actix_web::test]
+async fn a_page_number_past_any_end_answers_an_empty_page_not_a_dropped_connection() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("far").await;
+    app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "One"})).await;
+    let huge = "9223372036854775808";
+    for path in [
+        format!("/sites/{site}/trash?page={huge}&page_size=100"),
+        format!("/sites/{site}/redirects?page={huge}"),
+        format!("/sites/{site}/webhooks?page={huge}"),
+        format!("/sites/{site}/blogs?page={huge}&per_page=100"),
+        format!("/api-keys?page={huge}&per_page=100"),
+    ] {
+        let res = app.get(&path, &app.admin_key).await;
+        assert_eq!(res.status(), 200, "{path}");
+        let body: Value = res.json().await.unwrap();
+        let items = body.get("data").or(body.get("items")).unwrap();
+        assert_eq!(items, &json!([]), "{path}: {body}");
+    }
+}
