@@ -1,4 +1,5 @@
-//! Builds the application: database, actors, shared state, routes and server.
+//! Wires the application: database, actors, the shared state (`crate::state`),
+//! routes and server. Nothing but `main.rs` and the tests imports this module.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use plinth_actors::{
     AuthFailureTracker, Clock, FlushUsage, KeyUsageCounters, KeyUsageRecorder, Periodic, RateLimitTrackers,
     RateLimiter, SiteCache, SiteRegistry, SystemClock,
 };
-use sea_orm::{DatabaseConnection, EntityTrait, PaginatorTrait};
+use sea_orm::{EntityTrait, PaginatorTrait};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::jwt::JwtVerifier;
@@ -19,7 +20,7 @@ use crate::auth::keys::KeyStore;
 use crate::config::Config;
 use crate::error::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 use crate::events::EventBus;
-use crate::sites::SiteState;
+use crate::state::{Actors, AppState};
 use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
@@ -34,31 +35,6 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// How long a cached API key is trusted before it is read again (bounds how long
 /// a key revoked on another instance keeps working).
 const KEY_CACHE_TTL: Duration = Duration::from_secs(30);
-
-/// Everything a handler may need, shared by all workers.
-pub struct AppState {
-    pub db: DatabaseConnection,
-    pub config: Arc<Config>,
-    pub keys: KeyStore,
-    pub jwt: Option<JwtVerifier>,
-    /// The identity provider's user-management API, when configured.
-    pub idp: Option<Arc<dyn crate::idp::IdentityProvider>>,
-    pub rate_limits: Arc<RateLimitTrackers>,
-    pub key_usage: Arc<KeyUsageCounters>,
-    pub sites: Arc<SiteCache<SiteState>>,
-    pub storage: Storage,
-    pub events: EventBus,
-    pub clock: Arc<dyn Clock>,
-    pub webhooks: WebhookRuntime,
-    pub actors: Actors,
-}
-
-#[derive(Clone)]
-pub struct Actors {
-    pub key_usage: Addr<KeyUsageRecorder>,
-    pub site_registry: Addr<SiteRegistry<SiteState>>,
-    pub rate_limiter: Addr<RateLimiter>,
-}
 
 /// A built application: migrated database, running actors, state. Must be built
 /// inside an actix system (the binary's `main`, or `#[actix_web::test]`).
@@ -111,6 +87,7 @@ impl Plinth {
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
+            account_gate: Arc::new(moderation::ModerationGate),
             idp: crate::idp::ClerkCompatible::from_config(&config.idp)
                 .map(|p| Arc::new(p) as Arc<dyn crate::idp::IdentityProvider>),
             config: Arc::new(config),

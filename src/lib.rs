@@ -30,6 +30,7 @@ pub mod sites;
 pub mod social_links;
 #[cfg(test)]
 mod source_rules;
+pub mod state;
 pub mod storage;
 pub mod system;
 pub mod taxonomy;
@@ -38,5 +39,6 @@ pub mod trash;
 pub mod values;
 pub mod webhooks;
 
-pub use app::{AppState, Plinth, RunningServer};
+pub use app::{Plinth, RunningServer};
 pub use config::Config;
+pub use state::AppState;

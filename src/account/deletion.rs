@@ -6,10 +6,10 @@ use plinth_entities::{site, site_member, site_onboarding_step, user_setting};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::state::AppState;
 
 /// Removes what Plinth keeps per user (memberships, settings, onboarding
 /// progress) inside the caller's transaction. Shared by account deletion and

@@ -16,10 +16,10 @@ use uuid::Uuid;
 
 use super::settings::{decode, HelpState, Onboarding, Preferences, Record};
 use crate::api_keys::ApiKeyResponse;
-use crate::app::AppState;
 use crate::auth::{Credential, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::members::{memberships_of, Membership};
+use crate::state::AppState;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Profile {

@@ -15,10 +15,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::{Credential, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::members::{memberships_of, Membership};
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use web::{delete, post, put};

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::state::AppState;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Preferences {

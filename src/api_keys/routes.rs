@@ -9,11 +9,11 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::service::{insert_key, NewKey};
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, KeyCapability, KeyPermission, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
 use crate::values::required_text;
 
 /// An API key as listed: never its secret.

@@ -15,8 +15,8 @@ use uuid::Uuid;
 
 use super::keys::ApiKeyRecord;
 use super::roles::{Capability, KeyPermission, Role};
-use crate::app::AppState;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
 
 pub const API_KEY_HEADER: &str = "x-api-key";
 
@@ -258,7 +258,7 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
         )
     })?;
     let claims = verifier.verify(token).await?;
-    crate::moderation::ensure_may_act(state, &claims.sub).await?;
+    state.account_gate.may_act(state, &claims.sub).await?;
     let system_admin = state.config.system_admins.iter().any(|id| id == &claims.sub);
     Ok(Principal {
         system_admin,

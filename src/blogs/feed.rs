@@ -10,11 +10,11 @@ use quick_xml::Writer;
 use sea_orm::{QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::{read, ContentKind};
 use crate::error::{ApiError, ApiResult, Problem};
 use crate::sites::{CachedBody, SiteState};
+use crate::state::AppState;
 
 pub const FEED_ITEMS: u64 = 50;
 const FEED_TTL: Duration = Duration::from_secs(3600);

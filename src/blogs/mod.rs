@@ -11,11 +11,11 @@ use actix_web::web::{self, delete, get, post, resource};
 use actix_web::HttpResponse;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::model::{ContentListItem, LimitQuery};
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
 
 const BLOG: ContentKind = ContentKind::Blog;
 

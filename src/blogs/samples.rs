@@ -7,11 +7,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::content::model::{ContentResponse, CreateContent};
 use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::state::AppState;
 
 const SAMPLES: [(&str, &str, &str); 3] = [
     (

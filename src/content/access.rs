@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::{ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
 
 /// The caller's role on every one of `site_ids`: the lowest of them, so a change
 /// to an item shared by two sites needs rights on both. Fails with the deny code

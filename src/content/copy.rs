@@ -11,10 +11,10 @@ use super::model::ContentResponse;
 use super::slug::available_slug;
 use super::write::{audit_entry, audited, checked_item, retry_lost_slug_race, still_unchanged, store_relations, Draft};
 use super::{validate, ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::audit::Action;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
 
 /// What a copy of an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

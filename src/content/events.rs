@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use super::model::ContentResponse;
 use super::{ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::error::ApiResult;
 use crate::events::DomainEvent;
+use crate::state::AppState;
 
 /// `<kind>.<what>` for every site of the item.
 pub(crate) fn events_for(

@@ -11,10 +11,10 @@ use super::model::{
     LocalizationInput, LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
 };
 use super::{copy, localizations, moves, read, write, ContentKind};
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 use crate::pagination::{PageParams, Paginated};
+use crate::state::AppState;
 
 /// Registers the shared endpoints of `kind` under `/{plural}` and
 /// `/sites/{site_id}/{plural}`.

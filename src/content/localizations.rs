@@ -13,10 +13,10 @@ use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations::{self, status_of};
 use super::write::load_live;
 use super::ContentKind;
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
 use crate::values::required_text;
 
 fn not_found(kind: ContentKind, id: Uuid) -> ApiError {

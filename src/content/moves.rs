@@ -14,10 +14,10 @@ use super::write::{
     audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
 };
 use super::{validate, ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
 
 /// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
 pub async fn review(

@@ -17,11 +17,11 @@ use super::model::{
 use super::relations;
 use super::write::load_live;
 use super::{ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::sites::CachedBody;
+use crate::state::AppState;
 
 pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;

@@ -12,9 +12,9 @@ use uuid::Uuid;
 use super::events::{change_events, commit_with_events};
 use super::relations::{self, status_of};
 use super::{ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::ApiResult;
+use crate::state::AppState;
 
 /// Moves every due item; returns how many moved.
 pub async fn run_due(state: &AppState) -> ApiResult<usize> {

@@ -16,11 +16,11 @@ use super::model::{ContentResponse, CreateContent, KindInput, UpdateContent};
 use super::relations::{self, status_of};
 use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::notifications;
+use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
 /// An item's relations as they will be stored; `None` leaves a set untouched.

@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError, Problem};
+use crate::state::AppState;
 use crate::values::{double_option, BaseUrl, Slug};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -12,10 +12,10 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::app::AppState;
 use crate::auth::{Capability, KeyCapability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::moderation::{effective, ModerationStatus};
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/idp/users").route(get().to(list_idp_users)))

@@ -6,11 +6,11 @@ use actix_web::web::{self, post, resource};
 use actix_web::HttpResponse;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{copy, http, ContentKind};
 use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/legal/{id}/versions").route(post().to(create_legal_version)));

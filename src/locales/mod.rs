@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{KeyCapability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
 use crate::values::required_text;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

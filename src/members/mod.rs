@@ -12,10 +12,10 @@ use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Problem};
+use crate::state::AppState;
 use crate::values::required_text;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -14,10 +14,10 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/admin/users/{idp_user_id}/suspend").route(post().to(suspend_user)))
@@ -91,6 +91,19 @@ pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>
 
 /// Refuses a suspended or banned user (called for every bearer-token request).
 /// A lapsed suspension is lifted here, on the user's next request.
+/// The account gate of `auth`: suspended and banned users are refused.
+pub struct ModerationGate;
+
+impl crate::auth::AccountGate for ModerationGate {
+    fn may_act<'a>(
+        &'a self,
+        state: &'a AppState,
+        idp_user_id: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, ApiResult<()>> {
+        Box::pin(ensure_may_act(state, idp_user_id))
+    }
+}
+
 pub async fn ensure_may_act(state: &AppState, idp_user_id: &str) -> ApiResult<()> {
     let Some(row) = user_moderation::Entity::find_by_id(idp_user_id.to_string()).one(&state.db).await? else {
         return Ok(());

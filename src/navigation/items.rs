@@ -7,11 +7,11 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Quer
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::content::events::commit_with_events;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::state::AppState;
 use crate::values::required_text;
 
 use super::model::*;

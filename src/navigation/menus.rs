@@ -6,11 +6,11 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Quer
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::content::events::commit_with_events;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, Problem};
+use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
 use super::model::*;

@@ -9,11 +9,11 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
+use crate::state::AppState;
 
 use super::model::*;
 

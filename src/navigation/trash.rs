@@ -7,10 +7,10 @@ use sea_orm::{
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
 use crate::trash::TrashItem;
 
 /// The newest `limit` deleted menus and items of the site.

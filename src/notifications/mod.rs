@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
 
 pub const DEFAULT_PER_PAGE: u64 = 20;
 

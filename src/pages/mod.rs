@@ -9,11 +9,11 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
 
 const PAGE: ContentKind = ContentKind::Page;
 

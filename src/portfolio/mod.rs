@@ -8,11 +8,11 @@ use plinth_entities::content_site;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // Before the shared `/skills/{id}` resources, so `by-slug` is not read as an id.

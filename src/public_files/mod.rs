@@ -13,10 +13,10 @@ use quick_xml::Writer;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::content::{read, ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::sites::{prefix_path, CachedBody, SiteState};
+use crate::state::AppState;
 
 const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 

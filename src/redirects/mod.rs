@@ -13,11 +13,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
 
 /// How many hops `resolve` follows (and loop detection looks ahead).
 const MAX_HOPS: usize = 20;

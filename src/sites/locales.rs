@@ -13,10 +13,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::model::SiteLocaleInput;
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
 
 /// A locale as assigned to a site, with the global locale's fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]

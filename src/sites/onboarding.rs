@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::state::AppState;
 
 /// The checklist, in display order.
 pub const ONBOARDING_STEPS: [&str; 6] = [

@@ -10,9 +10,9 @@ use uuid::Uuid;
 
 use super::model::SiteResponse;
 use super::service::RESTORE_WINDOW_DAYS;
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::ApiResult;
+use crate::state::AppState;
 
 /// The actor recorded for work nobody requested.
 const SYSTEM_ACTOR: &str = "system";

@@ -10,11 +10,11 @@ use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
 
 /// What a reset moved to the trash.
 #[derive(Serialize, ToSchema, Default, PartialEq, Eq, Debug)]

@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use super::model::{CreateSite, SiteResponse, UpdateSite};
 use super::service;
-use crate::app::AppState;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::state::AppState;
 
 /// Sites the caller may see, live or deleted.
 async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {

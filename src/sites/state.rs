@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 use super::locales::SiteLocaleResponse;
 use super::settings::SiteSettings;
-use crate::app::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 /// What hot reads of a site need: the site row, its effective settings, its
 /// locales, and responses built from its published content (lists, feed).

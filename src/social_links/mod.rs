@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -8,8 +8,8 @@ use sea_orm::ConnectionTrait;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::app::AppState;
 use crate::error::ErrorCode;
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     use web::{get, resource};

@@ -8,10 +8,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{find, Taxonomy};
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
 use crate::values::required_text;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use super::localizations::{self, CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
 use super::{create, list, remove, update, CreateTerm, Taxonomy, TermResponse, UpdateTerm};
-use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
 
 /// Operation ids of the taxonomy endpoints, as documented for categories.
 pub const TAXONOMY_OPERATIONS: [&str; 8] = [

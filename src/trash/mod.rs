@@ -13,12 +13,12 @@ use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::{read, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::MAX_PER_PAGE;
+use crate::state::AppState;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/sites/{site_id}/trash").route(get().to(list_trash)))

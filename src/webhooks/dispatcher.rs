@@ -25,9 +25,9 @@ use uuid::Uuid;
 
 use super::delivery::{enqueue, webhook_of, Deliverer, DeliveryStatus, CLAIM_LEASE};
 use super::events::wants;
-use crate::app::AppState;
 use crate::error::ApiResult;
 use crate::events::DomainEvent;
+use crate::state::AppState;
 
 /// How long a site's webhook list is trusted before it is read again.
 const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);

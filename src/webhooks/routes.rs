@@ -12,11 +12,11 @@ use uuid::Uuid;
 use super::delivery::{self, enqueue, DeliveryStatus};
 use super::dispatcher::subscribed_events;
 use super::{events, signature, ssrf};
-use crate::app::AppState;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
 
 pub const MAX_DEBOUNCE_SECONDS: i32 = 300;
 
