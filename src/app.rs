@@ -24,11 +24,7 @@ use crate::state::{Actors, AppState};
 use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
-use crate::{
-    account, api_keys, blogs, content, db, environments, legal, locales, members, moderation, navigation,
-    notifications, openapi, pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy,
-    telemetry, trash, webhooks,
-};
+use crate::{api_keys, content, db, moderation, openapi, system, telemetry, webhooks};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -227,33 +223,10 @@ impl RunningServer {
     }
 }
 
-/// Every route. API paths live under `/api/v1`; the docs sit outside it.
+/// Every route. API paths live under `/api/v1` (see `api.rs`); the docs sit outside it.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/").route(web::get().to(system::version)))
         .service(web::redirect("/api-docs", "/api-docs/"))
         .service(SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()))
-        .service(
-            web::scope("/api/v1")
-                .configure(system::configure)
-                .configure(api_keys::configure)
-                .configure(locales::configure)
-                .configure(public_files::configure)
-                .configure(sites::configure)
-                .configure(blogs::configure)
-                .configure(pages::configure)
-                .configure(portfolio::configure)
-                .configure(legal::configure)
-                .configure(redirects::configure)
-                .configure(social_links::configure)
-                .configure(navigation::configure)
-                .configure(members::configure)
-                .configure(account::configure)
-                .configure(moderation::configure)
-                .configure(crate::idp::configure)
-                .configure(taxonomy::configure)
-                .configure(trash::configure)
-                .configure(environments::configure)
-                .configure(notifications::configure)
-                .configure(webhooks::configure),
-        );
+        .service(web::scope("/api/v1").configure(|cfg| crate::api::routes().register(cfg)));
 }

@@ -1,6 +1,7 @@
 //! Plinth: a multi-site headless CMS served as a JSON REST API.
 
 pub mod account;
+pub mod api;
 pub mod api_keys;
 pub mod app;
 pub mod audit;
@@ -26,6 +27,7 @@ pub mod pagination;
 pub mod portfolio;
 pub mod public_files;
 pub mod redirects;
+pub mod routes;
 pub mod sites;
 pub mod social_links;
 #[cfg(test)]

@@ -5,59 +5,13 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{
-    account, api_keys, blogs, content, environments, legal, locales, members, moderation, navigation, notifications,
-    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
-};
+use crate::{content, taxonomy};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Plinth API", description = "Multi-site headless CMS. Every failure is RFC 7807 problem+json with a stable `code`; `GET /api/v1/error-codes` lists them."),
-    paths(
-        system::version, system::health, system::public_config, system::imprint, system::error_codes,
-        api_keys::create_api_key, api_keys::list_api_keys, api_keys::revoke_api_key,
-        locales::list_locales, locales::create_locale, locales::update_locale, locales::delete_locale,
-        sites::list_sites, sites::create_site, sites::list_deleted_sites, sites::get_site, sites::get_site_by_slug,
-        sites::update_site, sites::delete_site, sites::reset_content, sites::restore_site, sites::site_context,
-        sites::get_site_onboarding, sites::complete_onboarding_step,
-        sites::get_settings, sites::update_settings,
-        sites::list_site_locales, sites::add_site_locale, sites::update_site_locale, sites::delete_site_locale,
-        sites::set_default_site_locale,
-        content::http::list_items, content::http::list_published, content::http::get_by_slug, content::http::get_item,
-        content::http::get_detail, content::http::create_item, content::http::update_item, content::http::delete_item,
-        content::http::clone_item, content::http::review_item, content::http::bulk_items, content::http::list_localizations,
-        content::http::create_localization, content::http::update_localization, content::http::delete_localization,
-        content::http::preview_item,
-        environments::list_environments, environments::get_default_environment, environments::create_environment,
-        environments::update_environment, environments::delete_environment,
-        blogs::list_featured_blogs, blogs::similar_blogs, blogs::blog_feed, blogs::seed_blogs, blogs::delete_sample_blogs,
-        pages::get_page_by_route,
-        legal::create_legal_version,
-        portfolio::get_skill_by_slug,
-        redirects::list_redirects, redirects::resolve_redirect, redirects::get_redirect, redirects::create_redirect,
-        redirects::update_redirect, redirects::delete_redirect,
-        social_links::list_social_links, social_links::create_social_link, social_links::update_social_link,
-        social_links::delete_social_link,
-        public_files::sitemap,
-        crate::idp::list_idp_users, crate::idp::get_idp_user, crate::idp::set_idp_user_role,
-        moderation::suspend_user, moderation::ban_user, moderation::unsuspend_user, moderation::delete_user,
-        account::me, account::get_profile, account::export_account, account::delete_account, account::get_preferences, account::update_preferences, account::get_help_state,
-        account::update_help_state, account::reset_help_state, account::get_onboarding, account::complete_onboarding,
-        members::my_memberships, members::list_members, members::add_member, members::update_member,
-        members::remove_member, members::transfer_ownership,
-        navigation::list_menus, navigation::get_menu, navigation::create_menu, navigation::update_menu,
-        navigation::delete_menu, navigation::create_menu_item, navigation::update_menu_item, navigation::delete_menu_item,
-        taxonomy::list_terms, taxonomy::create_term, taxonomy::update_term, taxonomy::delete_term,
-        taxonomy::list_term_localizations, taxonomy::create_term_localization, taxonomy::update_term_localization,
-        taxonomy::delete_term_localization,
-        notifications::list_notifications, notifications::mark_read, notifications::mark_all_read,
-        webhooks::list_webhooks, webhooks::get_webhook, webhooks::create_webhook, webhooks::update_webhook,
-        webhooks::delete_webhook, webhooks::test_webhook, webhooks::list_deliveries, webhooks::retry_delivery,
-        webhooks::webhook_stats,
-        trash::list_trash, trash::count_trash, trash::restore_from_trash, trash::delete_from_trash,
-    ),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
-    modifiers(&SecuritySchemes, &DerivedKinds, &PrefixPaths),
+    modifiers(&SecuritySchemes),
 )]
 struct ApiDoc;
 
@@ -148,8 +102,19 @@ impl Modify for PrefixPaths {
     }
 }
 
+/// The document: the shared parts, then every mounted route (`api::routes`),
+/// the kinds derived from the documented ones, and the `/api/v1` prefix.
 pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    let mut doc = ApiDoc::openapi();
+    let (paths, schemas) = crate::api::routes().into_document_parts();
+    doc.paths.merge(paths);
+    let components = doc.components.get_or_insert_with(Default::default);
+    for (name, schema) in schemas {
+        components.schemas.entry(name).or_insert(schema);
+    }
+    DerivedKinds.modify(&mut doc);
+    PrefixPaths.modify(&mut doc);
+    doc
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub(crate) use deletion::*;
 pub(crate) use export::*;
 pub(crate) use settings::*;
 
-use actix_web::web::{self, get, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -18,23 +18,12 @@ use uuid::Uuid;
 use crate::auth::{Credential, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::members::{memberships_of, Membership};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    use web::{delete, post, put};
-    cfg.service(resource("/auth/me").route(get().to(me)))
-        .service(resource("/auth/account").route(delete().to(delete_account)))
-        .service(resource("/auth/profile").route(get().to(get_profile)))
-        .service(resource("/auth/export").route(get().to(export_account)))
-        .service(resource("/auth/preferences").route(get().to(get_preferences)).route(put().to(update_preferences)))
-        .service(
-            resource("/auth/help-state")
-                .route(get().to(get_help_state))
-                .route(put().to(update_help_state))
-                .route(delete().to(reset_help_state)),
-        )
-        .service(resource("/auth/onboarding").route(get().to(get_onboarding)))
-        .service(resource("/auth/onboarding/complete").route(post().to(complete_onboarding)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [me, delete_account, get_profile, export_account, get_preferences, update_preferences,
+        get_help_state, update_help_state, reset_help_state, get_onboarding, complete_onboarding]);
 }
 
 /// Who the caller is. The last three fields are null for API keys.

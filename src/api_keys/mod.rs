@@ -4,17 +4,11 @@
 mod routes;
 mod service;
 
-pub(crate) use routes::{__path_create_api_key, __path_list_api_keys, __path_revoke_api_key};
 pub use routes::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
 pub use service::{bootstrap, insert_key, NewKey};
 
-use actix_web::web;
+use crate::routes::Routes;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/api-keys")
-            .route(web::get().to(routes::list_api_keys))
-            .route(web::post().to(routes::create_api_key)),
-    )
-    .service(web::resource("/api-keys/{id}").route(web::delete().to(routes::revoke_api_key)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, routes => [list_api_keys, create_api_key, revoke_api_key]);
 }

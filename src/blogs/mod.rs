@@ -4,10 +4,7 @@
 mod feed;
 mod samples;
 
-pub(crate) use feed::__path_blog_feed;
-pub(crate) use samples::{__path_delete_sample_blogs, __path_seed_blogs};
-
-use actix_web::web::{self, delete, get, post, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use uuid::Uuid;
 
@@ -15,17 +12,15 @@ use crate::auth::Principal;
 use crate::content::model::{ContentListItem, LimitQuery};
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiResult, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 
 const BLOG: ContentKind = ContentKind::Blog;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{site_id}/blogs/featured").route(get().to(list_featured_blogs)))
-        .service(resource("/sites/{site_id}/blogs/seed").route(post().to(samples::seed_blogs)))
-        .service(resource("/sites/{site_id}/blogs/samples").route(delete().to(samples::delete_sample_blogs)))
-        .service(resource("/sites/{site_id}/blogs/{id}/similar").route(get().to(similar_blogs)))
-        .service(resource("/sites/{site_id}/feed.rss").route(get().to(feed::blog_feed)));
-    http::configure_kind(cfg, BLOG, "blogs");
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_featured_blogs], samples => [seed_blogs, delete_sample_blogs], self => [similar_blogs],
+        feed => [blog_feed]);
+    http::kind_routes(r, BLOG, "blogs");
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/featured", tag = "Blogs", params(("site_id" = Uuid, Path), LimitQuery),

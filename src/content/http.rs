@@ -14,39 +14,17 @@ use super::{copy, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 use crate::pagination::{PageParams, Paginated};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-/// Registers the shared endpoints of `kind` under `/{plural}` and
-/// `/sites/{site_id}/{plural}`.
-pub fn configure_kind(cfg: &mut web::ServiceConfig, kind: ContentKind, plural: &str) {
-    use web::{delete, get, post, put, resource};
-    let data = web::Data::new(kind);
-    let r = |path: String| resource(path).app_data(data.clone());
-    cfg.service(r(format!("/sites/{{site_id}}/{plural}")).route(get().to(list_items)))
-        .service(r(format!("/sites/{{site_id}}/{plural}/published")).route(get().to(list_published)))
-        .service(r(format!("/sites/{{site_id}}/{plural}/bulk")).route(post().to(bulk_items)))
-        .service(r(format!("/sites/{{site_id}}/{plural}/by-slug/{{slug}}")).route(get().to(get_by_slug)))
-        .service(r(format!("/{plural}")).route(post().to(create_item)))
-        .service(
-            r(format!("/{plural}/localizations/{{loc_id}}"))
-                .route(put().to(update_localization))
-                .route(delete().to(delete_localization)),
-        )
-        .service(
-            r(format!("/{plural}/{{id}}"))
-                .route(get().to(get_item))
-                .route(put().to(update_item))
-                .route(delete().to(delete_item)),
-        )
-        .service(r(format!("/{plural}/{{id}}/detail")).route(get().to(get_detail)))
-        .service(r(format!("/{plural}/{{id}}/clone")).route(post().to(clone_item)))
-        .service(r(format!("/{plural}/{{id}}/review")).route(post().to(review_item)))
-        .service(r(format!("/{plural}/{{id}}/preview")).route(get().to(preview_item)))
-        .service(
-            r(format!("/{plural}/{{id}}/localizations"))
-                .route(get().to(list_localizations))
-                .route(post().to(create_localization)),
-        );
+/// Mounts the endpoints every content kind shares at `/{plural}/…` with `kind`
+/// as the handlers' data (documented once, as blogs).
+pub fn kind_routes(r: &mut Routes, kind: ContentKind, plural: &str) {
+    r.variant("blogs", plural, kind, |r| {
+        crate::mount!(r, self => [list_items, list_published, bulk_items, get_by_slug, create_item,
+            update_localization, delete_localization, get_item, update_item, delete_item, get_detail, clone_item,
+            review_item, preview_item, list_localizations, create_localization]);
+    });
 }
 
 /// Operation ids of the shared endpoints, as documented for blogs.

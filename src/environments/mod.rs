@@ -1,7 +1,7 @@
 //! Environments: a site's deployment targets (`production` by default, `staging`),
 //! each with a base URL that content preview links are built on.
 
-use actix_web::web::{self, delete, get, post, put, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::environment;
@@ -14,17 +14,13 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::{double_option, BaseUrl, Slug};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        resource("/sites/{site_id}/environments")
-            .route(get().to(list_environments))
-            .route(post().to(create_environment)),
-    )
-    .service(resource("/sites/{site_id}/environments/default").route(get().to(get_default_environment)))
-    .service(resource("/environments/{id}").route(put().to(update_environment)).route(delete().to(delete_environment)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_environments, create_environment, get_default_environment, update_environment,
+        delete_environment]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

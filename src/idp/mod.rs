@@ -5,7 +5,7 @@ mod provider;
 
 pub use provider::{ClerkCompatible, IdentityProvider, ProviderUser};
 
-use actix_web::web::{self, get, put, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use plinth_entities::{site_member, user_moderation};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -15,12 +15,11 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::{Capability, KeyCapability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::moderation::{effective, ModerationStatus};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/idp/users").route(get().to(list_idp_users)))
-        .service(resource("/idp/users/{id}").route(get().to(get_idp_user)))
-        .service(resource("/idp/users/{id}/role").route(put().to(set_idp_user_role)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_idp_users, get_idp_user, set_idp_user_role]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -2,7 +2,7 @@
 //! endpoints for the `legal` kind plus versions. Gated by `module_legal_enabled`;
 //! publishing needs a title and a body.
 
-use actix_web::web::{self, post, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use uuid::Uuid;
 
@@ -10,11 +10,12 @@ use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{copy, http, ContentKind};
 use crate::error::{ApiResult, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/legal/{id}/versions").route(post().to(create_legal_version)));
-    http::configure_kind(cfg, ContentKind::Legal, "legal");
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [create_legal_version]);
+    http::kind_routes(r, ContentKind::Legal, "legal");
 }
 
 #[utoipa::path(post, path = "/legal/{id}/versions", tag = "Legal documents", params(("id" = Uuid, Path)),

@@ -12,14 +12,12 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{KeyCapability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::required_text;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/locales").route(web::get().to(list_locales)).route(web::post().to(create_locale)))
-        .service(
-            web::resource("/locales/{id}").route(web::put().to(update_locale)).route(web::delete().to(delete_locale)),
-        );
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_locales, create_locale, update_locale, delete_locale]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -2,7 +2,7 @@
 //! and the caller's own memberships. Only an owner gives or takes the admin and
 //! owner roles; the owner is never removed or demoted except by a transfer.
 
-use actix_web::web::{self, delete, get, post, put, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::{site, site_member};
@@ -15,16 +15,12 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::required_text;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/my/memberships").route(get().to(my_memberships)))
-        .service(resource("/sites/{site_id}/members").route(get().to(list_members)).route(post().to(add_member)))
-        .service(resource("/sites/{site_id}/members/transfer-ownership").route(post().to(transfer_ownership)))
-        .service(
-            resource("/sites/{site_id}/members/{id}").route(put().to(update_member)).route(delete().to(remove_member)),
-        );
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [my_memberships, list_members, add_member, transfer_ownership, update_member, remove_member]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -5,7 +5,7 @@
 //! primary-key lookup) rather than cached in memory, so a ban takes effect at
 //! once on every instance of a multi-process deployment.
 
-use actix_web::web::{self, delete, post, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{content, user_moderation};
@@ -17,13 +17,11 @@ use utoipa::ToSchema;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/admin/users/{idp_user_id}/suspend").route(post().to(suspend_user)))
-        .service(resource("/admin/users/{idp_user_id}/ban").route(post().to(ban_user)))
-        .service(resource("/admin/users/{idp_user_id}/unsuspend").route(post().to(unsuspend_user)))
-        .service(resource("/admin/users/{idp_user_id}").route(delete().to(delete_user)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [suspend_user, ban_user, unsuspend_user, delete_user]);
 }
 
 /// Longest suspension: one year.

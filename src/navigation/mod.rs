@@ -11,20 +11,11 @@ mod model;
 mod rules;
 pub mod trash;
 
-pub(crate) use items::*;
-pub(crate) use menus::*;
 pub use model::*;
 
-use actix_web::web::{self, delete, get, post, put, resource};
+use crate::routes::Routes;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{site_id}/menus").route(get().to(list_menus)).route(post().to(create_menu)))
-        .service(
-            resource("/menus/{id}")
-                .route(get().to(get_menu))
-                .route(put().to(update_menu))
-                .route(delete().to(delete_menu)),
-        )
-        .service(resource("/menus/{id}/items").route(post().to(create_menu_item)))
-        .service(resource("/menu-items/{id}").route(put().to(update_menu_item)).route(delete().to(delete_menu_item)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, menus => [list_menus, create_menu, get_menu, update_menu, delete_menu],
+        items => [create_menu_item, update_menu_item, delete_menu_item]);
 }

@@ -2,7 +2,7 @@
 //! submitted for review (to the sites' reviewers and above), listed, marked read.
 //! Only JWT users have notifications; API keys get NOTIFICATION_REQUIRES_IDP.
 
-use actix_web::web::{self, get, post, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::{notification, site_member};
@@ -15,14 +15,13 @@ use uuid::Uuid;
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::routes::Routes;
 use crate::state::AppState;
 
 pub const DEFAULT_PER_PAGE: u64 = 20;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/notifications").route(get().to(list_notifications)))
-        .service(resource("/notifications/read-all").route(post().to(mark_all_read)))
-        .service(resource("/notifications/{id}/read").route(post().to(mark_read)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_notifications, mark_all_read, mark_read]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

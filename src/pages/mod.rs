@@ -1,7 +1,7 @@
 //! Page endpoints: the content engine's shared endpoints for the `page` kind
 //! (documented from the blog ones), plus lookup by route.
 
-use actix_web::web::{self, get, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use plinth_entities::content_site;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -13,13 +13,14 @@ use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 
 const PAGE: ContentKind = ContentKind::Page;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{site_id}/pages/by-route").route(get().to(get_page_by_route)));
-    http::configure_kind(cfg, PAGE, "pages");
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [get_page_by_route]);
+    http::kind_routes(r, PAGE, "pages");
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -2,7 +2,7 @@
 //! (`/skills`), all on the content engine's shared endpoints (documented from
 //! the blog ones), gated by the site's `module_portfolio_enabled`.
 
-use actix_web::web::{self, get, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use plinth_entities::content_site;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -12,14 +12,15 @@ use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
 use crate::error::{ApiError, ApiResult, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn routes(r: &mut Routes) {
     // Before the shared `/skills/{id}` resources, so `by-slug` is not read as an id.
-    cfg.service(resource("/skills/by-slug/{slug}").route(get().to(get_skill_by_slug)));
-    http::configure_kind(cfg, ContentKind::CvEntry, "cv");
-    http::configure_kind(cfg, ContentKind::Project, "projects");
-    http::configure_kind(cfg, ContentKind::Skill, "skills");
+    crate::mount!(r, self => [get_skill_by_slug]);
+    http::kind_routes(r, ContentKind::CvEntry, "cv");
+    http::kind_routes(r, ContentKind::Project, "projects");
+    http::kind_routes(r, ContentKind::Skill, "skills");
 }
 
 #[utoipa::path(get, path = "/skills/by-slug/{slug}", operation_id = "get_skill_by_slug_any_site", tag = "Skills", params(("slug" = String, Path)),

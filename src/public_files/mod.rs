@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use actix_web::web::{self, get, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use plinth_entities::{content, content_localization, content_site, site};
 use quick_xml::events::{BytesDecl, BytesText, Event};
@@ -15,13 +15,14 @@ use uuid::Uuid;
 
 use crate::content::{read, ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::routes::Routes;
 use crate::sites::{prefix_path, CachedBody, SiteState};
 use crate::state::AppState;
 
 const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{slug}/sitemap.xml").route(get().to(sitemap)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [sitemap]);
 }
 
 /// One `<url>` of the sitemap.

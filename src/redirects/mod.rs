@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use actix_web::web::{self, delete, get, post, put, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::redirect;
@@ -17,22 +17,15 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError, Problem};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::routes::Routes;
 use crate::state::AppState;
 
 /// How many hops `resolve` follows (and loop detection looks ahead).
 const MAX_HOPS: usize = 20;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        resource("/sites/{site_id}/redirects").route(get().to(list_redirects)).route(post().to(create_redirect)),
-    )
-    .service(resource("/sites/{site_id}/redirects/resolve").route(get().to(resolve_redirect)))
-    .service(
-        resource("/redirects/{id}")
-            .route(get().to(get_redirect))
-            .route(put().to(update_redirect))
-            .route(delete().to(delete_redirect)),
-    );
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_redirects, create_redirect, resolve_redirect, get_redirect, update_redirect,
+        delete_redirect]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

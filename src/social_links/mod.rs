@@ -1,7 +1,7 @@
 //! Social links of a site, ordered by `display_order`. Deleting one moves it to
 //! the trash (`entity_type=social`).
 
-use actix_web::web::{self, delete, get, put, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::social_link;
@@ -13,16 +13,12 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        resource("/sites/{site_id}/social-links")
-            .route(get().to(list_social_links))
-            .route(web::post().to(create_social_link)),
-    )
-    .service(resource("/social-links/{id}").route(put().to(update_social_link)).route(delete().to(delete_social_link)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_social_links, create_social_link, update_social_link, delete_social_link]);
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -9,15 +9,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::ErrorCode;
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    use web::{get, resource};
-    cfg.service(resource(["", "/"]).route(get().to(version)))
-        .service(resource("/health").route(get().to(health)))
-        .service(resource("/config").route(get().to(public_config)))
-        .service(resource("/imprint").route(get().to(imprint)))
-        .service(resource("/error-codes").route(get().to(error_codes)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [version, health, public_config, imprint, error_codes]);
 }
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

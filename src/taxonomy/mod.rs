@@ -6,7 +6,6 @@ mod routes;
 pub use localizations::{CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
 pub(crate) use routes::*;
 
-use actix_web::web::{self, delete, get, post, put, resource};
 use chrono::{DateTime, Utc};
 use plinth_entities::term;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -18,27 +17,17 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::slugify;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn routes(r: &mut Routes) {
+    // Documented for categories; tags are the same endpoints with their own data.
     for (taxonomy, plural) in [(Taxonomy::Category, "categories"), (Taxonomy::Tag, "tags")] {
-        let data = web::Data::new(taxonomy);
-        let r = |path: String| resource(path).app_data(data.clone());
-        cfg.service(
-            r(format!("/sites/{{site_id}}/{plural}")).route(get().to(list_terms)).route(post().to(create_term)),
-        )
-        .service(
-            r(format!("/{plural}/localizations/{{loc_id}}"))
-                .route(put().to(update_term_localization))
-                .route(delete().to(delete_term_localization)),
-        )
-        .service(r(format!("/{plural}/{{id}}")).route(put().to(update_term)).route(delete().to(delete_term)))
-        .service(
-            r(format!("/{plural}/{{id}}/localizations"))
-                .route(get().to(list_term_localizations))
-                .route(post().to(create_term_localization)),
-        );
+        r.variant("categories", plural, taxonomy, |r| {
+            crate::mount!(r, routes => [list_terms, create_term, update_term_localization, delete_term_localization,
+                update_term, delete_term, list_term_localizations, create_term_localization]);
+        });
     }
 }
 

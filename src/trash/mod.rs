@@ -1,7 +1,7 @@
 //! The trash: soft-deleted items of a site across entity types, restore and
 //! permanent delete.
 
-use actix_web::web::{self, delete, get, post, resource};
+use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_site, social_link};
@@ -18,13 +18,11 @@ use crate::auth::{Capability, Principal};
 use crate::content::{read, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::MAX_PER_PAGE;
+use crate::routes::Routes;
 use crate::state::AppState;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/sites/{site_id}/trash").route(get().to(list_trash)))
-        .service(resource("/sites/{site_id}/trash/count").route(get().to(count_trash)))
-        .service(resource("/trash/{id}/restore").route(post().to(restore_from_trash)))
-        .service(resource("/trash/{id}").route(delete().to(delete_from_trash)));
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [list_trash, count_trash, restore_from_trash, delete_from_trash]);
 }
 
 /// Every `entity_type` the trash knows. Kinds not built yet have no items, so

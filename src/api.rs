@@ -1,0 +1,40 @@
+//! The API under `/api/v1`: every family's routes, in mount order. `app.rs` mounts
+//! them and `openapi.rs` documents the same list.
+
+use crate::routes::Routes;
+use crate::{
+    account, api_keys, blogs, environments, idp, legal, locales, members, moderation, navigation, notifications, pages,
+    portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
+};
+
+/// Every route of the API, relative to `/api/v1`. Literal paths of one family
+/// come before another family's patterns that would match them (`/sites/{id}`).
+pub fn routes() -> Routes {
+    let mut r = Routes::default();
+    for family in [
+        system::routes,
+        api_keys::routes,
+        locales::routes,
+        public_files::routes,
+        sites::routes,
+        blogs::routes,
+        pages::routes,
+        portfolio::routes,
+        legal::routes,
+        redirects::routes,
+        social_links::routes,
+        navigation::routes,
+        members::routes,
+        account::routes,
+        moderation::routes,
+        idp::routes,
+        taxonomy::routes,
+        trash::routes,
+        environments::routes,
+        notifications::routes,
+        webhooks::routes,
+    ] {
+        family(&mut r);
+    }
+    r
+}
