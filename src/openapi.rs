@@ -112,9 +112,38 @@ pub fn document() -> utoipa::openapi::OpenApi {
     for (name, schema) in schemas {
         components.schemas.entry(name).or_insert(schema);
     }
+    CommonParts.modify(&mut doc);
     DerivedKinds.modify(&mut doc);
     PrefixPaths.modify(&mut doc);
     doc
+}
+
+/// What every operation shares, applied once here instead of on each handler:
+/// the security requirement (an API key or a bearer token) unless the handler
+/// declares its own (`security(())` for public ones), and the problem answer
+/// for client errors unless the handler describes its 4XX itself.
+struct CommonParts;
+
+impl Modify for CommonParts {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::SecurityRequirement;
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let empty: [&str; 0] = [];
+        let default_security =
+            vec![SecurityRequirement::new("api_key", empty), SecurityRequirement::new("bearer", empty)];
+        let problem = ResponseBuilder::new()
+            .description("")
+            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build())
+            .build();
+        for item in openapi.paths.paths.values_mut() {
+            for op in
+                [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
+            {
+                op.security.get_or_insert_with(|| default_security.clone());
+                op.responses.responses.entry("4XX".to_string()).or_insert_with(|| problem.clone().into());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

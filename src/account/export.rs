@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::settings::{decode, HelpState, Onboarding, Preferences, Record};
 use crate::api_keys::ApiKeyResponse;
 use crate::auth::{Credential, Principal};
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
 use crate::members::{memberships_of, Membership};
 use crate::state::AppState;
 
@@ -118,14 +118,13 @@ async fn profile(state: &AppState, principal: &Principal) -> ApiResult<(Profile,
 }
 
 #[utoipa::path(get, path = "/auth/profile", tag = "Account",
-    responses((status = 200, body = Profile), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Profile)))]
 pub async fn get_profile(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(profile(&state, &principal).await?.0))
 }
 
 #[utoipa::path(get, path = "/auth/export", tag = "Account",
-    responses((status = 200, body = AccountExport, description = "Served as a download (Content-Disposition: attachment)"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = AccountExport, description = "Served as a download (Content-Disposition: attachment)")))]
 pub async fn export_account(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let actor = principal.actor_id();
     let (profile, own_key) = profile(&state, &principal).await?;

@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::{Credential, Principal};
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
 use crate::members::{memberships_of, Membership};
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -41,7 +41,7 @@ pub struct AuthInfo {
 }
 
 #[utoipa::path(get, path = "/auth/me", tag = "Account",
-    responses((status = 200, body = AuthInfo), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = AuthInfo)))]
 pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let info = match &principal.credential {
         Credential::ApiKey(key) => AuthInfo {

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use crate::auth::Principal;
-use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -222,7 +222,7 @@ impl UpdatePreferences {
     }
 }
 
-#[utoipa::path(get, path = "/auth/preferences", tag = "Account", responses((status = 200, body = Preferences), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+#[utoipa::path(get, path = "/auth/preferences", tag = "Account", responses((status = 200, body = Preferences)), security(("bearer" = [])))]
 pub async fn get_preferences(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::Forbidden)?;
     let prefs: Preferences = load(&state, &user, Record::Preferences).await?;
@@ -230,7 +230,7 @@ pub async fn get_preferences(state: web::Data<AppState>, principal: Principal) -
 }
 
 #[utoipa::path(put, path = "/auth/preferences", tag = "Account", request_body = UpdatePreferences,
-    responses((status = 200, body = Preferences, description = "The full preferences"), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Preferences, description = "The full preferences")), security(("bearer" = [])))]
 pub async fn update_preferences(
     state: web::Data<AppState>,
     principal: Principal,
@@ -242,7 +242,7 @@ pub async fn update_preferences(
     Ok(HttpResponse::Ok().json(prefs))
 }
 
-#[utoipa::path(get, path = "/auth/help-state", tag = "Account", responses((status = 200, body = HelpState), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+#[utoipa::path(get, path = "/auth/help-state", tag = "Account", responses((status = 200, body = HelpState)), security(("bearer" = [])))]
 pub async fn get_help_state(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::Forbidden)?;
     let help: HelpState = load(&state, &user, Record::HelpState).await?;
@@ -250,7 +250,7 @@ pub async fn get_help_state(state: web::Data<AppState>, principal: Principal) ->
 }
 
 #[utoipa::path(put, path = "/auth/help-state", tag = "Account", request_body = UpdateHelpState,
-    responses((status = 200, body = HelpState), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = HelpState)), security(("bearer" = [])))]
 pub async fn update_help_state(
     state: web::Data<AppState>,
     principal: Principal,
@@ -278,7 +278,7 @@ pub async fn update_help_state(
 }
 
 #[utoipa::path(delete, path = "/auth/help-state", tag = "Account",
-    responses((status = 200, body = HelpState, description = "Back to the defaults"), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = HelpState, description = "Back to the defaults")), security(("bearer" = [])))]
 pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::Forbidden)?;
     let help: HelpState = modify(&state, &user, Record::HelpState, |help: &mut HelpState| {
@@ -289,7 +289,7 @@ pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) 
     Ok(HttpResponse::Ok().json(help))
 }
 
-#[utoipa::path(get, path = "/auth/onboarding", tag = "Account", responses((status = 200, body = Onboarding), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+#[utoipa::path(get, path = "/auth/onboarding", tag = "Account", responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
 pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::OnboardingRequiresIdp)?;
     let onboarding: Onboarding = load(&state, &user, Record::Onboarding).await?;
@@ -297,7 +297,7 @@ pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) ->
 }
 
 #[utoipa::path(post, path = "/auth/onboarding/complete", tag = "Account", request_body = CompleteOnboarding,
-    responses((status = 200, body = Onboarding), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
 pub async fn complete_onboarding(
     state: web::Data<AppState>,
     principal: Principal,

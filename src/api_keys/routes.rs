@@ -138,8 +138,7 @@ fn check_limit(field: &str, value: Option<i32>, errors: &mut Vec<FieldError>) {
 
 #[utoipa::path(post, path = "/api-keys", tag = "API keys", request_body = CreateApiKey,
     responses((status = 201, body = CreatedApiKey, description = "The key; its secret in `key` is shown only now"),
-        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_PERMISSION, API_KEY_PERMISSION_EXCEEDED, AUTH_*")),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_PERMISSION, API_KEY_PERMISSION_EXCEEDED, AUTH_*")))]
 pub async fn create_api_key(
     state: web::Data<AppState>,
     principal: Principal,
@@ -207,8 +206,7 @@ pub async fn create_api_key(
 
 #[utoipa::path(get, path = "/api-keys", tag = "API keys", params(ListApiKeysQuery),
     responses((status = 200, body = Paginated<ApiKeyResponse>),
-        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, AUTH_*")),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, AUTH_*")))]
 pub async fn list_api_keys(
     state: web::Data<AppState>,
     principal: Principal,
@@ -251,8 +249,7 @@ pub async fn list_api_keys(
 }
 
 #[utoipa::path(delete, path = "/api-keys/{id}", tag = "API keys", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Revoked; the key now gets 401 AUTH_API_KEY_INVALID"), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Revoked; the key now gets 401 AUTH_API_KEY_INVALID")))]
 pub async fn revoke_api_key(
     state: web::Data<AppState>,
     principal: Principal,

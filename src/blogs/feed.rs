@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::auth::Principal;
 use crate::content::{read, ContentKind};
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiError, ApiResult};
 use crate::sites::{CachedBody, SiteState};
 use crate::state::AppState;
 
@@ -69,8 +69,7 @@ fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/feed.rss", tag = "Blogs", params(("site_id" = Uuid, Path)),
-    responses((status = 200, content_type = "application/rss+xml", body = String, description = "RSS 2.0, the last 50 published posts; cached for an hour"),
-        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, content_type = "application/rss+xml", body = String, description = "RSS 2.0, the last 50 published posts; cached for an hour")))]
 pub async fn blog_feed(
     state: web::Data<AppState>,
     principal: Principal,

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::model::{ContentListItem, LimitQuery};
 use crate::content::{http, read, ContentKind};
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -24,8 +24,7 @@ pub fn routes(r: &mut Routes) {
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/featured", tag = "Blogs", params(("site_id" = Uuid, Path), LimitQuery),
-    responses((status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100"),
-        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100")))]
 pub async fn list_featured_blogs(
     state: web::Data<AppState>,
     principal: Principal,
@@ -37,8 +36,7 @@ pub async fn list_featured_blogs(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/{id}/similar", tag = "Blogs", params(("site_id" = Uuid, Path), ("id" = Uuid, Path), LimitQuery),
-    responses((status = 200, body = Vec<ContentListItem>, description = "Published posts scored +3 per shared tag, +2 per shared category, +3 same primary category, +1 same author; limit default 3, max 10"),
-        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<ContentListItem>, description = "Published posts scored +3 per shared tag, +2 per shared category, +3 same primary category, +1 same author; limit default 3, max 10")))]
 pub async fn similar_blogs(
     state: web::Data<AppState>,
     principal: Principal,

@@ -47,8 +47,7 @@ fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
 
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/seed", tag = "Blogs", params(("site_id" = Uuid, Path)),
     responses((status = 201, body = Vec<ContentResponse>, description = "Three sample Draft posts"),
-        (status = "4XX", body = Problem, description = "BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE")),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = Problem, description = "BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE")))]
 pub async fn seed_blogs(
     state: web::Data<AppState>,
     principal: Principal,
@@ -107,7 +106,7 @@ pub async fn seed_blogs(
 }
 
 #[utoipa::path(delete, path = "/sites/{site_id}/blogs/samples", tag = "Blogs", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = DeletedSamples), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = DeletedSamples)))]
 pub async fn delete_sample_blogs(
     state: web::Data<AppState>,
     principal: Principal,

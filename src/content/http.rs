@@ -48,7 +48,7 @@ pub const SHARED_OPERATIONS: [&str; 16] = [
 ];
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs", tag = "Blogs", operation_id = "list_blogs", params(("site_id" = Uuid, Path), ListQuery),
-    responses((status = 200, body = Paginated<ContentListItem>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Paginated<ContentListItem>)))]
 pub async fn list_items(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -63,7 +63,7 @@ pub async fn list_items(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/published", tag = "Blogs", operation_id = "list_published_blogs", params(("site_id" = Uuid, Path), PublishedQuery),
-    responses((status = 200, body = Paginated<ContentListItem>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Paginated<ContentListItem>)))]
 pub async fn list_published(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -76,7 +76,7 @@ pub async fn list_published(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/blogs/by-slug/{slug}", tag = "Blogs", operation_id = "get_blog_by_slug", params(("site_id" = Uuid, Path), ("slug" = String, Path)),
-    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ContentResponse)))]
 pub async fn get_by_slug(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -88,7 +88,7 @@ pub async fn get_by_slug(
 }
 
 #[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ContentResponse)))]
 pub async fn get_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -99,7 +99,7 @@ pub async fn get_item(
 }
 
 #[utoipa::path(get, path = "/blogs/{id}/detail", tag = "Blogs", operation_id = "get_blog_detail", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ContentDetail), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ContentDetail)))]
 pub async fn get_detail(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -114,7 +114,7 @@ pub async fn get_detail(
 }
 
 #[utoipa::path(post, path = "/blogs", tag = "Blogs", operation_id = "create_blog", request_body = CreateContent,
-    responses((status = 201, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = ContentResponse)))]
 pub async fn create_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -126,8 +126,7 @@ pub async fn create_item(
 
 #[utoipa::path(put, path = "/blogs/{id}", tag = "Blogs", operation_id = "update_blog", params(("id" = Uuid, Path)), request_body = UpdateContent,
     responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem,
-        description = "CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, WORKFLOW_*, ENTITY_SLUG_TAKEN, MODULE_NOT_ENABLED, AUTH_*")),
-    security(("api_key" = []), ("bearer" = [])))]
+        description = "CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, WORKFLOW_*, ENTITY_SLUG_TAKEN, MODULE_NOT_ENABLED, AUTH_*")))]
 pub async fn update_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -139,7 +138,7 @@ pub async fn update_item(
 }
 
 #[utoipa::path(delete, path = "/blogs/{id}", tag = "Blogs", operation_id = "delete_blog", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Soft-deleted: moved to the trash"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Soft-deleted: moved to the trash")))]
 pub async fn delete_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -152,7 +151,7 @@ pub async fn delete_item(
 
 #[utoipa::path(post, path = "/blogs/{id}/clone", tag = "Blogs", operation_id = "clone_blog", params(("id" = Uuid, Path)),
     responses((status = 201, body = ContentResponse, description = "A new Draft copy"), (status = "4XX", body = Problem,
-        description = "CONTENT_SLUG_GENERATION_FAILED when no free slug is left")), security(("api_key" = []), ("bearer" = [])))]
+        description = "CONTENT_SLUG_GENERATION_FAILED when no free slug is left")))]
 pub async fn clone_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -164,7 +163,7 @@ pub async fn clone_item(
 
 #[utoipa::path(post, path = "/blogs/{id}/review", tag = "Blogs", operation_id = "review_blog", params(("id" = Uuid, Path)), request_body = ReviewRequest,
     responses((status = 200, body = ContentResponse, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
-        (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")), security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")))]
 pub async fn review_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -176,8 +175,7 @@ pub async fn review_item(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/bulk", tag = "Blogs", operation_id = "bulk_blogs", params(("site_id" = Uuid, Path)), request_body = BulkRequest,
-    responses((status = 200, body = BulkResult), (status = "4XX", body = Problem, description = "BLOG_BULK_STATUS_REQUIRED; all or nothing")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = BulkResult), (status = "4XX", body = Problem, description = "BLOG_BULK_STATUS_REQUIRED; all or nothing")))]
 pub async fn bulk_items(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -189,7 +187,7 @@ pub async fn bulk_items(
 }
 
 #[utoipa::path(get, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "list_blog_localizations", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Vec<LocalizationResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<LocalizationResponse>)))]
 pub async fn list_localizations(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -200,8 +198,7 @@ pub async fn list_localizations(
 }
 
 #[utoipa::path(post, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "create_blog_localization", params(("id" = Uuid, Path)), request_body = LocalizationInput,
-    responses((status = 201, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")))]
 pub async fn create_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -214,8 +211,7 @@ pub async fn create_localization(
 }
 
 #[utoipa::path(put, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "update_blog_localization", params(("loc_id" = Uuid, Path)), request_body = crate::content::model::UpdateLocalization,
-    responses((status = 200, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")))]
 pub async fn update_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -228,7 +224,7 @@ pub async fn update_localization(
 }
 
 #[utoipa::path(delete, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "delete_blog_localization", params(("loc_id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204)))]
 pub async fn delete_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -240,8 +236,7 @@ pub async fn delete_localization(
 }
 
 #[utoipa::path(get, path = "/blogs/{id}/preview", tag = "Blogs", operation_id = "preview_blog", params(("id" = Uuid, Path), PreviewQuery),
-    responses((status = 200, body = PreviewLink), (status = "4XX", body = Problem, description = "CONTENT_NO_DEFAULT_ENVIRONMENT when no environment is given and the sites have no default")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = PreviewLink), (status = "4XX", body = Problem, description = "CONTENT_NO_DEFAULT_ENVIRONMENT when no environment is given and the sites have no default")))]
 pub async fn preview_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,

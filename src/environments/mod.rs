@@ -129,7 +129,7 @@ fn audit_entry<'a>(actor: &'a str, action: Action, env: &environment::Model) -> 
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/environments", tag = "Environments", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<EnvironmentResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<EnvironmentResponse>)))]
 pub async fn list_environments(
     state: web::Data<AppState>,
     principal: Principal,
@@ -148,8 +148,7 @@ pub async fn list_environments(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/environments/default", tag = "Environments", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = EnvironmentResponse), (status = 404, body = Problem, description = "ENVIRONMENT_NO_DEFAULT"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = EnvironmentResponse), (status = 404, body = Problem, description = "ENVIRONMENT_NO_DEFAULT")))]
 pub async fn get_default_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -165,7 +164,7 @@ pub async fn get_default_environment(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/environments", tag = "Environments", params(("site_id" = Uuid, Path)), request_body = CreateEnvironment,
-    responses((status = 201, body = EnvironmentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = EnvironmentResponse)))]
 pub async fn create_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -206,7 +205,7 @@ pub async fn create_environment(
 }
 
 #[utoipa::path(put, path = "/environments/{id}", tag = "Environments", params(("id" = Uuid, Path)), request_body = UpdateEnvironment,
-    responses((status = 200, body = EnvironmentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = EnvironmentResponse)))]
 pub async fn update_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -256,8 +255,7 @@ pub async fn update_environment(
 }
 
 #[utoipa::path(delete, path = "/environments/{id}", tag = "Environments", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Removed; removing the default leaves the site without one until another is made default"),
-        (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Removed; removing the default leaves the site without one until another is made default")))]
 pub async fn delete_environment(
     state: web::Data<AppState>,
     principal: Principal,

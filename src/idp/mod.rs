@@ -117,8 +117,7 @@ async fn with_moderation(state: &AppState, users: Vec<ProviderUser>) -> ApiResul
 }
 
 #[utoipa::path(get, path = "/idp/users", tag = "Identity provider", params(ListQuery),
-    responses((status = 200, body = IdpUserList), (status = "4XX", body = Problem), (status = "5XX", body = Problem, description = "IDP_NOT_CONFIGURED, IDP_API_FAILED")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = IdpUserList), (status = "5XX", body = Problem, description = "IDP_NOT_CONFIGURED, IDP_API_FAILED")))]
 pub async fn list_idp_users(
     state: web::Data<AppState>,
     principal: Principal,
@@ -133,8 +132,7 @@ pub async fn list_idp_users(
 }
 
 #[utoipa::path(get, path = "/idp/users/{id}", tag = "Identity provider", params(("id" = String, Path)),
-    responses((status = 200, body = IdpUser), (status = "4XX", body = Problem), (status = "5XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = IdpUser), (status = "5XX", body = Problem)))]
 pub async fn get_idp_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -148,8 +146,7 @@ pub async fn get_idp_user(
 }
 
 #[utoipa::path(put, path = "/idp/users/{id}/role", tag = "Identity provider", params(("id" = String, Path)), request_body = SetRole,
-    responses((status = 200, body = IdpUser), (status = 422, body = Problem, description = "IDP_INVALID_ROLE"), (status = "4XX", body = Problem), (status = "5XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = IdpUser), (status = 422, body = Problem, description = "IDP_INVALID_ROLE"), (status = "5XX", body = Problem)))]
 pub async fn set_idp_user_role(
     state: web::Data<AppState>,
     principal: Principal,

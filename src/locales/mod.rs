@@ -109,17 +109,14 @@ fn audit_entry(actor: &str, action: Action, id: Uuid) -> AuditEntry<'_> {
 }
 
 #[utoipa::path(get, path = "/locales", tag = "Locales",
-    responses((status = 200, body = Vec<LocaleResponse>), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<LocaleResponse>)))]
 pub async fn list_locales(state: web::Data<AppState>, _principal: Principal) -> ApiResult<HttpResponse> {
     let all = locale::Entity::find().order_by_asc(locale::Column::Code).all(&state.db).await?;
     Ok(HttpResponse::Ok().json(all.iter().map(LocaleResponse::from).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(post, path = "/locales", tag = "Locales", request_body = CreateLocale,
-    responses((status = 201, body = LocaleResponse), (status = 409, body = crate::error::Problem, description = "LOCALE_CODE_TAKEN"),
-        (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = LocaleResponse), (status = 409, body = crate::error::Problem, description = "LOCALE_CODE_TAKEN")))]
 pub async fn create_locale(
     state: web::Data<AppState>,
     principal: Principal,
@@ -157,8 +154,7 @@ pub async fn create_locale(
 }
 
 #[utoipa::path(put, path = "/locales/{id}", tag = "Locales", params(("id" = Uuid, Path)), request_body = UpdateLocale,
-    responses((status = 200, body = LocaleResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = LocaleResponse)))]
 pub async fn update_locale(
     state: web::Data<AppState>,
     principal: Principal,
@@ -207,8 +203,7 @@ pub async fn update_locale(
 }
 
 #[utoipa::path(delete, path = "/locales/{id}", tag = "Locales", params(("id" = Uuid, Path)),
-    responses((status = 204), (status = 409, body = crate::error::Problem, description = "LOCALE_DELETE_IN_USE"), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204), (status = 409, body = crate::error::Problem, description = "LOCALE_DELETE_IN_USE")))]
 pub async fn delete_locale(
     state: web::Data<AppState>,
     principal: Principal,

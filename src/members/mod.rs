@@ -126,7 +126,7 @@ pub async fn memberships_of(state: &AppState, idp_user_id: &str) -> ApiResult<Ve
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/members", tag = "Members", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<MemberResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<MemberResponse>)))]
 pub async fn list_members(
     state: web::Data<AppState>,
     principal: Principal,
@@ -144,8 +144,7 @@ pub async fn list_members(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/members", tag = "Members", params(("site_id" = Uuid, Path)), request_body = AddMember,
-    responses((status = 201, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ALREADY_EXISTS, MEMBER_ROLE_OWNER_REQUIRED")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ALREADY_EXISTS, MEMBER_ROLE_OWNER_REQUIRED")))]
 pub async fn add_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -185,8 +184,7 @@ pub async fn add_member(
 }
 
 #[utoipa::path(put, path = "/sites/{site_id}/members/{id}", tag = "Members", params(("site_id" = Uuid, Path), ("id" = Uuid, Path)), request_body = UpdateMember,
-    responses((status = 200, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ROLE_OWNER_REQUIRED, MEMBER_CANNOT_REMOVE_OWNER")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ROLE_OWNER_REQUIRED, MEMBER_CANNOT_REMOVE_OWNER")))]
 pub async fn update_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -223,8 +221,7 @@ pub async fn update_member(
 }
 
 #[utoipa::path(delete, path = "/sites/{site_id}/members/{id}", tag = "Members", params(("site_id" = Uuid, Path), ("id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem, description = "MEMBER_CANNOT_REMOVE_OWNER, SITE_OWNER_CANNOT_LEAVE, MEMBER_ROLE_OWNER_REQUIRED")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204), (status = "4XX", body = Problem, description = "MEMBER_CANNOT_REMOVE_OWNER, SITE_OWNER_CANNOT_LEAVE, MEMBER_ROLE_OWNER_REQUIRED")))]
 pub async fn remove_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -258,8 +255,7 @@ pub async fn remove_member(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/members/transfer-ownership", tag = "Members", params(("site_id" = Uuid, Path)), request_body = TransferOwnership,
-    responses((status = 200, body = Vec<MemberResponse>, description = "The new owner and the previous one (now admin)"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<MemberResponse>, description = "The new owner and the previous one (now admin)")))]
 pub async fn transfer_ownership(
     state: web::Data<AppState>,
     principal: Principal,

@@ -214,8 +214,7 @@ async fn audit_moderation<C: ConnectionTrait>(
 
 #[utoipa::path(post, path = "/admin/users/{idp_user_id}/suspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
     request_body = SuspendUser,
-    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "The user is banned"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "The user is banned")))]
 pub async fn suspend_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -242,8 +241,7 @@ pub async fn suspend_user(
 
 #[utoipa::path(post, path = "/admin/users/{idp_user_id}/ban", tag = "Moderation", params(("idp_user_id" = String, Path)),
     request_body = BanUser,
-    responses((status = 200, body = ModerationResult), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ModerationResult)))]
 pub async fn ban_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -258,8 +256,7 @@ pub async fn ban_user(
 }
 
 #[utoipa::path(post, path = "/admin/users/{idp_user_id}/unsuspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
-    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "Banned users stay banned"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "Banned users stay banned")))]
 pub async fn unsuspend_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -274,8 +271,7 @@ pub async fn unsuspend_user(
 /// Irreversible: the provider account, memberships, settings, onboarding and the
 /// moderation record go; content the user wrote stays, no longer attributed to them.
 #[utoipa::path(delete, path = "/admin/users/{idp_user_id}", tag = "Moderation", params(("idp_user_id" = String, Path)),
-    responses((status = 200, body = ModerationResult, description = "status deleted"), (status = 400, body = Problem, description = "Only banned users can be deleted"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ModerationResult, description = "status deleted"), (status = 400, body = Problem, description = "Only banned users can be deleted")))]
 pub async fn delete_user(
     state: web::Data<AppState>,
     principal: Principal,

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::content::events::commit_with_events;
-use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::values::required_text;
 
@@ -18,7 +18,7 @@ use super::model::*;
 use super::rules::*;
 
 #[utoipa::path(post, path = "/menus/{id}/items", tag = "Navigation", params(("id" = Uuid, Path)), request_body = CreateMenuItem,
-    responses((status = 201, body = MenuItemNode), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = MenuItemNode)))]
 pub async fn create_menu_item(
     state: web::Data<AppState>,
     principal: Principal,
@@ -84,7 +84,7 @@ pub async fn create_menu_item(
 }
 
 #[utoipa::path(put, path = "/menu-items/{id}", tag = "Navigation", params(("id" = Uuid, Path)), request_body = UpdateMenuItem,
-    responses((status = 200, body = MenuItemNode), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = MenuItemNode)))]
 pub async fn update_menu_item(
     state: web::Data<AppState>,
     principal: Principal,
@@ -160,7 +160,7 @@ pub async fn update_menu_item(
 }
 
 #[utoipa::path(delete, path = "/menu-items/{id}", tag = "Navigation", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Moved to the trash with the items under it"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Moved to the trash with the items under it")))]
 pub async fn delete_menu_item(
     state: web::Data<AppState>,
     principal: Principal,

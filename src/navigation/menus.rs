@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::content::events::commit_with_events;
-use crate::error::{on_constraint, ApiError, ApiResult, Constraint, Problem};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
@@ -17,7 +17,7 @@ use super::model::*;
 use super::rules::*;
 
 #[utoipa::path(get, path = "/sites/{site_id}/menus", tag = "Navigation", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<MenuResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<MenuResponse>)))]
 pub async fn list_menus(
     state: web::Data<AppState>,
     principal: Principal,
@@ -35,7 +35,7 @@ pub async fn list_menus(
 }
 
 #[utoipa::path(get, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path), MenuQuery),
-    responses((status = 200, body = MenuDetail), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = MenuDetail)))]
 pub async fn get_menu(
     state: web::Data<AppState>,
     principal: Principal,
@@ -49,7 +49,7 @@ pub async fn get_menu(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/menus", tag = "Navigation", params(("site_id" = Uuid, Path)), request_body = CreateMenu,
-    responses((status = 201, body = MenuResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = MenuResponse)))]
 pub async fn create_menu(
     state: web::Data<AppState>,
     principal: Principal,
@@ -99,7 +99,7 @@ pub async fn create_menu(
 }
 
 #[utoipa::path(put, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path)), request_body = UpdateMenu,
-    responses((status = 200, body = MenuResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = MenuResponse)))]
 pub async fn update_menu(
     state: web::Data<AppState>,
     principal: Principal,
@@ -151,7 +151,7 @@ pub async fn update_menu(
 }
 
 #[utoipa::path(delete, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Moved to the trash with its items"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Moved to the trash with its items")))]
 pub async fn delete_menu(
     state: web::Data<AppState>,
     principal: Principal,

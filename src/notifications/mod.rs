@@ -173,7 +173,7 @@ pub async fn mark_read(
 }
 
 #[utoipa::path(post, path = "/notifications/read-all", tag = "Notifications",
-    responses((status = 200, body = MarkedRead), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = MarkedRead)), security(("bearer" = [])))]
 pub async fn mark_all_read(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal)?;
     let result = notification::Entity::update_many()

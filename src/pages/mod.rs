@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiError, ApiResult};
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -31,7 +31,7 @@ pub struct RouteQuery {
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/pages/by-route", tag = "Pages", params(("site_id" = Uuid, Path), RouteQuery),
-    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ContentResponse)))]
 pub async fn get_page_by_route(
     state: web::Data<AppState>,
     principal: Principal,

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiError, ApiResult};
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -24,8 +24,7 @@ pub fn routes(r: &mut Routes) {
 }
 
 #[utoipa::path(get, path = "/skills/by-slug/{slug}", operation_id = "get_skill_by_slug_any_site", tag = "Skills", params(("slug" = String, Path)),
-    responses((status = 200, body = ContentResponse, description = "The skill with this slug on a site the caller can read"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ContentResponse, description = "The skill with this slug on a site the caller can read")))]
 pub async fn get_skill_by_slug(
     state: web::Data<AppState>,
     principal: Principal,

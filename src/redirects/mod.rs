@@ -179,7 +179,7 @@ async fn find(state: &AppState, principal: &Principal, id: Uuid, capability: Cap
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/redirects", tag = "Redirects", params(("site_id" = Uuid, Path), PageParams),
-    responses((status = 200, body = Paginated<RedirectResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Paginated<RedirectResponse>)))]
 pub async fn list_redirects(
     state: web::Data<AppState>,
     principal: Principal,
@@ -196,8 +196,7 @@ pub async fn list_redirects(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/redirects/resolve", tag = "Redirects", params(("site_id" = Uuid, Path), ResolveQuery),
-    responses((status = 200, body = ResolvedRedirect), (status = 404, body = Problem, description = "No active redirect from this path")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ResolvedRedirect), (status = 404, body = Problem, description = "No active redirect from this path")))]
 pub async fn resolve_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -221,7 +220,7 @@ pub async fn resolve_redirect(
 }
 
 #[utoipa::path(get, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)),
-    responses((status = 200, body = RedirectResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = RedirectResponse)))]
 pub async fn get_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -232,8 +231,7 @@ pub async fn get_redirect(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/redirects", tag = "Redirects", params(("site_id" = Uuid, Path)), request_body = CreateRedirect,
-    responses((status = 201, body = RedirectResponse), (status = "4XX", body = Problem, description = "REDIRECT_SAME_PATH; 409 for a taken source or a loop")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = RedirectResponse), (status = "4XX", body = Problem, description = "REDIRECT_SAME_PATH; 409 for a taken source or a loop")))]
 pub async fn create_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -274,7 +272,7 @@ pub async fn create_redirect(
 }
 
 #[utoipa::path(put, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)), request_body = UpdateRedirect,
-    responses((status = 200, body = RedirectResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = RedirectResponse)))]
 pub async fn update_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -323,7 +321,7 @@ pub async fn update_redirect(
 }
 
 #[utoipa::path(delete, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204)))]
 pub async fn delete_redirect(
     state: web::Data<AppState>,
     principal: Principal,

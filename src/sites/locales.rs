@@ -177,8 +177,7 @@ async fn save_update(
 
 #[utoipa::path(get, path = "/sites/{site_id}/locales", tag = "Site locales",
     params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<SiteLocaleResponse>), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<SiteLocaleResponse>)))]
 pub async fn list_site_locales(
     state: web::Data<AppState>,
     principal: Principal,
@@ -191,8 +190,7 @@ pub async fn list_site_locales(
 
 #[utoipa::path(post, path = "/sites/{site_id}/locales", tag = "Site locales",
     params(("site_id" = Uuid, Path)), request_body = SiteLocaleInput,
-    responses((status = 201, body = SiteLocaleResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = SiteLocaleResponse)))]
 pub async fn add_site_locale(
     state: web::Data<AppState>,
     principal: Principal,
@@ -224,8 +222,7 @@ pub async fn add_site_locale(
 
 #[utoipa::path(put, path = "/sites/{site_id}/locales/{locale_id}", tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)), request_body = UpdateSiteLocale,
-    responses((status = 200, body = SiteLocaleResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteLocaleResponse)))]
 pub async fn update_site_locale(
     state: web::Data<AppState>,
     principal: Principal,
@@ -257,8 +254,7 @@ pub async fn update_site_locale(
 #[utoipa::path(delete, path = "/sites/{site_id}/locales/{locale_id}", tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)),
     responses((status = 204, description = "Removed; when it was the default, the oldest remaining locale becomes the default"),
-        (status = 409, body = crate::error::Problem, description = "SITE_LOCALE_LAST_LANGUAGE"), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = 409, body = crate::error::Problem, description = "SITE_LOCALE_LAST_LANGUAGE")))]
 pub async fn delete_site_locale(
     state: web::Data<AppState>,
     principal: Principal,
@@ -303,8 +299,7 @@ pub async fn delete_site_locale(
 
 #[utoipa::path(put, path = "/sites/{site_id}/locales/{locale_id}/default", tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)),
-    responses((status = 200, body = SiteLocaleResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteLocaleResponse)))]
 pub async fn set_default_site_locale(
     state: web::Data<AppState>,
     principal: Principal,

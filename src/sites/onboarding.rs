@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
 /// The checklist, in display order.
@@ -94,7 +94,7 @@ async fn progress(state: &AppState, site_id: Uuid, user: Option<&str>) -> ApiRes
 /// (a step counts once any member has completed it).
 #[utoipa::path(get, path = "/sites/{site_id}/onboarding", tag = "Sites",
     params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = OnboardingProgress), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = OnboardingProgress)))]
 pub async fn get_site_onboarding(
     state: web::Data<AppState>,
     principal: Principal,
@@ -110,7 +110,7 @@ pub async fn get_site_onboarding(
 #[utoipa::path(post, path = "/sites/{site_id}/onboarding/{step}", tag = "Sites",
     params(("site_id" = Uuid, Path), ("step" = String, Path, description = "One of configure_site, create_first_content, publish_first_content, set_up_navigation, add_social_links, invite_team_member")),
     request_body(content = CompleteStep, description = "Optional"),
-    responses((status = 200, body = OnboardingProgress), (status = "4XX", body = Problem)), security(("bearer" = [])))]
+    responses((status = 200, body = OnboardingProgress)), security(("bearer" = [])))]
 pub async fn complete_onboarding_step(
     state: web::Data<AppState>,
     principal: Principal,

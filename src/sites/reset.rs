@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::{events, read, write, ContentKind};
-use crate::error::{ApiResult, Problem};
+use crate::error::ApiResult;
 use crate::state::AppState;
 
 /// What a reset moved to the trash.
@@ -31,9 +31,7 @@ pub struct ResetCounts {
 }
 
 #[utoipa::path(post, path = "/sites/{id}/reset-content", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ResetCounts, description = "Everything soft-deleted (restorable from the trash); site, settings, members and locales kept"),
-        (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = ResetCounts, description = "Everything soft-deleted (restorable from the trash); site, settings, members and locales kept")))]
 pub async fn reset_content(
     state: web::Data<AppState>,
     principal: Principal,

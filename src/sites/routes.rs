@@ -28,18 +28,14 @@ async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -
 }
 
 #[utoipa::path(get, path = "/sites", tag = "Sites",
-    responses((status = 200, body = Vec<SiteResponse>, description = "Sites the caller may see: a key's scope, a user's memberships, all for system admins"),
-        (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<SiteResponse>, description = "Sites the caller may see: a key's scope, a user's memberships, all for system admins")))]
 pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, false).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
 
 #[utoipa::path(get, path = "/sites/deleted", tag = "Sites",
-    responses((status = 200, body = Vec<SiteResponse>, description = "Soft-deleted sites the caller may see, each with deleted_at"),
-        (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<SiteResponse>, description = "Soft-deleted sites the caller may see, each with deleted_at")))]
 pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, true).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
@@ -47,8 +43,7 @@ pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal
 
 #[utoipa::path(post, path = "/sites", tag = "Sites", request_body = CreateSite,
     responses((status = 201, body = SiteResponse), (status = "4XX", body = crate::error::Problem,
-        description = "SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN, VALIDATION_ERROR")),
-    security(("api_key" = []), ("bearer" = [])))]
+        description = "SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN, VALIDATION_ERROR")))]
 pub async fn create_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -59,8 +54,7 @@ pub async fn create_site(
 }
 
 #[utoipa::path(get, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 200, body = SiteResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteResponse)))]
 pub async fn get_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -73,8 +67,7 @@ pub async fn get_site(
 }
 
 #[utoipa::path(get, path = "/sites/by-slug/{slug}", tag = "Sites", params(("slug" = String, Path)),
-    responses((status = 200, body = SiteResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteResponse)))]
 pub async fn get_site_by_slug(
     state: web::Data<AppState>,
     principal: Principal,
@@ -92,8 +85,7 @@ pub async fn get_site_by_slug(
 }
 
 #[utoipa::path(put, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)), request_body = UpdateSite,
-    responses((status = 200, body = SiteResponse), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteResponse)))]
 pub async fn update_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -108,8 +100,7 @@ pub async fn update_site(
 }
 
 #[utoipa::path(delete, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Soft-deleted; restorable for 30 days"), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Soft-deleted; restorable for 30 days")))]
 pub async fn delete_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -125,9 +116,7 @@ pub async fn delete_site(
 #[utoipa::path(post, path = "/sites/{id}/restore", tag = "Sites", params(("id" = Uuid, Path)),
     responses((status = 200, body = SiteResponse, description = "Restored with its content, settings, members and locales"),
         (status = 404, body = Problem, description = "No deleted site with this id"),
-        (status = 410, body = Problem, description = "SITE_RESTORE_EXPIRED: deleted more than 30 days ago"),
-        (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = 410, body = Problem, description = "SITE_RESTORE_EXPIRED: deleted more than 30 days ago")))]
 pub async fn restore_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -176,7 +165,7 @@ pub struct SiteModules {
 }
 
 #[utoipa::path(get, path = "/sites/{id}/context", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 200, body = SiteContext), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteContext)))]
 pub async fn site_context(
     state: web::Data<AppState>,
     principal: Principal,

@@ -273,8 +273,7 @@ impl UpdateSiteSettings {
 
 #[utoipa::path(get, path = "/sites/{site_id}/settings", tag = "Sites",
     params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = SiteSettings), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteSettings)))]
 pub async fn get_settings(
     state: web::Data<AppState>,
     principal: Principal,
@@ -288,8 +287,7 @@ pub async fn get_settings(
 
 #[utoipa::path(put, path = "/sites/{site_id}/settings", tag = "Sites",
     params(("site_id" = Uuid, Path)), request_body = UpdateSiteSettings,
-    responses((status = 200, body = SiteSettings, description = "The full effective settings"), (status = "4XX", body = crate::error::Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SiteSettings, description = "The full effective settings")))]
 pub async fn update_settings(
     state: web::Data<AppState>,
     principal: Principal,

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, FieldError, Problem};
+use crate::error::{ApiError, ApiResult, FieldError};
 use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
@@ -111,8 +111,7 @@ async fn find_live(state: &AppState, principal: &Principal, id: Uuid) -> ApiResu
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = Vec<SocialLinkResponse>, description = "Ordered by display_order"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<SocialLinkResponse>, description = "Ordered by display_order")))]
 pub async fn list_social_links(
     state: web::Data<AppState>,
     principal: Principal,
@@ -131,7 +130,7 @@ pub async fn list_social_links(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)), request_body = CreateSocialLink,
-    responses((status = 201, body = SocialLinkResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = SocialLinkResponse)))]
 pub async fn create_social_link(
     state: web::Data<AppState>,
     principal: Principal,
@@ -177,7 +176,7 @@ pub async fn create_social_link(
 }
 
 #[utoipa::path(put, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)), request_body = UpdateSocialLink,
-    responses((status = 200, body = SocialLinkResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = SocialLinkResponse)))]
 pub async fn update_social_link(
     state: web::Data<AppState>,
     principal: Principal,
@@ -227,7 +226,7 @@ pub async fn update_social_link(
 }
 
 #[utoipa::path(delete, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Moved to the trash"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Moved to the trash")))]
 pub async fn delete_social_link(
     state: web::Data<AppState>,
     principal: Principal,

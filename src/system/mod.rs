@@ -19,7 +19,7 @@ pub fn routes(r: &mut Routes) {
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[utoipa::path(get, path = "/", tag = "System",
-    responses((status = 200, content_type = "text/plain", body = String, description = "`<service name> API v<semver>`")))]
+    responses((status = 200, content_type = "text/plain", body = String, description = "`<service name> API v<semver>`")), security(()))]
 pub async fn version(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
@@ -66,7 +66,7 @@ pub fn overall_status(database_up: bool, optional_up: &[bool]) -> &'static str {
 }
 
 #[utoipa::path(get, path = "/health", tag = "System",
-    responses((status = 200, body = HealthReport, description = "healthy or degraded"), (status = 503, body = HealthReport, description = "unhealthy: the database is down")))]
+    responses((status = 200, body = HealthReport, description = "healthy or degraded"), (status = 503, body = HealthReport, description = "unhealthy: the database is down")), security(()))]
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     let started = Instant::now();
     let database = state.db.execute_unprepared("SELECT 1").await;
@@ -114,7 +114,7 @@ pub struct PublicConfig {
     pub app_name: String,
 }
 
-#[utoipa::path(get, path = "/config", tag = "System", responses((status = 200, body = PublicConfig)))]
+#[utoipa::path(get, path = "/config", tag = "System", responses((status = 200, body = PublicConfig)), security(()))]
 pub async fn public_config(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(PublicConfig {
         idp_publishable_key: state.config.idp.publishable_key.clone(),
@@ -160,7 +160,7 @@ pub fn build_imprint(config: &crate::config::ImprintConfig) -> Imprint {
     Imprint { configured: true, operator_name, address, email, vat: clean(&config.vat) }
 }
 
-#[utoipa::path(get, path = "/imprint", tag = "System", responses((status = 200, body = Imprint)))]
+#[utoipa::path(get, path = "/imprint", tag = "System", responses((status = 200, body = Imprint)), security(()))]
 pub async fn imprint(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(build_imprint(&state.config.imprint))
 }
@@ -179,7 +179,7 @@ pub struct ErrorCatalog {
     pub codes: Vec<ErrorCodeEntry>,
 }
 
-#[utoipa::path(get, path = "/error-codes", tag = "System", responses((status = 200, body = ErrorCatalog)))]
+#[utoipa::path(get, path = "/error-codes", tag = "System", responses((status = 200, body = ErrorCatalog)), security(()))]
 pub async fn error_codes() -> HttpResponse {
     let codes: Vec<ErrorCodeEntry> = ErrorCode::ALL
         .iter()

@@ -33,7 +33,7 @@ pub struct TermListQuery {
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "list_categories", params(("site_id" = Uuid, Path), TermListQuery),
-    responses((status = 200, body = Vec<TermResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<TermResponse>)))]
 pub async fn list_terms(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -45,7 +45,7 @@ pub async fn list_terms(
 }
 
 #[utoipa::path(post, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "create_category", params(("site_id" = Uuid, Path)), request_body = CreateTerm,
-    responses((status = 201, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = TermResponse)))]
 pub async fn create_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -58,7 +58,7 @@ pub async fn create_term(
 }
 
 #[utoipa::path(put, path = "/categories/{id}", tag = "Taxonomy", operation_id = "update_category", params(("id" = Uuid, Path)), request_body = UpdateTerm,
-    responses((status = 200, body = TermResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = TermResponse)))]
 pub async fn update_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -70,7 +70,7 @@ pub async fn update_term(
 }
 
 #[utoipa::path(delete, path = "/categories/{id}", tag = "Taxonomy", operation_id = "delete_category", params(("id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204)))]
 pub async fn delete_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -82,7 +82,7 @@ pub async fn delete_term(
 }
 
 #[utoipa::path(get, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "list_category_localizations", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Vec<TermLocalizationResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Vec<TermLocalizationResponse>)))]
 pub async fn list_term_localizations(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -94,8 +94,7 @@ pub async fn list_term_localizations(
 
 #[utoipa::path(post, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "create_category_localization", params(("id" = Uuid, Path)),
     request_body = CreateTermLocalization,
-    responses((status = 201, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 201, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")))]
 pub async fn create_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -109,8 +108,7 @@ pub async fn create_term_localization(
 
 #[utoipa::path(put, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "update_category_localization", params(("loc_id" = Uuid, Path)),
     request_body = UpdateTermLocalization,
-    responses((status = 200, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")))]
 pub async fn update_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -123,7 +121,7 @@ pub async fn update_term_localization(
 }
 
 #[utoipa::path(delete, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "delete_category_localization", params(("loc_id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204)))]
 pub async fn delete_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,

@@ -84,7 +84,7 @@ fn trashed_on(site_id: Uuid) -> sea_orm::Select<content::Entity> {
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/trash", tag = "Trash", params(("site_id" = Uuid, Path), TrashQuery),
-    responses((status = 200, body = TrashPage, description = "Newest-deleted first"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = TrashPage, description = "Newest-deleted first")))]
 pub async fn list_trash(
     state: web::Data<AppState>,
     principal: Principal,
@@ -138,7 +138,7 @@ pub async fn list_trash(
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/trash/count", tag = "Trash", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = TrashCount), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = TrashCount)))]
 pub async fn count_trash(
     state: web::Data<AppState>,
     principal: Principal,
@@ -201,8 +201,7 @@ async fn find_item(
 
 #[utoipa::path(post, path = "/trash/{id}/restore", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
     responses((status = 200, description = "The restored item, in its own shape"),
-        (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
 pub async fn restore_from_trash(
     state: web::Data<AppState>,
     principal: Principal,
@@ -269,8 +268,7 @@ pub async fn restore_from_trash(
 }
 
 #[utoipa::path(delete, path = "/trash/{id}", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
-    responses((status = 204, description = "Removed for good"), (status = "4XX", body = Problem, description = "TRASH_NOT_DELETED, CONTENT_UNKNOWN_ENTITY_TYPE")),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Removed for good"), (status = "4XX", body = Problem, description = "TRASH_NOT_DELETED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
 pub async fn delete_from_trash(
     state: web::Data<AppState>,
     principal: Principal,

@@ -236,7 +236,7 @@ fn audited(hook: &webhook::Model) -> WebhookResponse {
 }
 
 #[utoipa::path(get, path = "/sites/{site_id}/webhooks", tag = "Webhooks", params(("site_id" = Uuid, Path), PageParams),
-    responses((status = 200, body = Paginated<WebhookResponse>), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Paginated<WebhookResponse>)))]
 pub async fn list_webhooks(
     state: web::Data<AppState>,
     principal: Principal,
@@ -254,7 +254,7 @@ pub async fn list_webhooks(
 }
 
 #[utoipa::path(get, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)),
-    responses((status = 200, body = WebhookResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = WebhookResponse)))]
 pub async fn get_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -265,8 +265,7 @@ pub async fn get_webhook(
 
 #[utoipa::path(post, path = "/sites/{site_id}/webhooks", tag = "Webhooks", params(("site_id" = Uuid, Path)), request_body = CreateWebhook,
     responses((status = 201, body = WebhookResponse, description = "With its generated secret"),
-        (status = "4XX", body = Problem, description = "WEBHOOK_URL_SSRF, WEBHOOK_INVALID_DEBOUNCE, VALIDATION_ERROR")),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = "4XX", body = Problem, description = "WEBHOOK_URL_SSRF, WEBHOOK_INVALID_DEBOUNCE, VALIDATION_ERROR")))]
 pub async fn create_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -304,7 +303,7 @@ pub async fn create_webhook(
 }
 
 #[utoipa::path(put, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)), request_body = UpdateWebhook,
-    responses((status = 200, body = WebhookResponse), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = WebhookResponse)))]
 pub async fn update_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -360,7 +359,7 @@ pub async fn update_webhook(
 }
 
 #[utoipa::path(delete, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Deleted with its delivery history"), (status = "4XX", body = Problem)), security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 204, description = "Deleted with its delivery history")))]
 pub async fn delete_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -385,8 +384,7 @@ pub async fn delete_webhook(
 
 #[utoipa::path(post, path = "/webhooks/{id}/test", tag = "Webhooks", params(("id" = Uuid, Path)),
     responses((status = 200, body = TestResult, description = "Sent `{event: \"webhook.test\", test: true, …}`; the attempt is logged"),
-        (status = 500, body = Problem, description = "WEBHOOK_TEST_FAILED: the endpoint failed or was unreachable"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = 500, body = Problem, description = "WEBHOOK_TEST_FAILED: the endpoint failed or was unreachable")))]
 pub async fn test_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -427,8 +425,7 @@ pub async fn test_webhook(
 }
 
 #[utoipa::path(get, path = "/webhooks/{id}/deliveries", tag = "Webhooks", params(("id" = Uuid, Path), PageParams),
-    responses((status = 200, body = Paginated<DeliveryLogEntry>, description = "Every attempt, newest first"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = Paginated<DeliveryLogEntry>, description = "Every attempt, newest first")))]
 pub async fn list_deliveries(
     state: web::Data<AppState>,
     principal: Principal,
@@ -447,8 +444,7 @@ pub async fn list_deliveries(
 
 #[utoipa::path(post, path = "/webhooks/deliveries/{id}/retry", tag = "Webhooks", params(("id" = Uuid, Path)),
     responses((status = 200, body = DeliveryResponse, description = "Re-enqueued with a fresh schedule"),
-        (status = 409, body = Problem, description = "Only dead deliveries are retried by hand"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+        (status = 409, body = Problem, description = "Only dead deliveries are retried by hand")))]
 pub async fn retry_delivery(
     state: web::Data<AppState>,
     principal: Principal,
@@ -474,8 +470,7 @@ pub async fn retry_delivery(
 }
 
 #[utoipa::path(get, path = "/webhooks/{id}/stats", tag = "Webhooks", params(("id" = Uuid, Path), StatsQuery),
-    responses((status = 200, body = WebhookStats), (status = 400, body = Problem, description = "WEBHOOK_INVALID_STATS_WINDOW"), (status = "4XX", body = Problem)),
-    security(("api_key" = []), ("bearer" = [])))]
+    responses((status = 200, body = WebhookStats), (status = 400, body = Problem, description = "WEBHOOK_INVALID_STATS_WINDOW")))]
 pub async fn webhook_stats(
     state: web::Data<AppState>,
     principal: Principal,
