@@ -38,3 +38,12 @@ pub fn routes() -> Routes {
     }
     r
 }
+
+/// The families whose soft-deleted items the trash lists, restores and purges.
+pub fn trash_sources() -> crate::trash::TrashSources {
+    crate::trash::TrashSources(vec![
+        &crate::content::trash::ContentTrash,
+        &crate::social_links::trash::SocialTrash,
+        &crate::navigation::trash::NavigationTrash,
+    ])
+}

@@ -130,10 +130,12 @@ impl Plinth {
     pub fn serve(&self, listener: TcpListener, handle_signals: bool) -> Result<RunningServer, BoxError> {
         let addr = listener.local_addr()?;
         let state = self.state.clone();
+        let trash_sources = web::Data::new(crate::api::trash_sources());
         let mut server = HttpServer::new(move || {
             let cors = crate::cors::middleware(&state.config.cors_origins);
             App::new()
                 .app_data(state.clone())
+                .app_data(trash_sources.clone())
                 .app_data(json_config())
                 .app_data(path_config())
                 .app_data(query_config())

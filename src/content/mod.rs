@@ -15,6 +15,7 @@ mod relations;
 pub mod schedule;
 mod slug;
 mod status;
+pub mod trash;
 mod validate;
 pub mod write;
 

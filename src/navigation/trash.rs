@@ -11,7 +11,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
-use crate::trash::TrashItem;
+use crate::trash::{TrashItem, TrashSource};
 
 /// The newest `limit` deleted menus and items of the site.
 pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<Vec<TrashItem>> {
@@ -170,4 +170,46 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
     .await?;
     txn.commit().await?;
     Ok(())
+}
+
+/// Menus and menu items as a trash source.
+pub struct NavigationTrash;
+
+impl TrashSource for NavigationTrash {
+    fn entity_types(&self) -> &'static [&'static str] {
+        &["menu", "menu_item"]
+    }
+
+    fn list<'a>(
+        &'a self,
+        state: &'a AppState,
+        site_id: Uuid,
+        limit: u64,
+    ) -> futures_util::future::BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
+        Box::pin(trashed(state, site_id, limit))
+    }
+
+    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> futures_util::future::BoxFuture<'a, ApiResult<u64>> {
+        Box::pin(count_trashed(state, site_id))
+    }
+
+    fn restore<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        entity_type: &'a str,
+        id: Uuid,
+    ) -> futures_util::future::BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(restore(state, principal, entity_type, id))
+    }
+
+    fn purge<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        entity_type: &'a str,
+        id: Uuid,
+    ) -> futures_util::future::BoxFuture<'a, ApiResult<()>> {
+        Box::pin(purge(state, principal, entity_type, id))
+    }
 }

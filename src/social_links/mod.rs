@@ -1,6 +1,8 @@
 //! Social links of a site, ordered by `display_order`. Deleting one moves it to
 //! the trash (`entity_type=social`).
 
+pub mod trash;
+
 use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};

@@ -1,0 +1,158 @@
+//! Content in the trash: every kind of the content engine, as one trash source.
+
+use futures_util::future::BoxFuture;
+use plinth_entities::{content, content_site};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::{read, ContentKind};
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
+use crate::trash::{TrashItem, TrashSource};
+
+pub struct ContentTrash;
+
+const CONTENT_TYPES: [&str; 6] = ["blog", "page", "project", "cv_entry", "skill", "legal"];
+
+/// Soft-deleted content of the site (every kind of the content engine).
+fn trashed_on(site_id: Uuid) -> sea_orm::Select<content::Entity> {
+    read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(true)), site_id)
+}
+
+/// The item (deleted or not) with its sites, after checking the caller
+/// administers all of them.
+async fn find_item(
+    state: &AppState,
+    principal: &Principal,
+    kind: Option<ContentKind>,
+    id: Uuid,
+    entity_type: &str,
+) -> ApiResult<(content::Model, Vec<Uuid>)> {
+    let not_found = || ApiError::not_found(entity_type, id);
+    let kind = kind.ok_or_else(not_found)?;
+    let item = content::Entity::find_by_id(id)
+        .filter(content::Column::Kind.eq(kind.as_str()))
+        .one(&state.db)
+        .await?
+        .ok_or_else(not_found)?;
+    let sites: Vec<Uuid> = content_site::Entity::find()
+        .filter(content_site::Column::ContentId.eq(id))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|r| r.site_id)
+        .collect();
+    for site_id in &sites {
+        principal.require(state, *site_id, Capability::AdministerSite).await?;
+    }
+    Ok((item, sites))
+}
+
+impl TrashSource for ContentTrash {
+    fn entity_types(&self) -> &'static [&'static str] {
+        &CONTENT_TYPES
+    }
+
+    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
+        Box::pin(async move {
+            Ok(trashed_on(site_id)
+                .order_by_desc(content::Column::DeletedAt)
+                .order_by_asc(content::Column::Id)
+                .limit(limit)
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|m| TrashItem {
+                    id: m.id,
+                    entity_type: m.kind,
+                    title: m.title,
+                    slug: m.slug,
+                    deleted_at: m.deleted_at,
+                })
+                .collect())
+        })
+    }
+
+    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
+        Box::pin(async move { Ok(trashed_on(site_id).count(&state.db).await?) })
+    }
+
+    fn restore<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        entity_type: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let kind = ContentKind::parse(entity_type);
+            let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
+            if !item.is_deleted {
+                return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
+            }
+            let txn = crate::db::begin_write(&state.db).await?;
+            let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
+            let mut row: content::ActiveModel = item.into();
+            row.is_deleted = Set(false);
+            row.deleted_at = Set(None);
+            let restored_row = row.update(&txn).await?;
+            let actor = principal.actor_id();
+            let entry = AuditEntry {
+                actor: &actor,
+                action: Action::Restore,
+                entity_type,
+                entity_id: id.to_string(),
+                site_id: sites.first().copied(),
+            };
+            audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false}))
+                .await?;
+            let announced = read::response_of(&txn, &restored_row).await?;
+            crate::content::events::commit_with_events(
+                state,
+                txn,
+                crate::content::events::events_for(kind, "updated", &announced, state.clock.now()),
+            )
+            .await?;
+            serde_json::to_value(announced).map_err(|e| ApiError::internal(format!("restored item: {e}")))
+        })
+    }
+
+    fn purge<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        entity_type: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(async move {
+            let kind = ContentKind::parse(entity_type);
+            let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
+            if !item.is_deleted {
+                return Err(ApiError::new(
+                    ErrorCode::TrashNotDeleted,
+                    "only items in the trash can be deleted for good; delete it first",
+                ));
+            }
+            let txn = crate::db::begin_write(&state.db).await?;
+            // Sites, localizations and taxonomy links cascade with the row.
+            content::Entity::delete_by_id(id).exec(&txn).await?;
+            let actor = principal.actor_id();
+            let entry = AuditEntry {
+                actor: &actor,
+                action: Action::Purge,
+                entity_type,
+                entity_id: id.to_string(),
+                site_id: sites.first().copied(),
+            };
+            audit::record(&txn, state.clock.now(), entry, &json!({"title": item.title, "slug": item.slug}), &())
+                .await?;
+            txn.commit().await?;
+            Ok(())
+        })
+    }
+}
