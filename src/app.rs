@@ -83,7 +83,7 @@ impl Plinth {
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
-            account_gate: Arc::new(moderation::ModerationGate),
+            account_gate: Arc::new(moderation::ModerationGate::default()),
             idp: crate::idp::ClerkCompatible::from_config(&config.idp)
                 .map(|p| Arc::new(p) as Arc<dyn crate::idp::IdentityProvider>),
             config: Arc::new(config),

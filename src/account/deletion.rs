@@ -6,6 +6,8 @@ use plinth_entities::{site, site_member, site_onboarding_step, user_setting};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 
+use uuid::Uuid;
+
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
@@ -14,14 +16,23 @@ use crate::state::AppState;
 /// Removes what Plinth keeps per user (memberships, settings, onboarding
 /// progress) inside the caller's transaction. Shared by account deletion and
 /// the moderation delete.
-pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) -> Result<(), DbErr> {
+/// Returns the sites the user was a member of: their cached state holds the
+/// memberships, so the caller drops it after the commit.
+pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) -> Result<Vec<Uuid>, DbErr> {
+    let sites = site_member::Entity::find()
+        .filter(site_member::Column::IdpUserId.eq(user))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|m| m.site_id)
+        .collect();
     site_member::Entity::delete_many().filter(site_member::Column::IdpUserId.eq(user)).exec(txn).await?;
     site_onboarding_step::Entity::delete_many()
         .filter(site_onboarding_step::Column::IdpUserId.eq(user))
         .exec(txn)
         .await?;
     user_setting::Entity::delete_by_id(user.to_string()).exec(txn).await?;
-    Ok(())
+    Ok(sites)
 }
 
 #[utoipa::path(delete, path = "/auth/account", tag = "Account",
@@ -57,7 +68,7 @@ pub async fn delete_account(state: web::Data<AppState>, principal: Principal) ->
             format!("you are the only owner of {}; transfer ownership or delete the site first", slugs.join(", ")),
         ));
     }
-    remove_user_data(&txn, &user).await?;
+    let sites = remove_user_data(&txn, &user).await?;
     let entry = AuditEntry {
         actor: &user,
         action: Action::Delete,
@@ -68,5 +79,8 @@ pub async fn delete_account(state: web::Data<AppState>, principal: Principal) ->
     let before = json!({"idp_user_id": user, "memberships": memberships.len()});
     audit::record(&txn, state.clock.now(), entry, &before, &Value::Null).await?;
     txn.commit().await?;
+    for site_id in sites {
+        state.invalidate_site(site_id);
+    }
     Ok(HttpResponse::NoContent().finish())
 }

@@ -11,4 +11,7 @@ pub trait AccountGate: Send + Sync {
     /// `Ok` when `idp_user_id` may act; else the refusal (ACCOUNT_SUSPENDED,
     /// ACCOUNT_BANNED).
     fn may_act<'a>(&'a self, state: &'a AppState, idp_user_id: &'a str) -> BoxFuture<'a, ApiResult<()>>;
+
+    /// Drops what is remembered of `idp_user_id`, after their moderation changed.
+    fn forget(&self, idp_user_id: &str);
 }

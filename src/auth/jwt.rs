@@ -3,15 +3,24 @@
 //! cached by `kid`; an unknown `kid` triggers one refetch (at most every
 //! `jwks_refetch_secs`, 30 s by default),
 //! so key rotation at the provider needs no restart.
+//!
+//! A token whose signature was checked is remembered (by its SHA-256, never the
+//! token itself) until it expires, so the signature is checked once per token,
+//! not once per request. A remembered token is trusted only while the key that
+//! signed it is still in the provider's key set and the app's clock is before
+//! its `exp` (with the same 30 s leeway as the first check).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
+use dashmap::DashMap;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 use tokio::sync::RwLock;
 
 use crate::config::IdpConfig;
@@ -42,7 +51,21 @@ struct KeySet {
     fetched: Option<Instant>,
 }
 
+/// Seconds a token is still accepted after its `exp` (clock skew).
+const LEEWAY_SECS: i64 = 30;
+
+/// At most this many verified tokens are remembered; past it, expired ones go,
+/// and if that is not enough, all of them.
+const MAX_VERIFIED: usize = 10_000;
+
+/// A token whose signature was checked.
+struct Verified {
+    claims: Claims,
+    kid: String,
+}
+
 pub struct JwtVerifier {
+    verified: DashMap<[u8; 32], Verified>,
     source: JwksSource,
     issuer: Option<String>,
     audience: Option<String>,
@@ -60,6 +83,7 @@ impl JwtVerifier {
             (None, None) => return None,
         };
         Some(Self {
+            verified: DashMap::new(),
             source,
             issuer: idp.issuer.clone(),
             audience: idp.audience.clone(),
@@ -69,7 +93,35 @@ impl JwtVerifier {
         })
     }
 
-    pub async fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+    /// The token's claims when its signature, issuer, audience and expiry hold;
+    /// `now` is the app's clock.
+    pub async fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<Claims, ApiError> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let remembered = self.verified.get(&digest).map(|v| (v.claims.clone(), v.kid.clone()));
+        if let Some((claims, kid)) = remembered {
+            let unexpired = claims.exp + LEEWAY_SECS > now.timestamp();
+            if unexpired && self.key_set.read().await.keys.contains_key(&kid) {
+                return Ok(claims);
+            }
+            self.verified.remove(&digest);
+        }
+        let (claims, kid) = self.check_signature(token).await?;
+        // The app's clock decides expiry too, remembered or not.
+        if claims.exp + LEEWAY_SECS <= now.timestamp() {
+            return Err(ApiError::new(ErrorCode::AuthTokenInvalid, "the bearer token has expired"));
+        }
+        if self.verified.len() >= MAX_VERIFIED {
+            self.verified.retain(|_, v| v.claims.exp + LEEWAY_SECS > now.timestamp());
+            if self.verified.len() >= MAX_VERIFIED {
+                self.verified.clear();
+            }
+        }
+        self.verified.insert(digest, Verified { claims: claims.clone(), kid });
+        Ok(claims)
+    }
+
+    /// The full check: header, key, signature and claims.
+    async fn check_signature(&self, token: &str) -> Result<(Claims, String), ApiError> {
         let invalid = |detail: &str| ApiError::new(ErrorCode::AuthTokenInvalid, detail.to_string());
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("the bearer token is malformed"))?;
         if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
@@ -83,7 +135,7 @@ impl JwtVerifier {
         }
 
         let mut validation = Validation::new(alg);
-        validation.leeway = 30;
+        validation.leeway = LEEWAY_SECS.unsigned_abs();
         validation.set_required_spec_claims(&["exp", "sub"]);
         match &self.issuer {
             Some(iss) => validation.set_issuer(&[iss]),
@@ -93,7 +145,7 @@ impl JwtVerifier {
             Some(aud) => validation.set_audience(&[aud]),
             None => validation.validate_aud = false,
         }
-        jsonwebtoken::decode::<Claims>(token, &key, &validation).map(|data| data.claims).map_err(|e| match e.kind() {
+        let decoded = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| match e.kind() {
             ErrorKind::InvalidIssuer => {
                 ApiError::new(ErrorCode::AuthTokenIssuer, "the bearer token was issued by another issuer")
             }
@@ -102,7 +154,8 @@ impl JwtVerifier {
             }
             ErrorKind::ExpiredSignature => invalid("the bearer token has expired"),
             _ => invalid("the bearer token is invalid"),
-        })
+        })?;
+        Ok((decoded.claims, kid))
     }
 
     async fn key_for(&self, kid: &str) -> Result<Option<(DecodingKey, Algorithm)>, ApiError> {

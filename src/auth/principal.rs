@@ -92,14 +92,19 @@ impl Principal {
                 _ => Ok(key.permission.site_role()),
             },
             Credential::User(user) => {
+                let not_member = || ApiError::new(ErrorCode::AuthSiteAccessDenied, "you are not a member of this site");
+                // A live site's members are in its cached state, dropped by every
+                // member change on this instance.
+                if let Ok(site) = state.site_state(site_id).await {
+                    return site.members.get(&user.idp_user_id).copied().ok_or_else(not_member);
+                }
+                // A deleted site (its owner may restore it) or an unknown one.
                 let membership = site_member::Entity::find()
                     .filter(site_member::Column::SiteId.eq(site_id))
                     .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
                     .one(&state.db)
                     .await?;
-                membership
-                    .and_then(|m| Role::parse(&m.role))
-                    .ok_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "you are not a member of this site"))
+                membership.and_then(|m| Role::parse(&m.role)).ok_or_else(not_member)
             }
         }
     }
@@ -257,7 +262,7 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
             "bearer tokens are not accepted: no identity provider is configured",
         )
     })?;
-    let claims = verifier.verify(token).await?;
+    let claims = verifier.verify(token, state.clock.now()).await?;
     state.account_gate.may_act(state, &claims.sub).await?;
     let system_admin = state.config.system_admins.iter().any(|id| id == &claims.sub);
     Ok(Principal {

@@ -180,6 +180,7 @@ pub async fn add_member(
     let response = MemberResponse::from(&created);
     audit::record(&txn, now, entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
     txn.commit().await?;
+    state.invalidate_site(site_id);
     Ok(HttpResponse::Created().json(response))
 }
 
@@ -217,6 +218,7 @@ pub async fn update_member(
     audit::record(&txn, state.clock.now(), entry(&principal.actor_id(), Action::Update, &updated), &before, &after)
         .await?;
     txn.commit().await?;
+    state.invalidate_site(site_id);
     Ok(HttpResponse::Ok().json(after))
 }
 
@@ -251,6 +253,7 @@ pub async fn remove_member(
     )
     .await?;
     txn.commit().await?;
+    state.invalidate_site(site_id);
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -299,5 +302,6 @@ pub async fn transfer_ownership(
         .await?;
     }
     txn.commit().await?;
+    state.invalidate_site(site_id);
     Ok(HttpResponse::Ok().json(changed.iter().map(MemberResponse::from).collect::<Vec<_>>()))
 }

@@ -6,8 +6,11 @@
 //! once on every instance of a multi-process deployment.
 
 use actix_web::web::{self};
+use std::time::Instant;
+
 use actix_web::HttpResponse;
 use chrono::{DateTime, Duration, Utc};
+use dashmap::DashMap;
 use plinth_entities::{content, user_moderation};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
@@ -87,10 +90,34 @@ pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>
     }
 }
 
-/// Refuses a suspended or banned user (called for every bearer-token request).
-/// A lapsed suspension is lifted here, on the user's next request.
-/// The account gate of `auth`: suspended and banned users are refused.
-pub struct ModerationGate;
+/// The account gate of `auth`: suspended and banned users are refused on every
+/// bearer request. Moderation records are kept in memory, so a request reads the
+/// database only for a user not seen for [`ModerationGate::KEEP_FOR`]: the
+/// moderation endpoints drop a user's entry at once on this instance, and other
+/// instances see a change within that time.
+#[derive(Default)]
+pub struct ModerationGate {
+    known: DashMap<String, (Instant, Option<user_moderation::Model>)>,
+}
+
+impl ModerationGate {
+    const KEEP_FOR: std::time::Duration = std::time::Duration::from_secs(30);
+    const MAX_ENTRIES: usize = 100_000;
+
+    async fn record(&self, state: &AppState, idp_user_id: &str) -> ApiResult<Option<user_moderation::Model>> {
+        if let Some(entry) = self.known.get(idp_user_id) {
+            if entry.0.elapsed() < Self::KEEP_FOR {
+                return Ok(entry.1.clone());
+            }
+        }
+        let row = user_moderation::Entity::find_by_id(idp_user_id.to_string()).one(&state.db).await?;
+        if self.known.len() >= Self::MAX_ENTRIES {
+            self.known.retain(|_, (at, _)| at.elapsed() < Self::KEEP_FOR);
+        }
+        self.known.insert(idp_user_id.to_string(), (Instant::now(), row.clone()));
+        Ok(row)
+    }
+}
 
 impl crate::auth::AccountGate for ModerationGate {
     fn may_act<'a>(
@@ -98,13 +125,26 @@ impl crate::auth::AccountGate for ModerationGate {
         state: &'a AppState,
         idp_user_id: &'a str,
     ) -> futures_util::future::BoxFuture<'a, ApiResult<()>> {
-        Box::pin(ensure_may_act(state, idp_user_id))
+        Box::pin(async move {
+            let row = self.record(state, idp_user_id).await?;
+            let lifted = ensure_may_act(state, row).await?;
+            if lifted {
+                self.forget(idp_user_id);
+            }
+            Ok(())
+        })
+    }
+
+    fn forget(&self, idp_user_id: &str) {
+        self.known.remove(idp_user_id);
     }
 }
 
-pub async fn ensure_may_act(state: &AppState, idp_user_id: &str) -> ApiResult<()> {
-    let Some(row) = user_moderation::Entity::find_by_id(idp_user_id.to_string()).one(&state.db).await? else {
-        return Ok(());
+/// Refuses a suspended or banned user. A lapsed suspension is lifted here, on the
+/// user's next request (then answers `true`).
+async fn ensure_may_act(state: &AppState, row: Option<user_moderation::Model>) -> ApiResult<bool> {
+    let Some(row) = row else {
+        return Ok(false);
     };
     let now = state.clock.now();
     match effective(Some(&row), now) {
@@ -117,15 +157,16 @@ pub async fn ensure_may_act(state: &AppState, idp_user_id: &str) -> ApiResult<()
             },
         )),
         ModerationStatus::Active | ModerationStatus::Deleted => {
-            if row.status != ModerationStatus::Active.as_str() {
-                let mut lifted: user_moderation::ActiveModel = row.into();
-                lifted.status = Set(ModerationStatus::Active.as_str().into());
-                lifted.expires_at = Set(None);
-                lifted.updated_by = Set("system".into());
-                lifted.updated_at = Set(now);
-                lifted.update(&state.db).await?;
+            if row.status == ModerationStatus::Active.as_str() {
+                return Ok(false);
             }
-            Ok(())
+            let mut lifted: user_moderation::ActiveModel = row.into();
+            lifted.status = Set(ModerationStatus::Active.as_str().into());
+            lifted.expires_at = Set(None);
+            lifted.updated_by = Set("system".into());
+            lifted.updated_at = Set(now);
+            lifted.update(&state.db).await?;
+            Ok(true)
         }
     }
 }
@@ -189,6 +230,7 @@ async fn set_state(
     let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
     audit_moderation(&txn, state.clock.now(), principal, user, &before, &result).await?;
     txn.commit().await?;
+    state.account_gate.forget(user);
     Ok(result)
 }
 
@@ -297,7 +339,7 @@ pub async fn delete_user(
     let current = user_moderation::Entity::find_by_id(user.clone()).one(&txn).await?;
     let from = effective(current.as_ref(), now);
     only_banned(from)?;
-    crate::account::remove_user_data(&txn, &user).await?;
+    let sites = crate::account::remove_user_data(&txn, &user).await?;
     content::Entity::update_many()
         .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
         .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
@@ -318,5 +360,9 @@ pub async fn delete_user(
     };
     audit_moderation(&txn, state.clock.now(), &principal, &user, &before, &result).await?;
     txn.commit().await?;
+    state.account_gate.forget(&user);
+    for site_id in sites {
+        state.invalidate_site(site_id);
+    }
     Ok(HttpResponse::Ok().json(result))
 }

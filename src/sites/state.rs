@@ -1,5 +1,6 @@
 //! A site's hot state, cached per site in the [`plinth_actors::SiteCache`].
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -7,23 +8,27 @@ use std::time::{Duration, Instant};
 use actix_web::web::Bytes;
 use dashmap::DashMap;
 
-use plinth_entities::{locale, site, site_locale, site_setting};
+use plinth_entities::{locale, site, site_locale, site_member, site_setting};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use super::locales::SiteLocaleResponse;
 use super::settings::SiteSettings;
+use crate::auth::Role;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// What hot reads of a site need: the site row, its effective settings, its
-/// locales, and responses built from its published content (lists, feed).
-/// Dropped and rebuilt after any write to any of them.
+/// locales, its members' roles (so a bearer request needs no membership query),
+/// and responses built from its published content (lists, feed). Dropped and
+/// rebuilt after any write to any of them.
 #[derive(Debug)]
 pub struct SiteState {
     pub site: site::Model,
     pub settings: SiteSettings,
     pub locales: Vec<SiteLocaleResponse>,
+    /// Identity-provider user id → role on this site.
+    pub members: HashMap<String, Role>,
     pub public: PublicCache,
 }
 
@@ -63,7 +68,8 @@ impl PublicCache {
 }
 
 impl SiteState {
-    /// Three queries: site, settings, locales joined with their global records.
+    /// Four queries: site, settings, locales joined with their global records,
+    /// members.
     pub async fn load<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<Option<SiteState>> {
         let Some(site) = site::Entity::find_by_id(site_id).filter(site::Column::DeletedAt.is_null()).one(db).await?
         else {
@@ -81,7 +87,14 @@ impl SiteState {
             .into_iter()
             .filter_map(|(assignment, global)| global.map(|g| SiteLocaleResponse::new(&assignment, &g)))
             .collect();
-        Ok(Some(SiteState { site, settings, locales, public: PublicCache::default() }))
+        let members = site_member::Entity::find()
+            .filter(site_member::Column::SiteId.eq(site_id))
+            .all(db)
+            .await?
+            .into_iter()
+            .filter_map(|m| Role::parse(&m.role).map(|role| (m.idp_user_id, role)))
+            .collect();
+        Ok(Some(SiteState { site, settings, locales, members, public: PublicCache::default() }))
     }
 
     pub fn default_locale(&self) -> Option<&SiteLocaleResponse> {

@@ -101,6 +101,16 @@ pub fn user_token(sub: &str) -> String {
     token("rsa_a.pem", "key-a", claims(sub))
 }
 
+/// A token for `sub` issued at the app's clock: after a test moved the clock
+/// forward, tokens issued before have expired (the app's clock decides `exp`).
+pub fn user_token_at(app: &TestApp, sub: &str) -> String {
+    let now = plinth_actors::Clock::now(app.clock.as_ref()).timestamp();
+    let mut c = claims(sub);
+    c["iat"] = serde_json::json!(now);
+    c["exp"] = serde_json::json!(now + 600);
+    token("rsa_a.pem", "key-a", c)
+}
+
 /// Creates a site (named after its slug) as the user behind `token`, who becomes
 /// its owner; returns the site id.
 pub async fn create_site_as(app: &TestApp, token: &str, slug: &str) -> String {

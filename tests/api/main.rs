@@ -13,6 +13,7 @@ mod legal;
 mod account;
 mod api_keys;
 mod auth;
+mod bearer_cache;
 mod blogs;
 mod cli;
 mod conformance;

@@ -157,6 +157,7 @@ async fn a_deleted_site_is_restorable_for_thirty_days_with_its_content() {
     assert_problem(app.post(&format!("/sites/{id}/restore"), &admin, json!({})).await, 403, "AUTH_INSUFFICIENT_ROLE")
         .await;
     app.clock.advance(chrono::Duration::days(29));
+    let alice = crate::idp::user_token_at(&app, "alice");
     let restored = app.bearer(Method::POST, &format!("/sites/{id}/restore"), &alice, Some(json!({}))).await;
     assert_eq!(restored.status(), 200);
     let posts: Value = app.bearer(Method::GET, &format!("/sites/{id}/blogs"), &alice, None).await.json().await.unwrap();
@@ -167,6 +168,7 @@ async fn a_deleted_site_is_restorable_for_thirty_days_with_its_content() {
 
     assert_eq!(app.bearer(Method::DELETE, &format!("/sites/{id}"), &alice, None).await.status(), 204);
     app.clock.advance(chrono::Duration::days(31));
+    let alice = crate::idp::user_token_at(&app, "alice");
     assert_problem(
         app.bearer(Method::POST, &format!("/sites/{id}/restore"), &alice, Some(json!({}))).await,
         410,

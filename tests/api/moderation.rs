@@ -32,6 +32,8 @@ async fn suspension_blocks_every_call_until_lifted_or_expired_and_bans_stick() {
 
     // A suspension lapses by itself on the next request after it ends.
     app.clock.advance(chrono::Duration::hours(25));
+    let root = crate::idp::user_token_at(&app, "root");
+    let alice = crate::idp::user_token_at(&app, "alice");
     assert_eq!(app.bearer(Method::GET, "/auth/me", &alice, None).await.status(), 200);
 
     // Lifted early by unsuspend.
@@ -49,6 +51,7 @@ async fn suspension_blocks_every_call_until_lifted_or_expired_and_bans_stick() {
     let res = app.bearer(Method::POST, "/admin/users/alice/unsuspend", &root, None).await;
     assert_problem(res, 400, "BAD_REQUEST").await;
     app.clock.advance(chrono::Duration::days(400));
+    let alice = crate::idp::user_token_at(&app, "alice");
     assert_problem(app.bearer(Method::GET, "/auth/me", &alice, None).await, 403, "ACCOUNT_BANNED").await;
 }
 

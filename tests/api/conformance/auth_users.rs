@@ -206,6 +206,7 @@ async fn moderation_rows_and_transitions() {
     let body = json!({"reason": "cool off", "duration_hours": 1});
     expect_json(app.bearer(Method::POST, "/admin/users/alice/suspend", &root, Some(body)).await, 200).await;
     app.clock.advance(chrono::Duration::hours(2));
+    let (root, alice) = (crate::idp::user_token_at(&app, "root"), crate::idp::user_token_at(&app, "alice"));
     expect_status(&app.bearer(Method::GET, "/auth/me", &alice, None).await, 200);
 
     // DELETE /admin/users/{id}: 400 unless banned.
