@@ -35,10 +35,16 @@ pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) ->
     Ok(sites)
 }
 
-#[utoipa::path(delete, path = "/auth/account", tag = "Account",
-    responses((status = 204, description = "Memberships, preferences, help state and onboarding removed"),
-        (status = 409, body = Problem, description = "AUTH_ACCOUNT_SOLE_OWNER: transfer ownership or delete those sites first")),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    delete,
+    path = "/auth/account",
+    tag = "Account",
+    responses(
+        (status = 204, description = "Memberships, preferences, help state and onboarding removed"),
+        (status = 409, body = Problem, description = "AUTH_ACCOUNT_SOLE_OWNER: transfer ownership or delete those sites first")
+    ),
+    security(("bearer" = []))
+)]
 pub async fn delete_account(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = principal.require_user(ErrorCode::Forbidden)?.idp_user_id.clone();
     let txn = crate::db::begin_write(&state.db).await?;

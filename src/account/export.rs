@@ -123,8 +123,14 @@ pub async fn get_profile(state: web::Data<AppState>, principal: Principal) -> Ap
     Ok(HttpResponse::Ok().json(profile(&state, &principal).await?.0))
 }
 
-#[utoipa::path(get, path = "/auth/export", tag = "Account",
-    responses((status = 200, body = AccountExport, description = "Served as a download (Content-Disposition: attachment)")))]
+#[utoipa::path(
+    get,
+    path = "/auth/export",
+    tag = "Account",
+    responses(
+        (status = 200, body = AccountExport, description = "Served as a download (Content-Disposition: attachment)")
+    )
+)]
 pub async fn export_account(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let actor = principal.actor_id();
     let (profile, own_key) = profile(&state, &principal).await?;

@@ -222,7 +222,13 @@ impl UpdatePreferences {
     }
 }
 
-#[utoipa::path(get, path = "/auth/preferences", tag = "Account", responses((status = 200, body = Preferences)), security(("bearer" = [])))]
+#[utoipa::path(
+    get,
+    path = "/auth/preferences",
+    tag = "Account",
+    responses((status = 200, body = Preferences)),
+    security(("bearer" = []))
+)]
 pub async fn get_preferences(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::Forbidden)?;
     let prefs: Preferences = load(&state, &user, Record::Preferences).await?;
@@ -242,7 +248,13 @@ pub async fn update_preferences(
     Ok(HttpResponse::Ok().json(prefs))
 }
 
-#[utoipa::path(get, path = "/auth/help-state", tag = "Account", responses((status = 200, body = HelpState)), security(("bearer" = [])))]
+#[utoipa::path(
+    get,
+    path = "/auth/help-state",
+    tag = "Account",
+    responses((status = 200, body = HelpState)),
+    security(("bearer" = []))
+)]
 pub async fn get_help_state(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::Forbidden)?;
     let help: HelpState = load(&state, &user, Record::HelpState).await?;
@@ -289,7 +301,13 @@ pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) 
     Ok(HttpResponse::Ok().json(help))
 }
 
-#[utoipa::path(get, path = "/auth/onboarding", tag = "Account", responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
+#[utoipa::path(
+    get,
+    path = "/auth/onboarding",
+    tag = "Account",
+    responses((status = 200, body = Onboarding)),
+    security(("bearer" = []))
+)]
 pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = user_id(&principal, ErrorCode::OnboardingRequiresIdp)?;
     let onboarding: Onboarding = load(&state, &user, Record::Onboarding).await?;

@@ -136,9 +136,16 @@ fn check_limit(field: &str, value: Option<i32>, errors: &mut Vec<FieldError>) {
     }
 }
 
-#[utoipa::path(post, path = "/api-keys", tag = "API keys", request_body = CreateApiKey,
-    responses((status = 201, body = CreatedApiKey, description = "The key; its secret in `key` is shown only now"),
-        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_PERMISSION, API_KEY_PERMISSION_EXCEEDED, AUTH_*")))]
+#[utoipa::path(
+    post,
+    path = "/api-keys",
+    tag = "API keys",
+    request_body = CreateApiKey,
+    responses(
+        (status = 201, body = CreatedApiKey, description = "The key; its secret in `key` is shown only now"),
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_PERMISSION, API_KEY_PERMISSION_EXCEEDED, AUTH_*")
+    )
+)]
 pub async fn create_api_key(
     state: web::Data<AppState>,
     principal: Principal,
@@ -204,9 +211,16 @@ pub async fn create_api_key(
     Ok(HttpResponse::Created().json(CreatedApiKey { api_key: response, key: secret }))
 }
 
-#[utoipa::path(get, path = "/api-keys", tag = "API keys", params(ListApiKeysQuery),
-    responses((status = 200, body = Paginated<ApiKeyResponse>),
-        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, AUTH_*")))]
+#[utoipa::path(
+    get,
+    path = "/api-keys",
+    tag = "API keys",
+    params(ListApiKeysQuery),
+    responses(
+        (status = 200, body = Paginated<ApiKeyResponse>),
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, AUTH_*")
+    )
+)]
 pub async fn list_api_keys(
     state: web::Data<AppState>,
     principal: Principal,

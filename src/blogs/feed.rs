@@ -68,8 +68,15 @@ fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::
     Ok(writer.into_inner())
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/feed.rss", tag = "Blogs", params(("site_id" = Uuid, Path)),
-    responses((status = 200, content_type = "application/rss+xml", body = String, description = "RSS 2.0, the last 50 published posts; cached for an hour")))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/feed.rss",
+    tag = "Blogs",
+    params(("site_id" = Uuid, Path)),
+    responses(
+        (status = 200, content_type = "application/rss+xml", body = String, description = "RSS 2.0, the last 50 published posts; cached for an hour")
+    )
+)]
 pub async fn blog_feed(
     state: web::Data<AppState>,
     principal: Principal,

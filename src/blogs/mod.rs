@@ -23,8 +23,15 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, BLOG, "blogs");
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs/featured", tag = "Blogs", params(("site_id" = Uuid, Path), LimitQuery),
-    responses((status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100")))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/blogs/featured",
+    tag = "Blogs",
+    params(("site_id" = Uuid, Path), LimitQuery),
+    responses(
+        (status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100")
+    )
+)]
 pub async fn list_featured_blogs(
     state: web::Data<AppState>,
     principal: Principal,
@@ -35,8 +42,15 @@ pub async fn list_featured_blogs(
         .json(read::featured(&state, &principal, BLOG, site_id.into_inner(), query.limit.unwrap_or(10)).await?))
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs/{id}/similar", tag = "Blogs", params(("site_id" = Uuid, Path), ("id" = Uuid, Path), LimitQuery),
-    responses((status = 200, body = Vec<ContentListItem>, description = "Published posts scored +3 per shared tag, +2 per shared category, +3 same primary category, +1 same author; limit default 3, max 10")))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/blogs/{id}/similar",
+    tag = "Blogs",
+    params(("site_id" = Uuid, Path), ("id" = Uuid, Path), LimitQuery),
+    responses(
+        (status = 200, body = Vec<ContentListItem>, description = "Published posts scored +3 per shared tag, +2 per shared category, +3 same primary category, +1 same author; limit default 3, max 10")
+    )
+)]
 pub async fn similar_blogs(
     state: web::Data<AppState>,
     principal: Principal,

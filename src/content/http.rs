@@ -47,8 +47,14 @@ pub const SHARED_OPERATIONS: [&str; 16] = [
     "delete_blog_localization",
 ];
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs", tag = "Blogs", operation_id = "list_blogs", params(("site_id" = Uuid, Path), ListQuery),
-    responses((status = 200, body = Paginated<ContentListItem>)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/blogs",
+    tag = "Blogs",
+    operation_id = "list_blogs",
+    params(("site_id" = Uuid, Path), ListQuery),
+    responses((status = 200, body = Paginated<ContentListItem>))
+)]
 pub async fn list_items(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -62,8 +68,14 @@ pub async fn list_items(
         .json(read::list(&state, &principal, **kind, site_id.into_inner(), page, query.entry_type).await?))
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs/published", tag = "Blogs", operation_id = "list_published_blogs", params(("site_id" = Uuid, Path), PublishedQuery),
-    responses((status = 200, body = Paginated<ContentListItem>)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/blogs/published",
+    tag = "Blogs",
+    operation_id = "list_published_blogs",
+    params(("site_id" = Uuid, Path), PublishedQuery),
+    responses((status = 200, body = Paginated<ContentListItem>))
+)]
 pub async fn list_published(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -75,8 +87,14 @@ pub async fn list_published(
     Ok(HttpResponse::Ok().content_type(cached.content_type).body(cached.body.clone()))
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/blogs/by-slug/{slug}", tag = "Blogs", operation_id = "get_blog_by_slug", params(("site_id" = Uuid, Path), ("slug" = String, Path)),
-    responses((status = 200, body = ContentResponse)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/blogs/by-slug/{slug}",
+    tag = "Blogs",
+    operation_id = "get_blog_by_slug",
+    params(("site_id" = Uuid, Path), ("slug" = String, Path)),
+    responses((status = 200, body = ContentResponse))
+)]
 pub async fn get_by_slug(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -98,8 +116,14 @@ pub async fn get_item(
     Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?))
 }
 
-#[utoipa::path(get, path = "/blogs/{id}/detail", tag = "Blogs", operation_id = "get_blog_detail", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ContentDetail)))]
+#[utoipa::path(
+    get,
+    path = "/blogs/{id}/detail",
+    tag = "Blogs",
+    operation_id = "get_blog_detail",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = ContentDetail))
+)]
 pub async fn get_detail(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -124,9 +148,18 @@ pub async fn create_item(
     Ok(HttpResponse::Created().json(write::create(&state, &principal, **kind, body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/blogs/{id}", tag = "Blogs", operation_id = "update_blog", params(("id" = Uuid, Path)), request_body = UpdateContent,
-    responses((status = 200, body = ContentResponse), (status = "4XX", body = Problem,
-        description = "CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, WORKFLOW_*, ENTITY_SLUG_TAKEN, MODULE_NOT_ENABLED, AUTH_*")))]
+#[utoipa::path(
+    put,
+    path = "/blogs/{id}",
+    tag = "Blogs",
+    operation_id = "update_blog",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateContent,
+    responses(
+        (status = 200, body = ContentResponse),
+        (status = "4XX", body = Problem, description = "CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, WORKFLOW_*, ENTITY_SLUG_TAKEN, MODULE_NOT_ENABLED, AUTH_*")
+    )
+)]
 pub async fn update_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -149,9 +182,17 @@ pub async fn delete_item(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(post, path = "/blogs/{id}/clone", tag = "Blogs", operation_id = "clone_blog", params(("id" = Uuid, Path)),
-    responses((status = 201, body = ContentResponse, description = "A new Draft copy"), (status = "4XX", body = Problem,
-        description = "CONTENT_SLUG_GENERATION_FAILED when no free slug is left")))]
+#[utoipa::path(
+    post,
+    path = "/blogs/{id}/clone",
+    tag = "Blogs",
+    operation_id = "clone_blog",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 201, body = ContentResponse, description = "A new Draft copy"),
+        (status = "4XX", body = Problem, description = "CONTENT_SLUG_GENERATION_FAILED when no free slug is left")
+    )
+)]
 pub async fn clone_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -161,9 +202,18 @@ pub async fn clone_item(
     Ok(HttpResponse::Created().json(copy::clone(&state, &principal, **kind, id.into_inner()).await?))
 }
 
-#[utoipa::path(post, path = "/blogs/{id}/review", tag = "Blogs", operation_id = "review_blog", params(("id" = Uuid, Path)), request_body = ReviewRequest,
-    responses((status = 200, body = ContentResponse, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
-        (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")))]
+#[utoipa::path(
+    post,
+    path = "/blogs/{id}/review",
+    tag = "Blogs",
+    operation_id = "review_blog",
+    params(("id" = Uuid, Path)),
+    request_body = ReviewRequest,
+    responses(
+        (status = 200, body = ContentResponse, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
+        (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")
+    )
+)]
 pub async fn review_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -174,8 +224,18 @@ pub async fn review_item(
     Ok(HttpResponse::Ok().json(moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/blogs/bulk", tag = "Blogs", operation_id = "bulk_blogs", params(("site_id" = Uuid, Path)), request_body = BulkRequest,
-    responses((status = 200, body = BulkResult), (status = "4XX", body = Problem, description = "BLOG_BULK_STATUS_REQUIRED; all or nothing")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/blogs/bulk",
+    tag = "Blogs",
+    operation_id = "bulk_blogs",
+    params(("site_id" = Uuid, Path)),
+    request_body = BulkRequest,
+    responses(
+        (status = 200, body = BulkResult),
+        (status = "4XX", body = Problem, description = "BLOG_BULK_STATUS_REQUIRED; all or nothing")
+    )
+)]
 pub async fn bulk_items(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -186,8 +246,14 @@ pub async fn bulk_items(
     Ok(HttpResponse::Ok().json(moves::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(get, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "list_blog_localizations", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Vec<LocalizationResponse>)))]
+#[utoipa::path(
+    get,
+    path = "/blogs/{id}/localizations",
+    tag = "Blogs",
+    operation_id = "list_blog_localizations",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<LocalizationResponse>))
+)]
 pub async fn list_localizations(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -197,8 +263,18 @@ pub async fn list_localizations(
     Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **kind, id.into_inner()).await?))
 }
 
-#[utoipa::path(post, path = "/blogs/{id}/localizations", tag = "Blogs", operation_id = "create_blog_localization", params(("id" = Uuid, Path)), request_body = LocalizationInput,
-    responses((status = 201, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")))]
+#[utoipa::path(
+    post,
+    path = "/blogs/{id}/localizations",
+    tag = "Blogs",
+    operation_id = "create_blog_localization",
+    params(("id" = Uuid, Path)),
+    request_body = LocalizationInput,
+    responses(
+        (status = 201, body = LocalizationResponse),
+        (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")
+    )
+)]
 pub async fn create_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -210,8 +286,18 @@ pub async fn create_localization(
         .json(localizations::create(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "update_blog_localization", params(("loc_id" = Uuid, Path)), request_body = crate::content::model::UpdateLocalization,
-    responses((status = 200, body = LocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")))]
+#[utoipa::path(
+    put,
+    path = "/blogs/localizations/{loc_id}",
+    tag = "Blogs",
+    operation_id = "update_blog_localization",
+    params(("loc_id" = Uuid, Path)),
+    request_body = crate::content::model::UpdateLocalization,
+    responses(
+        (status = 200, body = LocalizationResponse),
+        (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")
+    )
+)]
 pub async fn update_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -223,8 +309,14 @@ pub async fn update_localization(
         .json(localizations::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(delete, path = "/blogs/localizations/{loc_id}", tag = "Blogs", operation_id = "delete_blog_localization", params(("loc_id" = Uuid, Path)),
-    responses((status = 204)))]
+#[utoipa::path(
+    delete,
+    path = "/blogs/localizations/{loc_id}",
+    tag = "Blogs",
+    operation_id = "delete_blog_localization",
+    params(("loc_id" = Uuid, Path)),
+    responses((status = 204))
+)]
 pub async fn delete_localization(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
@@ -235,8 +327,17 @@ pub async fn delete_localization(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(get, path = "/blogs/{id}/preview", tag = "Blogs", operation_id = "preview_blog", params(("id" = Uuid, Path), PreviewQuery),
-    responses((status = 200, body = PreviewLink), (status = "4XX", body = Problem, description = "CONTENT_NO_DEFAULT_ENVIRONMENT when no environment is given and the sites have no default")))]
+#[utoipa::path(
+    get,
+    path = "/blogs/{id}/preview",
+    tag = "Blogs",
+    operation_id = "preview_blog",
+    params(("id" = Uuid, Path), PreviewQuery),
+    responses(
+        (status = 200, body = PreviewLink),
+        (status = "4XX", body = Problem, description = "CONTENT_NO_DEFAULT_ENVIRONMENT when no environment is given and the sites have no default")
+    )
+)]
 pub async fn preview_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,

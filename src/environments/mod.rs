@@ -147,8 +147,16 @@ pub async fn list_environments(
     Ok(HttpResponse::Ok().json(all.iter().map(EnvironmentResponse::from).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/environments/default", tag = "Environments", params(("site_id" = Uuid, Path)),
-    responses((status = 200, body = EnvironmentResponse), (status = 404, body = Problem, description = "ENVIRONMENT_NO_DEFAULT")))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/environments/default",
+    tag = "Environments",
+    params(("site_id" = Uuid, Path)),
+    responses(
+        (status = 200, body = EnvironmentResponse),
+        (status = 404, body = Problem, description = "ENVIRONMENT_NO_DEFAULT")
+    )
+)]
 pub async fn get_default_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -163,8 +171,14 @@ pub async fn get_default_environment(
     Ok(HttpResponse::Ok().json(EnvironmentResponse::from(&found)))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/environments", tag = "Environments", params(("site_id" = Uuid, Path)), request_body = CreateEnvironment,
-    responses((status = 201, body = EnvironmentResponse)))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/environments",
+    tag = "Environments",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateEnvironment,
+    responses((status = 201, body = EnvironmentResponse))
+)]
 pub async fn create_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -204,8 +218,14 @@ pub async fn create_environment(
     Ok(HttpResponse::Created().json(response))
 }
 
-#[utoipa::path(put, path = "/environments/{id}", tag = "Environments", params(("id" = Uuid, Path)), request_body = UpdateEnvironment,
-    responses((status = 200, body = EnvironmentResponse)))]
+#[utoipa::path(
+    put,
+    path = "/environments/{id}",
+    tag = "Environments",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateEnvironment,
+    responses((status = 200, body = EnvironmentResponse))
+)]
 pub async fn update_environment(
     state: web::Data<AppState>,
     principal: Principal,
@@ -254,8 +274,15 @@ pub async fn update_environment(
     Ok(HttpResponse::Ok().json(after))
 }
 
-#[utoipa::path(delete, path = "/environments/{id}", tag = "Environments", params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Removed; removing the default leaves the site without one until another is made default")))]
+#[utoipa::path(
+    delete,
+    path = "/environments/{id}",
+    tag = "Environments",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 204, description = "Removed; removing the default leaves the site without one until another is made default")
+    )
+)]
 pub async fn delete_environment(
     state: web::Data<AppState>,
     principal: Principal,

@@ -116,8 +116,16 @@ async fn with_moderation(state: &AppState, users: Vec<ProviderUser>) -> ApiResul
         .collect())
 }
 
-#[utoipa::path(get, path = "/idp/users", tag = "Identity provider", params(ListQuery),
-    responses((status = 200, body = IdpUserList), (status = "5XX", body = Problem, description = "IDP_NOT_CONFIGURED, IDP_API_FAILED")))]
+#[utoipa::path(
+    get,
+    path = "/idp/users",
+    tag = "Identity provider",
+    params(ListQuery),
+    responses(
+        (status = 200, body = IdpUserList),
+        (status = "5XX", body = Problem, description = "IDP_NOT_CONFIGURED, IDP_API_FAILED")
+    )
+)]
 pub async fn list_idp_users(
     state: web::Data<AppState>,
     principal: Principal,
@@ -145,8 +153,18 @@ pub async fn get_idp_user(
     Ok(HttpResponse::Ok().json(listed.remove(0)))
 }
 
-#[utoipa::path(put, path = "/idp/users/{id}/role", tag = "Identity provider", params(("id" = String, Path)), request_body = SetRole,
-    responses((status = 200, body = IdpUser), (status = 422, body = Problem, description = "IDP_INVALID_ROLE"), (status = "5XX", body = Problem)))]
+#[utoipa::path(
+    put,
+    path = "/idp/users/{id}/role",
+    tag = "Identity provider",
+    params(("id" = String, Path)),
+    request_body = SetRole,
+    responses(
+        (status = 200, body = IdpUser),
+        (status = 422, body = Problem, description = "IDP_INVALID_ROLE"),
+        (status = "5XX", body = Problem)
+    )
+)]
 pub async fn set_idp_user_role(
     state: web::Data<AppState>,
     principal: Principal,

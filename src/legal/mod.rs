@@ -18,9 +18,16 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, ContentKind::Legal, "legal");
 }
 
-#[utoipa::path(post, path = "/legal/{id}/versions", tag = "Legal documents", params(("id" = Uuid, Path)),
-    responses((status = 201, body = ContentResponse, description = "A Draft of the next version: same title and text, `version` + 1, `previous_version_id`, slug `…-v{n}`"),
-        (status = 404, body = Problem, description = "LEGAL_VERSION_SOURCE_DELETED when the source is in the trash")))]
+#[utoipa::path(
+    post,
+    path = "/legal/{id}/versions",
+    tag = "Legal documents",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 201, body = ContentResponse, description = "A Draft of the next version: same title and text, `version` + 1, `previous_version_id`, slug `…-v{n}`"),
+        (status = 404, body = Problem, description = "LEGAL_VERSION_SOURCE_DELETED when the source is in the trash")
+    )
+)]
 pub async fn create_legal_version(
     state: web::Data<AppState>,
     principal: Principal,

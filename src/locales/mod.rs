@@ -115,8 +115,16 @@ pub async fn list_locales(state: web::Data<AppState>, _principal: Principal) -> 
     Ok(HttpResponse::Ok().json(all.iter().map(LocaleResponse::from).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(post, path = "/locales", tag = "Locales", request_body = CreateLocale,
-    responses((status = 201, body = LocaleResponse), (status = 409, body = crate::error::Problem, description = "LOCALE_CODE_TAKEN")))]
+#[utoipa::path(
+    post,
+    path = "/locales",
+    tag = "Locales",
+    request_body = CreateLocale,
+    responses(
+        (status = 201, body = LocaleResponse),
+        (status = 409, body = crate::error::Problem, description = "LOCALE_CODE_TAKEN")
+    )
+)]
 pub async fn create_locale(
     state: web::Data<AppState>,
     principal: Principal,

@@ -97,9 +97,16 @@ async fn find_member(state: &AppState, site_id: Uuid, id: Uuid) -> ApiResult<sit
         .ok_or_else(|| ApiError::not_found("member", id))
 }
 
-#[utoipa::path(get, path = "/my/memberships", tag = "Members",
-    responses((status = 200, body = Vec<Membership>), (status = "4XX", body = Problem, description = "MEMBER_REQUIRES_IDP_AUTH for API keys")),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    get,
+    path = "/my/memberships",
+    tag = "Members",
+    responses(
+        (status = 200, body = Vec<Membership>),
+        (status = "4XX", body = Problem, description = "MEMBER_REQUIRES_IDP_AUTH for API keys")
+    ),
+    security(("bearer" = []))
+)]
 pub async fn my_memberships(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let user = principal.require_user(ErrorCode::MemberRequiresIdpAuth)?;
     Ok(HttpResponse::Ok().json(memberships_of(&state, &user.idp_user_id).await?))
@@ -143,8 +150,17 @@ pub async fn list_members(
     Ok(HttpResponse::Ok().json(members.iter().map(MemberResponse::from).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/members", tag = "Members", params(("site_id" = Uuid, Path)), request_body = AddMember,
-    responses((status = 201, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ALREADY_EXISTS, MEMBER_ROLE_OWNER_REQUIRED")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/members",
+    tag = "Members",
+    params(("site_id" = Uuid, Path)),
+    request_body = AddMember,
+    responses(
+        (status = 201, body = MemberResponse),
+        (status = "4XX", body = Problem, description = "MEMBER_ALREADY_EXISTS, MEMBER_ROLE_OWNER_REQUIRED")
+    )
+)]
 pub async fn add_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -184,8 +200,17 @@ pub async fn add_member(
     Ok(HttpResponse::Created().json(response))
 }
 
-#[utoipa::path(put, path = "/sites/{site_id}/members/{id}", tag = "Members", params(("site_id" = Uuid, Path), ("id" = Uuid, Path)), request_body = UpdateMember,
-    responses((status = 200, body = MemberResponse), (status = "4XX", body = Problem, description = "MEMBER_ROLE_OWNER_REQUIRED, MEMBER_CANNOT_REMOVE_OWNER")))]
+#[utoipa::path(
+    put,
+    path = "/sites/{site_id}/members/{id}",
+    tag = "Members",
+    params(("site_id" = Uuid, Path), ("id" = Uuid, Path)),
+    request_body = UpdateMember,
+    responses(
+        (status = 200, body = MemberResponse),
+        (status = "4XX", body = Problem, description = "MEMBER_ROLE_OWNER_REQUIRED, MEMBER_CANNOT_REMOVE_OWNER")
+    )
+)]
 pub async fn update_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -222,8 +247,16 @@ pub async fn update_member(
     Ok(HttpResponse::Ok().json(after))
 }
 
-#[utoipa::path(delete, path = "/sites/{site_id}/members/{id}", tag = "Members", params(("site_id" = Uuid, Path), ("id" = Uuid, Path)),
-    responses((status = 204), (status = "4XX", body = Problem, description = "MEMBER_CANNOT_REMOVE_OWNER, SITE_OWNER_CANNOT_LEAVE, MEMBER_ROLE_OWNER_REQUIRED")))]
+#[utoipa::path(
+    delete,
+    path = "/sites/{site_id}/members/{id}",
+    tag = "Members",
+    params(("site_id" = Uuid, Path), ("id" = Uuid, Path)),
+    responses(
+        (status = 204),
+        (status = "4XX", body = Problem, description = "MEMBER_CANNOT_REMOVE_OWNER, SITE_OWNER_CANNOT_LEAVE, MEMBER_ROLE_OWNER_REQUIRED")
+    )
+)]
 pub async fn remove_member(
     state: web::Data<AppState>,
     principal: Principal,
@@ -257,8 +290,16 @@ pub async fn remove_member(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/members/transfer-ownership", tag = "Members", params(("site_id" = Uuid, Path)), request_body = TransferOwnership,
-    responses((status = 200, body = Vec<MemberResponse>, description = "The new owner and the previous one (now admin)")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/members/transfer-ownership",
+    tag = "Members",
+    params(("site_id" = Uuid, Path)),
+    request_body = TransferOwnership,
+    responses(
+        (status = 200, body = Vec<MemberResponse>, description = "The new owner and the previous one (now admin)")
+    )
+)]
 pub async fn transfer_ownership(
     state: web::Data<AppState>,
     principal: Principal,

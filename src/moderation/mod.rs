@@ -254,9 +254,17 @@ async fn audit_moderation<C: ConnectionTrait>(
     Ok(())
 }
 
-#[utoipa::path(post, path = "/admin/users/{idp_user_id}/suspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
+#[utoipa::path(
+    post,
+    path = "/admin/users/{idp_user_id}/suspend",
+    tag = "Moderation",
+    params(("idp_user_id" = String, Path)),
     request_body = SuspendUser,
-    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "The user is banned")))]
+    responses(
+        (status = 200, body = ModerationResult),
+        (status = 400, body = Problem, description = "The user is banned")
+    )
+)]
 pub async fn suspend_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -281,9 +289,14 @@ pub async fn suspend_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
-#[utoipa::path(post, path = "/admin/users/{idp_user_id}/ban", tag = "Moderation", params(("idp_user_id" = String, Path)),
+#[utoipa::path(
+    post,
+    path = "/admin/users/{idp_user_id}/ban",
+    tag = "Moderation",
+    params(("idp_user_id" = String, Path)),
     request_body = BanUser,
-    responses((status = 200, body = ModerationResult)))]
+    responses((status = 200, body = ModerationResult))
+)]
 pub async fn ban_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -297,8 +310,16 @@ pub async fn ban_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
-#[utoipa::path(post, path = "/admin/users/{idp_user_id}/unsuspend", tag = "Moderation", params(("idp_user_id" = String, Path)),
-    responses((status = 200, body = ModerationResult), (status = 400, body = Problem, description = "Banned users stay banned")))]
+#[utoipa::path(
+    post,
+    path = "/admin/users/{idp_user_id}/unsuspend",
+    tag = "Moderation",
+    params(("idp_user_id" = String, Path)),
+    responses(
+        (status = 200, body = ModerationResult),
+        (status = 400, body = Problem, description = "Banned users stay banned")
+    )
+)]
 pub async fn unsuspend_user(
     state: web::Data<AppState>,
     principal: Principal,
@@ -312,8 +333,16 @@ pub async fn unsuspend_user(
 
 /// Irreversible: the provider account, memberships, settings, onboarding and the
 /// moderation record go; content the user wrote stays, no longer attributed to them.
-#[utoipa::path(delete, path = "/admin/users/{idp_user_id}", tag = "Moderation", params(("idp_user_id" = String, Path)),
-    responses((status = 200, body = ModerationResult, description = "status deleted"), (status = 400, body = Problem, description = "Only banned users can be deleted")))]
+#[utoipa::path(
+    delete,
+    path = "/admin/users/{idp_user_id}",
+    tag = "Moderation",
+    params(("idp_user_id" = String, Path)),
+    responses(
+        (status = 200, body = ModerationResult, description = "status deleted"),
+        (status = 400, body = Problem, description = "Only banned users can be deleted")
+    )
+)]
 pub async fn delete_user(
     state: web::Data<AppState>,
     principal: Principal,

@@ -17,8 +17,14 @@ use crate::values::required_text;
 use super::model::*;
 use super::rules::*;
 
-#[utoipa::path(post, path = "/menus/{id}/items", tag = "Navigation", params(("id" = Uuid, Path)), request_body = CreateMenuItem,
-    responses((status = 201, body = MenuItemNode)))]
+#[utoipa::path(
+    post,
+    path = "/menus/{id}/items",
+    tag = "Navigation",
+    params(("id" = Uuid, Path)),
+    request_body = CreateMenuItem,
+    responses((status = 201, body = MenuItemNode))
+)]
 pub async fn create_menu_item(
     state: web::Data<AppState>,
     principal: Principal,
@@ -83,8 +89,14 @@ pub async fn create_menu_item(
     Ok(HttpResponse::Created().json(node))
 }
 
-#[utoipa::path(put, path = "/menu-items/{id}", tag = "Navigation", params(("id" = Uuid, Path)), request_body = UpdateMenuItem,
-    responses((status = 200, body = MenuItemNode)))]
+#[utoipa::path(
+    put,
+    path = "/menu-items/{id}",
+    tag = "Navigation",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateMenuItem,
+    responses((status = 200, body = MenuItemNode))
+)]
 pub async fn update_menu_item(
     state: web::Data<AppState>,
     principal: Principal,

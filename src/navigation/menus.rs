@@ -48,8 +48,14 @@ pub async fn get_menu(
         .json(MenuDetail { menu: MenuResponse::from(&menu), items: tree(&items, query.locale.as_deref()) }))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/menus", tag = "Navigation", params(("site_id" = Uuid, Path)), request_body = CreateMenu,
-    responses((status = 201, body = MenuResponse)))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/menus",
+    tag = "Navigation",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateMenu,
+    responses((status = 201, body = MenuResponse))
+)]
 pub async fn create_menu(
     state: web::Data<AppState>,
     principal: Principal,

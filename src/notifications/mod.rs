@@ -124,10 +124,17 @@ fn user_id(principal: &Principal) -> ApiResult<&str> {
     Ok(principal.require_user(ErrorCode::NotificationRequiresIdp)?.idp_user_id.as_str())
 }
 
-#[utoipa::path(get, path = "/notifications", tag = "Notifications", params(NotificationQuery),
-    responses((status = 200, body = Paginated<NotificationResponse>, description = "The caller's notifications, newest first"),
-        (status = "4XX", body = Problem, description = "NOTIFICATION_REQUIRES_IDP for API keys")),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    get,
+    path = "/notifications",
+    tag = "Notifications",
+    params(NotificationQuery),
+    responses(
+        (status = 200, body = Paginated<NotificationResponse>, description = "The caller's notifications, newest first"),
+        (status = "4XX", body = Problem, description = "NOTIFICATION_REQUIRES_IDP for API keys")
+    ),
+    security(("bearer" = []))
+)]
 pub async fn list_notifications(
     state: web::Data<AppState>,
     principal: Principal,
@@ -146,9 +153,17 @@ pub async fn list_notifications(
     Ok(HttpResponse::Ok().json(found.map(|m| NotificationResponse::from(&m))))
 }
 
-#[utoipa::path(post, path = "/notifications/{id}/read", tag = "Notifications", params(("id" = Uuid, Path)),
-    responses((status = 200, body = NotificationResponse), (status = "4XX", body = Problem, description = "NOTIFICATION_ACCESS_DENIED for another user's")),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    post,
+    path = "/notifications/{id}/read",
+    tag = "Notifications",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = NotificationResponse),
+        (status = "4XX", body = Problem, description = "NOTIFICATION_ACCESS_DENIED for another user's")
+    ),
+    security(("bearer" = []))
+)]
 pub async fn mark_read(
     state: web::Data<AppState>,
     principal: Principal,

@@ -30,8 +30,13 @@ pub struct RouteQuery {
     pub route: String,
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/pages/by-route", tag = "Pages", params(("site_id" = Uuid, Path), RouteQuery),
-    responses((status = 200, body = ContentResponse)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/pages/by-route",
+    tag = "Pages",
+    params(("site_id" = Uuid, Path), RouteQuery),
+    responses((status = 200, body = ContentResponse))
+)]
 pub async fn get_page_by_route(
     state: web::Data<AppState>,
     principal: Principal,

@@ -23,8 +23,16 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, ContentKind::Skill, "skills");
 }
 
-#[utoipa::path(get, path = "/skills/by-slug/{slug}", operation_id = "get_skill_by_slug_any_site", tag = "Skills", params(("slug" = String, Path)),
-    responses((status = 200, body = ContentResponse, description = "The skill with this slug on a site the caller can read")))]
+#[utoipa::path(
+    get,
+    path = "/skills/by-slug/{slug}",
+    operation_id = "get_skill_by_slug_any_site",
+    tag = "Skills",
+    params(("slug" = String, Path)),
+    responses(
+        (status = 200, body = ContentResponse, description = "The skill with this slug on a site the caller can read")
+    )
+)]
 pub async fn get_skill_by_slug(
     state: web::Data<AppState>,
     principal: Principal,

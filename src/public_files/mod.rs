@@ -144,9 +144,17 @@ fn render(entries: &[SitemapEntry]) -> std::io::Result<Vec<u8>> {
     Ok(writer.into_inner())
 }
 
-#[utoipa::path(get, path = "/sites/{slug}/sitemap.xml", tag = "Public site files", params(("slug" = String, Path)),
-    responses((status = 200, content_type = "application/xml", body = String, description = "Published pages (0.8, monthly), posts (0.6, weekly) and legal documents (0.4, yearly); Cache-Control: public, max-age=3600"),
-        (status = 404, body = Problem, description = "Unknown site, or no Site URL (base_url) set")), security(()))]
+#[utoipa::path(
+    get,
+    path = "/sites/{slug}/sitemap.xml",
+    tag = "Public site files",
+    params(("slug" = String, Path)),
+    responses(
+        (status = 200, content_type = "application/xml", body = String, description = "Published pages (0.8, monthly), posts (0.6, weekly) and legal documents (0.4, yearly); Cache-Control: public, max-age=3600"),
+        (status = 404, body = Problem, description = "Unknown site, or no Site URL (base_url) set")
+    ),
+    security(())
+)]
 pub async fn sitemap(state: web::Data<AppState>, slug: web::Path<String>) -> ApiResult<HttpResponse> {
     let slug = slug.into_inner();
     let found = site::Entity::find()

@@ -178,8 +178,13 @@ async fn find(state: &AppState, principal: &Principal, id: Uuid, capability: Cap
     Ok(found)
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/redirects", tag = "Redirects", params(("site_id" = Uuid, Path), PageParams),
-    responses((status = 200, body = Paginated<RedirectResponse>)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/redirects",
+    tag = "Redirects",
+    params(("site_id" = Uuid, Path), PageParams),
+    responses((status = 200, body = Paginated<RedirectResponse>))
+)]
 pub async fn list_redirects(
     state: web::Data<AppState>,
     principal: Principal,
@@ -195,8 +200,16 @@ pub async fn list_redirects(
     Ok(HttpResponse::Ok().json(found.map(|m| RedirectResponse::from(&m))))
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/redirects/resolve", tag = "Redirects", params(("site_id" = Uuid, Path), ResolveQuery),
-    responses((status = 200, body = ResolvedRedirect), (status = 404, body = Problem, description = "No active redirect from this path")))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/redirects/resolve",
+    tag = "Redirects",
+    params(("site_id" = Uuid, Path), ResolveQuery),
+    responses(
+        (status = 200, body = ResolvedRedirect),
+        (status = 404, body = Problem, description = "No active redirect from this path")
+    )
+)]
 pub async fn resolve_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -230,8 +243,17 @@ pub async fn get_redirect(
         .json(RedirectResponse::from(&find(&state, &principal, id.into_inner(), Capability::Read).await?)))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/redirects", tag = "Redirects", params(("site_id" = Uuid, Path)), request_body = CreateRedirect,
-    responses((status = 201, body = RedirectResponse), (status = "4XX", body = Problem, description = "REDIRECT_SAME_PATH; 409 for a taken source or a loop")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/redirects",
+    tag = "Redirects",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateRedirect,
+    responses(
+        (status = 201, body = RedirectResponse),
+        (status = "4XX", body = Problem, description = "REDIRECT_SAME_PATH; 409 for a taken source or a loop")
+    )
+)]
 pub async fn create_redirect(
     state: web::Data<AppState>,
     principal: Principal,
@@ -271,8 +293,14 @@ pub async fn create_redirect(
     Ok(HttpResponse::Created().json(response))
 }
 
-#[utoipa::path(put, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)), request_body = UpdateRedirect,
-    responses((status = 200, body = RedirectResponse)))]
+#[utoipa::path(
+    put,
+    path = "/redirects/{id}",
+    tag = "Redirects",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateRedirect,
+    responses((status = 200, body = RedirectResponse))
+)]
 pub async fn update_redirect(
     state: web::Data<AppState>,
     principal: Principal,

@@ -251,10 +251,16 @@ pub async fn update_site_locale(
     save_update(&state, &principal, txn, row, &global, before).await
 }
 
-#[utoipa::path(delete, path = "/sites/{site_id}/locales/{locale_id}", tag = "Site locales",
+#[utoipa::path(
+    delete,
+    path = "/sites/{site_id}/locales/{locale_id}",
+    tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)),
-    responses((status = 204, description = "Removed; when it was the default, the oldest remaining locale becomes the default"),
-        (status = 409, body = crate::error::Problem, description = "SITE_LOCALE_LAST_LANGUAGE")))]
+    responses(
+        (status = 204, description = "Removed; when it was the default, the oldest remaining locale becomes the default"),
+        (status = 409, body = crate::error::Problem, description = "SITE_LOCALE_LAST_LANGUAGE")
+    )
+)]
 pub async fn delete_site_locale(
     state: web::Data<AppState>,
     principal: Principal,

@@ -107,10 +107,18 @@ pub async fn get_site_onboarding(
 }
 
 /// Marks one step completed for the signed-in user; repeating it changes nothing.
-#[utoipa::path(post, path = "/sites/{site_id}/onboarding/{step}", tag = "Sites",
-    params(("site_id" = Uuid, Path), ("step" = String, Path, description = "One of configure_site, create_first_content, publish_first_content, set_up_navigation, add_social_links, invite_team_member")),
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/onboarding/{step}",
+    tag = "Sites",
+    params(
+        ("site_id" = Uuid, Path),
+        ("step" = String, Path, description = "One of configure_site, create_first_content, publish_first_content, set_up_navigation, add_social_links, invite_team_member")
+    ),
     request_body(content = CompleteStep, description = "Optional"),
-    responses((status = 200, body = OnboardingProgress)), security(("bearer" = [])))]
+    responses((status = 200, body = OnboardingProgress)),
+    security(("bearer" = []))
+)]
 pub async fn complete_onboarding_step(
     state: web::Data<AppState>,
     principal: Principal,

@@ -30,8 +30,15 @@ pub struct ResetCounts {
     pub total: u64,
 }
 
-#[utoipa::path(post, path = "/sites/{id}/reset-content", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ResetCounts, description = "Everything soft-deleted (restorable from the trash); site, settings, members and locales kept")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{id}/reset-content",
+    tag = "Sites",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = ResetCounts, description = "Everything soft-deleted (restorable from the trash); site, settings, members and locales kept")
+    )
+)]
 pub async fn reset_content(
     state: web::Data<AppState>,
     principal: Principal,

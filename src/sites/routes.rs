@@ -27,23 +27,42 @@ async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -
     Ok(query.all(&state.db).await?)
 }
 
-#[utoipa::path(get, path = "/sites", tag = "Sites",
-    responses((status = 200, body = Vec<SiteResponse>, description = "Sites the caller may see: a key's scope, a user's memberships, all for system admins")))]
+#[utoipa::path(
+    get,
+    path = "/sites",
+    tag = "Sites",
+    responses(
+        (status = 200, body = Vec<SiteResponse>, description = "Sites the caller may see: a key's scope, a user's memberships, all for system admins")
+    )
+)]
 pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, false).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(get, path = "/sites/deleted", tag = "Sites",
-    responses((status = 200, body = Vec<SiteResponse>, description = "Soft-deleted sites the caller may see, each with deleted_at")))]
+#[utoipa::path(
+    get,
+    path = "/sites/deleted",
+    tag = "Sites",
+    responses(
+        (status = 200, body = Vec<SiteResponse>, description = "Soft-deleted sites the caller may see, each with deleted_at")
+    )
+)]
 pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let sites = visible_sites(&state, &principal, true).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(post, path = "/sites", tag = "Sites", request_body = CreateSite,
-    responses((status = 201, body = SiteResponse), (status = "4XX", body = crate::error::Problem,
-        description = "SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN, VALIDATION_ERROR")))]
+#[utoipa::path(
+    post,
+    path = "/sites",
+    tag = "Sites",
+    request_body = CreateSite,
+    responses(
+        (status = 201, body = SiteResponse),
+        (status = "4XX", body = crate::error::Problem, description = "SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN, VALIDATION_ERROR")
+    )
+)]
 pub async fn create_site(
     state: web::Data<AppState>,
     principal: Principal,
@@ -113,10 +132,17 @@ pub async fn delete_site(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(post, path = "/sites/{id}/restore", tag = "Sites", params(("id" = Uuid, Path)),
-    responses((status = 200, body = SiteResponse, description = "Restored with its content, settings, members and locales"),
+#[utoipa::path(
+    post,
+    path = "/sites/{id}/restore",
+    tag = "Sites",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = SiteResponse, description = "Restored with its content, settings, members and locales"),
         (status = 404, body = Problem, description = "No deleted site with this id"),
-        (status = 410, body = Problem, description = "SITE_RESTORE_EXPIRED: deleted more than 30 days ago")))]
+        (status = 410, body = Problem, description = "SITE_RESTORE_EXPIRED: deleted more than 30 days ago")
+    )
+)]
 pub async fn restore_site(
     state: web::Data<AppState>,
     principal: Principal,

@@ -131,8 +131,14 @@ pub async fn list_social_links(
     Ok(HttpResponse::Ok().json(links.iter().map(SocialLinkResponse::from).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)), request_body = CreateSocialLink,
-    responses((status = 201, body = SocialLinkResponse)))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/social-links",
+    tag = "Social links",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateSocialLink,
+    responses((status = 201, body = SocialLinkResponse))
+)]
 pub async fn create_social_link(
     state: web::Data<AppState>,
     principal: Principal,
@@ -177,8 +183,14 @@ pub async fn create_social_link(
     Ok(HttpResponse::Created().json(response))
 }
 
-#[utoipa::path(put, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)), request_body = UpdateSocialLink,
-    responses((status = 200, body = SocialLinkResponse)))]
+#[utoipa::path(
+    put,
+    path = "/social-links/{id}",
+    tag = "Social links",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateSocialLink,
+    responses((status = 200, body = SocialLinkResponse))
+)]
 pub async fn update_social_link(
     state: web::Data<AppState>,
     principal: Principal,

@@ -18,8 +18,15 @@ pub fn routes(r: &mut Routes) {
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-#[utoipa::path(get, path = "/", tag = "System",
-    responses((status = 200, content_type = "text/plain", body = String, description = "`<service name> API v<semver>`")), security(()))]
+#[utoipa::path(
+    get,
+    path = "/",
+    tag = "System",
+    responses(
+        (status = 200, content_type = "text/plain", body = String, description = "`<service name> API v<semver>`")
+    ),
+    security(())
+)]
 pub async fn version(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
@@ -65,8 +72,16 @@ pub fn overall_status(database_up: bool, optional_up: &[bool]) -> &'static str {
     }
 }
 
-#[utoipa::path(get, path = "/health", tag = "System",
-    responses((status = 200, body = HealthReport, description = "healthy or degraded"), (status = 503, body = HealthReport, description = "unhealthy: the database is down")), security(()))]
+#[utoipa::path(
+    get,
+    path = "/health",
+    tag = "System",
+    responses(
+        (status = 200, body = HealthReport, description = "healthy or degraded"),
+        (status = 503, body = HealthReport, description = "unhealthy: the database is down")
+    ),
+    security(())
+)]
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     let started = Instant::now();
     let database = state.db.execute_unprepared("SELECT 1").await;
@@ -179,7 +194,13 @@ pub struct ErrorCatalog {
     pub codes: Vec<ErrorCodeEntry>,
 }
 
-#[utoipa::path(get, path = "/error-codes", tag = "System", responses((status = 200, body = ErrorCatalog)), security(()))]
+#[utoipa::path(
+    get,
+    path = "/error-codes",
+    tag = "System",
+    responses((status = 200, body = ErrorCatalog)),
+    security(())
+)]
 pub async fn error_codes() -> HttpResponse {
     let codes: Vec<ErrorCodeEntry> = ErrorCode::ALL
         .iter()

@@ -32,8 +32,14 @@ pub struct TermListQuery {
     pub locale_id: Option<Uuid>,
 }
 
-#[utoipa::path(get, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "list_categories", params(("site_id" = Uuid, Path), TermListQuery),
-    responses((status = 200, body = Vec<TermResponse>)))]
+#[utoipa::path(
+    get,
+    path = "/sites/{site_id}/categories",
+    tag = "Taxonomy",
+    operation_id = "list_categories",
+    params(("site_id" = Uuid, Path), TermListQuery),
+    responses((status = 200, body = Vec<TermResponse>))
+)]
 pub async fn list_terms(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -44,8 +50,15 @@ pub async fn list_terms(
     Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), query.locale_id).await?))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/categories", tag = "Taxonomy", operation_id = "create_category", params(("site_id" = Uuid, Path)), request_body = CreateTerm,
-    responses((status = 201, body = TermResponse)))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/categories",
+    tag = "Taxonomy",
+    operation_id = "create_category",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateTerm,
+    responses((status = 201, body = TermResponse))
+)]
 pub async fn create_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -57,8 +70,15 @@ pub async fn create_term(
         .json(create(&state, &principal, **taxonomy, site_id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/categories/{id}", tag = "Taxonomy", operation_id = "update_category", params(("id" = Uuid, Path)), request_body = UpdateTerm,
-    responses((status = 200, body = TermResponse)))]
+#[utoipa::path(
+    put,
+    path = "/categories/{id}",
+    tag = "Taxonomy",
+    operation_id = "update_category",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateTerm,
+    responses((status = 200, body = TermResponse))
+)]
 pub async fn update_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -69,8 +89,14 @@ pub async fn update_term(
     Ok(HttpResponse::Ok().json(update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(delete, path = "/categories/{id}", tag = "Taxonomy", operation_id = "delete_category", params(("id" = Uuid, Path)),
-    responses((status = 204)))]
+#[utoipa::path(
+    delete,
+    path = "/categories/{id}",
+    tag = "Taxonomy",
+    operation_id = "delete_category",
+    params(("id" = Uuid, Path)),
+    responses((status = 204))
+)]
 pub async fn delete_term(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -81,8 +107,14 @@ pub async fn delete_term(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(get, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "list_category_localizations", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Vec<TermLocalizationResponse>)))]
+#[utoipa::path(
+    get,
+    path = "/categories/{id}/localizations",
+    tag = "Taxonomy",
+    operation_id = "list_category_localizations",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<TermLocalizationResponse>))
+)]
 pub async fn list_term_localizations(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -92,9 +124,18 @@ pub async fn list_term_localizations(
     Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **taxonomy, id.into_inner()).await?))
 }
 
-#[utoipa::path(post, path = "/categories/{id}/localizations", tag = "Taxonomy", operation_id = "create_category_localization", params(("id" = Uuid, Path)),
+#[utoipa::path(
+    post,
+    path = "/categories/{id}/localizations",
+    tag = "Taxonomy",
+    operation_id = "create_category_localization",
+    params(("id" = Uuid, Path)),
     request_body = CreateTermLocalization,
-    responses((status = 201, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")))]
+    responses(
+        (status = 201, body = TermLocalizationResponse),
+        (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_EXISTS")
+    )
+)]
 pub async fn create_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -106,9 +147,18 @@ pub async fn create_term_localization(
         .json(localizations::create(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(put, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "update_category_localization", params(("loc_id" = Uuid, Path)),
+#[utoipa::path(
+    put,
+    path = "/categories/localizations/{loc_id}",
+    tag = "Taxonomy",
+    operation_id = "update_category_localization",
+    params(("loc_id" = Uuid, Path)),
     request_body = UpdateTermLocalization,
-    responses((status = 200, body = TermLocalizationResponse), (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")))]
+    responses(
+        (status = 200, body = TermLocalizationResponse),
+        (status = "4XX", body = Problem, description = "ENTITY_LOCALIZATION_NOT_FOUND")
+    )
+)]
 pub async fn update_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,
@@ -120,8 +170,14 @@ pub async fn update_term_localization(
         .json(localizations::update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
-#[utoipa::path(delete, path = "/categories/localizations/{loc_id}", tag = "Taxonomy", operation_id = "delete_category_localization", params(("loc_id" = Uuid, Path)),
-    responses((status = 204)))]
+#[utoipa::path(
+    delete,
+    path = "/categories/localizations/{loc_id}",
+    tag = "Taxonomy",
+    operation_id = "delete_category_localization",
+    params(("loc_id" = Uuid, Path)),
+    responses((status = 204))
+)]
 pub async fn delete_term_localization(
     taxonomy: web::Data<Taxonomy>,
     state: web::Data<AppState>,

@@ -150,8 +150,16 @@ pub async fn restore_from_trash(
     Ok(HttpResponse::Ok().json(source.restore(&state, &principal, &query.entity_type, id).await?))
 }
 
-#[utoipa::path(delete, path = "/trash/{id}", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
-    responses((status = 204, description = "Removed for good"), (status = "4XX", body = Problem, description = "TRASH_NOT_DELETED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
+#[utoipa::path(
+    delete,
+    path = "/trash/{id}",
+    tag = "Trash",
+    params(("id" = Uuid, Path), EntityTypeQuery),
+    responses(
+        (status = 204, description = "Removed for good"),
+        (status = "4XX", body = Problem, description = "TRASH_NOT_DELETED, CONTENT_UNKNOWN_ENTITY_TYPE")
+    )
+)]
 pub async fn delete_from_trash(
     state: web::Data<AppState>,
     sources: web::Data<TrashSources>,

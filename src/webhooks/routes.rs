@@ -263,9 +263,17 @@ pub async fn get_webhook(
     Ok(HttpResponse::Ok().json(WebhookResponse::from(&find_webhook(&state, &principal, id.into_inner()).await?)))
 }
 
-#[utoipa::path(post, path = "/sites/{site_id}/webhooks", tag = "Webhooks", params(("site_id" = Uuid, Path)), request_body = CreateWebhook,
-    responses((status = 201, body = WebhookResponse, description = "With its generated secret"),
-        (status = "4XX", body = Problem, description = "WEBHOOK_URL_SSRF, WEBHOOK_INVALID_DEBOUNCE, VALIDATION_ERROR")))]
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/webhooks",
+    tag = "Webhooks",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateWebhook,
+    responses(
+        (status = 201, body = WebhookResponse, description = "With its generated secret"),
+        (status = "4XX", body = Problem, description = "WEBHOOK_URL_SSRF, WEBHOOK_INVALID_DEBOUNCE, VALIDATION_ERROR")
+    )
+)]
 pub async fn create_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -302,8 +310,14 @@ pub async fn create_webhook(
     Ok(HttpResponse::Created().json(WebhookResponse::from(&created)))
 }
 
-#[utoipa::path(put, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)), request_body = UpdateWebhook,
-    responses((status = 200, body = WebhookResponse)))]
+#[utoipa::path(
+    put,
+    path = "/webhooks/{id}",
+    tag = "Webhooks",
+    params(("id" = Uuid, Path)),
+    request_body = UpdateWebhook,
+    responses((status = 200, body = WebhookResponse))
+)]
 pub async fn update_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -382,9 +396,16 @@ pub async fn delete_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
-#[utoipa::path(post, path = "/webhooks/{id}/test", tag = "Webhooks", params(("id" = Uuid, Path)),
-    responses((status = 200, body = TestResult, description = "Sent `{event: \"webhook.test\", test: true, …}`; the attempt is logged"),
-        (status = 500, body = Problem, description = "WEBHOOK_TEST_FAILED: the endpoint failed or was unreachable")))]
+#[utoipa::path(
+    post,
+    path = "/webhooks/{id}/test",
+    tag = "Webhooks",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = TestResult, description = "Sent `{event: \"webhook.test\", test: true, …}`; the attempt is logged"),
+        (status = 500, body = Problem, description = "WEBHOOK_TEST_FAILED: the endpoint failed or was unreachable")
+    )
+)]
 pub async fn test_webhook(
     state: web::Data<AppState>,
     principal: Principal,
@@ -469,8 +490,16 @@ pub async fn retry_delivery(
     Ok(HttpResponse::Ok().json(DeliveryResponse::from(&requeued)))
 }
 
-#[utoipa::path(get, path = "/webhooks/{id}/stats", tag = "Webhooks", params(("id" = Uuid, Path), StatsQuery),
-    responses((status = 200, body = WebhookStats), (status = 400, body = Problem, description = "WEBHOOK_INVALID_STATS_WINDOW")))]
+#[utoipa::path(
+    get,
+    path = "/webhooks/{id}/stats",
+    tag = "Webhooks",
+    params(("id" = Uuid, Path), StatsQuery),
+    responses(
+        (status = 200, body = WebhookStats),
+        (status = 400, body = Problem, description = "WEBHOOK_INVALID_STATS_WINDOW")
+    )
+)]
 pub async fn webhook_stats(
     state: web::Data<AppState>,
     principal: Principal,
