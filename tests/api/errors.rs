@@ -122,3 +122,12 @@ async fn a_page_number_past_any_end_answers_an_empty_page_not_a_dropped_connecti
         assert_eq!(items, &json!([]), "{path}: {body}");
     }
 }
+
+#[actix_web::test]
+async fn a_wrong_method_answers_405_with_allow() {
+    let app = TestApp::spawn().await;
+    let res = app.request(Method::PATCH, "/sites", Some(&app.admin_key), None).await;
+    let allow = res.headers().get("allow").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    assert_eq!(allow, "GET, POST");
+    assert_problem(res, 405, "METHOD_NOT_ALLOWED").await;
+}
