@@ -92,3 +92,99 @@ fn no_source_file_is_past_600_lines() {
         .collect();
     assert!(long.is_empty(), "split these by concept:\n{}", long.join("\n"));
 }
+
+/// The module a file is: `src/sites/state.rs` → `sites::state`, `src/sites/mod.rs` → `sites`.
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?.with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    Some(parts.join("::"))
+}
+
+/// The module paths a file names: `crate::a::b`, each entry of `crate::{a, b::c}`,
+/// and `super::x` (resolved against the file's parent module).
+fn named_paths(module: &str, code: &str) -> Vec<String> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    let mut found = Vec::new();
+    for (prefix, base) in [
+        ("crate::", String::new()),
+        ("super::", module.rsplit_once("::").map(|(p, _)| p.to_string()).unwrap_or_default()),
+    ] {
+        let mut rest = code;
+        while let Some(at) = rest.find(prefix) {
+            rest = &rest[at + prefix.len()..];
+            let with_base = |path: &str| if base.is_empty() { path.to_string() } else { format!("{base}::{path}") };
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                found.extend(group[..end].split(',').map(str::trim).filter(|p| !p.is_empty()).map(with_base));
+            } else {
+                let end = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+                found.push(with_base(rest[..end].trim_end_matches(':')));
+            }
+        }
+    }
+    found
+}
+
+/// Modules form layers: no module reaches itself again through its imports (a
+/// low layer importing a feature that imports it back). Paths resolve to the
+/// longest module they name, so `crate::auth::roles::Role` is an edge to
+/// `auth::roles`, while a re-export through `auth` is an edge to `auth`.
+#[test]
+fn modules_import_each_other_without_cycles() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut code_of = BTreeMap::new();
+    for file in rust_files(&src) {
+        let Some(module) = module_of(&src, &file) else { continue };
+        if module == "main" || module == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        code_of.insert(module, text.split("\n#[cfg(test)]").next().unwrap_or_default().to_string());
+    }
+    let resolve = |path: &str| {
+        let segments: Vec<&str> = path.split("::").collect();
+        (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|m| code_of.contains_key(m))
+    };
+    let graph: BTreeMap<&String, BTreeSet<String>> = code_of
+        .iter()
+        .map(|(module, code)| {
+            let deps = named_paths(module, code).iter().filter_map(|p| resolve(p)).filter(|d| d != module).collect();
+            (module, deps)
+        })
+        .collect();
+    // Depth-first search for a back edge; reports the first cycle found.
+    fn visit<'a>(
+        node: &'a String,
+        graph: &'a BTreeMap<&'a String, BTreeSet<String>>,
+        path: &mut Vec<&'a String>,
+        done: &mut BTreeSet<&'a String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| *n == node) {
+            return Some(path[at..].iter().map(|n| n.to_string()).chain([node.clone()]).collect());
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some((key, _)) = graph.get_key_value(next) {
+                if let Some(cycle) = visit(key, graph, path, done) {
+                    return Some(cycle);
+                }
+            }
+        }
+        path.pop();
+        done.insert(node);
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
+            panic!("modules import each other in a circle: {}", cycle.join(" → "));
+        }
+    }
+}

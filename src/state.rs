@@ -29,7 +29,7 @@ pub struct AppState {
     /// asked on every bearer request.
     pub account_gate: Arc<dyn AccountGate>,
     /// The identity provider's user-management API, when configured.
-    pub idp: Option<Arc<dyn crate::idp::IdentityProvider>>,
+    pub idp: Option<Arc<dyn crate::idp::provider::IdentityProvider>>,
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,

@@ -1,7 +1,7 @@
 //! `/idp/users*`: the identity provider's users, as site admins manage them, with
 //! Plinth's moderation state beside each.
 
-mod provider;
+pub mod provider;
 
 pub use provider::{ClerkCompatible, IdentityProvider, ProviderUser};
 
