@@ -146,7 +146,9 @@ impl Deliverer {
     }
 }
 
-/// Stores an attempt's log entry and moves the delivery on.
+/// Stores an attempt's log entry and moves the delivery on, in one transaction:
+/// a crash between the two can no longer leave a logged attempt beside a
+/// delivery that does not count it.
 pub async fn record(
     db: &DatabaseConnection,
     deliverer: &Deliverer,
@@ -155,6 +157,7 @@ pub async fn record(
     result: &AttemptResult,
 ) -> ApiResult<webhook_delivery::Model> {
     let attempt = delivery.attempts + 1;
+    let txn = crate::db::begin_write(db).await?;
     webhook_attempt::ActiveModel {
         id: Set(Uuid::new_v4()),
         delivery_id: Set(delivery.id),
@@ -168,7 +171,7 @@ pub async fn record(
         response_excerpt: Set(result.response_excerpt.clone()),
         created_at: Set(now),
     }
-    .insert(db)
+    .insert(&txn)
     .await?;
     let (status, next) = if result.success {
         (DeliveryStatus::Success, None)
@@ -188,7 +191,9 @@ pub async fn record(
     row.last_status_code = Set(result.status_code.map(i32::from));
     row.last_error = Set(result.error.clone());
     row.updated_at = Set(now);
-    Ok(row.update(db).await?)
+    let updated = row.update(&txn).await?;
+    txn.commit().await?;
+    Ok(updated)
 }
 
 /// Stores a new delivery, claimed by the caller (who sends it at once); if the
