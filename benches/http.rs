@@ -176,7 +176,7 @@ fn main() {
     let bare = wrk(&format!("http://{bare_addr}/bare"), &[], seconds, connections);
     let targets = [
         ("GET /sites/{id}", wrk(&base, &auth, seconds, connections)),
-        ("GET /sites/{id} (JWT member: moderation + membership reads)", wrk(&base, &jwt_auth, seconds, connections)),
+        ("GET /sites/{id} (member's bearer token)", wrk(&base, &jwt_auth, seconds, connections)),
         ("GET /sites/{id}/blogs/published", wrk(&format!("{base}/blogs/published"), &auth, seconds, connections)),
         (
             "GET /sites/{id}/blogs/published?per_page=100",
