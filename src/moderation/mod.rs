@@ -6,6 +6,7 @@
 //! once on every instance of a multi-process deployment.
 
 use actix_web::web::{self};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use actix_web::HttpResponse;
@@ -98,6 +99,8 @@ pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>
 #[derive(Default)]
 pub struct ModerationGate {
     known: DashMap<String, (Instant, Option<user_moderation::Model>)>,
+    /// Bumped by every `forget`: a record read before a change is not kept after it.
+    generation: AtomicU64,
 }
 
 impl ModerationGate {
@@ -110,11 +113,20 @@ impl ModerationGate {
                 return Ok(entry.1.clone());
             }
         }
+        let generation = self.generation.load(Ordering::Acquire);
         let row = user_moderation::Entity::find_by_id(idp_user_id.to_string()).one(&state.db).await?;
         if self.known.len() >= Self::MAX_ENTRIES {
             self.known.retain(|_, (at, _)| at.elapsed() < Self::KEEP_FOR);
         }
-        self.known.insert(idp_user_id.to_string(), (Instant::now(), row.clone()));
+        // A moderation change that committed while we read may not be in `row`:
+        // keep it only if no `forget` ran meanwhile (checked again after the
+        // insert, so a `forget` between check and insert still removes it).
+        if self.generation.load(Ordering::Acquire) == generation {
+            self.known.insert(idp_user_id.to_string(), (Instant::now(), row.clone()));
+            if self.generation.load(Ordering::Acquire) != generation {
+                self.known.remove(idp_user_id);
+            }
+        }
         Ok(row)
     }
 }
@@ -136,6 +148,7 @@ impl crate::auth::AccountGate for ModerationGate {
     }
 
     fn forget(&self, idp_user_id: &str) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
         self.known.remove(idp_user_id);
     }
 }
