@@ -15,8 +15,10 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::trash::{TrashItem, TrashSource};
 
+/// Every kind of the content engine in the trash.
 pub struct ContentTrash;
 
+/// The kinds' trash names (`ContentKind::as_str`); a test keeps them in step.
 const CONTENT_TYPES: [&str; 6] = ["blog", "page", "project", "cv_entry", "skill", "legal"];
 
 /// Soft-deleted content of the site (every kind of the content engine).
@@ -154,5 +156,19 @@ impl TrashSource for ContentTrash {
             txn.commit().await?;
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_content_kind_goes_through_the_trash() {
+        let mut kinds: Vec<&str> = ContentKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut listed = CONTENT_TYPES.to_vec();
+        kinds.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(kinds, listed);
     }
 }
