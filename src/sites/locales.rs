@@ -25,6 +25,7 @@ pub struct SiteLocaleResponse {
     pub locale_id: Uuid,
     pub is_default: bool,
     pub is_active: bool,
+    /// Bare: `de`, or empty for a locale served at the site's root.
     pub url_prefix: String,
     pub created_at: DateTime<Utc>,
     pub code: String,
@@ -54,6 +55,8 @@ impl SiteLocaleResponse {
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSiteLocale {
     pub is_active: Option<bool>,
+    /// Stored and returned bare (`de`, `de/at`, or empty); `/de` and `/de/` are
+    /// accepted too.
     pub url_prefix: Option<String>,
 }
 
