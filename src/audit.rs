@@ -87,6 +87,51 @@ pub async fn record<C: ConnectionTrait>(
     Ok(())
 }
 
+/// One audited write of one row, the shape every small resource shares: the row
+/// is stored (inserted for [`Action::Create`], else updated) and its audit entry
+/// recorded in one write transaction. Answers the stored row and what `respond`
+/// makes of it (the `after` of the audit entry, unless `after` is given).
+pub struct Write<'a, F> {
+    pub db: &'a sea_orm::DatabaseConnection,
+    pub at: DateTime<Utc>,
+    pub action: Action,
+    /// Builds the audit entry from the stored row.
+    pub entry: F,
+    pub before: Value,
+    /// What the entry records as after the change; `respond`'s answer when `None`.
+    pub after: Option<Value>,
+}
+
+impl<'a, F> Write<'a, F> {
+    pub async fn run<A, R>(
+        self,
+        row: A,
+        respond: impl FnOnce(&<A::Entity as sea_orm::EntityTrait>::Model) -> R,
+        on_error: impl FnOnce(DbErr) -> crate::error::ApiError,
+    ) -> crate::error::ApiResult<R>
+    where
+        A: sea_orm::ActiveModelBehavior + Send,
+        <A::Entity as sea_orm::EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
+        F: for<'m> FnOnce(&'m <A::Entity as sea_orm::EntityTrait>::Model) -> AuditEntry<'a>,
+        R: Serialize,
+    {
+        let txn = crate::db::begin_write(self.db).await?;
+        let stored = match self.action {
+            Action::Create => row.insert(&txn).await,
+            _ => row.update(&txn).await,
+        }
+        .map_err(on_error)?;
+        let response = respond(&stored);
+        let after = match self.after {
+            Some(after) => after,
+            None => serde_json::to_value(&response).unwrap_or_default(),
+        };
+        record(&txn, self.at, (self.entry)(&stored), &self.before, &after).await?;
+        txn.commit().await?;
+        Ok(response)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,9 @@ use actix_web::web::{self};
 use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use plinth_entities::social_link;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -161,8 +162,8 @@ pub async fn create_social_link(
         None => platform.clone(),
     };
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let created = social_link::ActiveModel {
+    let actor = principal.actor_id();
+    let row = social_link::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
         platform: Set(platform),
@@ -174,12 +175,17 @@ pub async fn create_social_link(
         updated_at: Set(now),
         deleted_at: Set(None),
         is_deleted: Set(false),
+    };
+    let response = audit::Write {
+        db: &state.db,
+        at: now,
+        action: Action::Create,
+        entry: |m: &social_link::Model| audit_entry(&actor, Action::Create, m),
+        before: Value::Null,
+        after: None,
     }
-    .insert(&txn)
+    .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
     .await?;
-    let response = SocialLinkResponse::from(&created);
-    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &response).await?;
-    txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }
 
@@ -224,18 +230,17 @@ pub async fn update_social_link(
         row.is_active = Set(active);
     }
     row.updated_at = Set(state.clock.now());
-    let txn = crate::db::begin_write(&state.db).await?;
-    let updated = row.update(&txn).await?;
-    let after = SocialLinkResponse::from(&updated);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &after,
-    )
+    let actor = principal.actor_id();
+    let after = audit::Write {
+        db: &state.db,
+        at: state.clock.now(),
+        action: Action::Update,
+        entry: |m: &social_link::Model| audit_entry(&actor, Action::Update, m),
+        before: json!(before),
+        after: None,
+    }
+    .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
     .await?;
-    txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }
 
@@ -251,16 +256,16 @@ pub async fn delete_social_link(
     let mut row: social_link::ActiveModel = current.into();
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(state.clock.now()));
-    let txn = crate::db::begin_write(&state.db).await?;
-    let deleted = row.update(&txn).await?;
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Delete, &deleted),
-        &before,
-        &serde_json::json!({"is_deleted": true}),
-    )
+    let actor = principal.actor_id();
+    audit::Write {
+        db: &state.db,
+        at: state.clock.now(),
+        action: Action::Delete,
+        entry: |m: &social_link::Model| audit_entry(&actor, Action::Delete, m),
+        before: json!(before),
+        after: Some(json!({"is_deleted": true})),
+    }
+    .run(row, |_| (), ApiError::from)
     .await?;
-    txn.commit().await?;
     Ok(HttpResponse::NoContent().finish())
 }
