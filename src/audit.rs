@@ -87,10 +87,10 @@ pub async fn record<C: ConnectionTrait>(
     Ok(())
 }
 
-/// One audited write of one row, the shape every small resource shares: the row
-/// is stored (inserted for [`Action::Create`], else updated) and its audit entry
-/// recorded in one write transaction. Answers the stored row and what `respond`
-/// makes of it (the `after` of the audit entry, unless `after` is given).
+/// One audited write of one row, the shape the small resources share: the row is
+/// stored (inserted for [`Action::Create`], else updated) and its audit entry
+/// recorded in one write transaction. Answers what `respond` makes of the stored
+/// row, which is also the entry's `after` unless `after` is given.
 pub struct Write<'a, F> {
     pub db: &'a sea_orm::DatabaseConnection,
     pub at: DateTime<Utc>,
