@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::{read, ContentKind};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::trash::{TrashItem, TrashSource};
 
@@ -94,9 +94,7 @@ impl TrashSource for ContentTrash {
         Box::pin(async move {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
-            if !item.is_deleted {
-                return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
-            }
+            crate::trash::ensure_in_trash(item.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
             let mut row: content::ActiveModel = item.into();
@@ -134,12 +132,7 @@ impl TrashSource for ContentTrash {
         Box::pin(async move {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
-            if !item.is_deleted {
-                return Err(ApiError::new(
-                    ErrorCode::TrashNotDeleted,
-                    "only items in the trash can be deleted for good; delete it first",
-                ));
-            }
+            crate::trash::ensure_purgeable(item.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             // Sites, localizations and taxonomy links cascade with the row.
             content::Entity::delete_by_id(id).exec(&txn).await?;

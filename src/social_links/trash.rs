@@ -2,16 +2,14 @@
 
 use futures_util::future::BoxFuture;
 use plinth_entities::social_link;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::SocialLinkResponse;
-use crate::audit::{self, Action, AuditEntry};
+use super::{audit_entry, SocialLinkResponse};
+use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::trash::{TrashItem, TrashSource};
 
@@ -68,28 +66,22 @@ impl TrashSource for SocialTrash {
     ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(async move {
             let link = find_social_link(state, principal, id).await?;
-            if !link.is_deleted {
-                return Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"));
-            }
-            let site_id = link.site_id;
+            crate::trash::ensure_in_trash(link.is_deleted)?;
             let mut row: social_link::ActiveModel = link.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
-            let txn = crate::db::begin_write(&state.db).await?;
-            let restored = row.update(&txn).await?;
             let actor = principal.actor_id();
-            let entry = AuditEntry {
-                actor: &actor,
+            let restored = audit::Write {
+                db: &state.db,
+                at: state.clock.now(),
                 action: Action::Restore,
-                entity_type: "social",
-                entity_id: id.to_string(),
-                site_id: Some(site_id),
-            };
-            audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false}))
-                .await?;
-            txn.commit().await?;
-            serde_json::to_value(SocialLinkResponse::from(&restored))
-                .map_err(|e| ApiError::internal(format!("restored link: {e}")))
+                entry: |m: &social_link::Model| audit_entry(&actor, Action::Restore, m),
+                before: json!({"is_deleted": true}),
+                after: Some(json!({"is_deleted": false})),
+            }
+            .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
+            .await?;
+            serde_json::to_value(restored).map_err(|e| ApiError::internal(format!("restored link: {e}")))
         })
     }
 
@@ -102,22 +94,11 @@ impl TrashSource for SocialTrash {
     ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
             let link = find_social_link(state, principal, id).await?;
-            if !link.is_deleted {
-                return Err(ApiError::new(
-                    ErrorCode::TrashNotDeleted,
-                    "only items in the trash can be deleted for good; delete it first",
-                ));
-            }
+            crate::trash::ensure_purgeable(link.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             social_link::Entity::delete_by_id(id).exec(&txn).await?;
             let actor = principal.actor_id();
-            let entry = AuditEntry {
-                actor: &actor,
-                action: Action::Purge,
-                entity_type: "social",
-                entity_id: id.to_string(),
-                site_id: Some(link.site_id),
-            };
+            let entry = audit_entry(&actor, Action::Purge, &link);
             audit::record(&txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &()).await?;
             txn.commit().await?;
             Ok(())

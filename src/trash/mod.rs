@@ -29,6 +29,27 @@ pub fn routes(r: &mut Routes) {
 const ENTITY_TYPES: [&str; 11] =
     ["blog", "page", "project", "cv_entry", "skill", "media", "document", "legal", "social", "menu", "menu_item"];
 
+/// For a restore: TRASH_ALREADY_RESTORED unless the item is in the trash.
+pub fn ensure_in_trash(is_deleted: bool) -> ApiResult<()> {
+    if is_deleted {
+        Ok(())
+    } else {
+        Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"))
+    }
+}
+
+/// For a permanent delete: TRASH_NOT_DELETED unless the item is in the trash.
+pub fn ensure_purgeable(is_deleted: bool) -> ApiResult<()> {
+    if is_deleted {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::TrashNotDeleted,
+            "only items in the trash can be deleted for good; delete it first",
+        ))
+    }
+}
+
 /// The source of `entity_type`: CONTENT_UNKNOWN_ENTITY_TYPE for a type the spec
 /// does not name, not found for one no family serves yet.
 fn source_of(sources: &TrashSources, entity_type: &str, id: Uuid) -> ApiResult<&'static dyn TrashSource> {
