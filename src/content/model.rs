@@ -137,7 +137,7 @@ pub struct CreateContent {
     pub site_ids: Vec<Uuid>,
     /// `name` is accepted too (skills). Optional: an untitled item gets the slug
     /// `untitled` (`untitled-2`, …) unless `slug` is given.
-    #[serde(default, alias = "name")]
+    #[serde(default, alias = "name", deserialize_with = "crate::values::null_as_default")]
     pub title: String,
     /// Generated from the title when omitted.
     pub slug: Option<String>,

@@ -24,6 +24,7 @@
 
 mod auth_users;
 mod blogs;
+mod peer_shapes;
 mod sites;
 mod skills_cv;
 mod system;
