@@ -123,6 +123,25 @@ impl TestApp {
         self.webhook_retrier.send(RunNow).await.expect("retry runs");
     }
 
+    /// Waits (5 s at most) until webhook `hook_id` has logged `n` attempts of
+    /// `event`: a receiver sees a request before the dispatcher records its
+    /// outcome, and a test must not move the clock in between.
+    pub async fn wait_for_logged_attempts(&self, hook_id: &str, event: &str, n: usize) {
+        for _ in 0..250 {
+            let log: Value = self
+                .get(&format!("/webhooks/{hook_id}/deliveries?per_page=100"), &self.admin_key)
+                .await
+                .json()
+                .await
+                .unwrap_or(Value::Null);
+            let logged = log["data"].as_array().map_or(0, |d| d.iter().filter(|e| e["event"] == event).count());
+            if logged >= n {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}/api/v1{}", self.base, path)
     }

@@ -93,6 +93,7 @@ async fn deliveries_test_stats_and_retry_of_a_dead_delivery() {
     assert!(verify(&s(&hook, "secret"), &received[before]), "signed with the webhook secret");
 
     // pending --fails--> retried with backoff; the 6th failure leaves it dead.
+    app.wait_for_logged_attempts(&id, "blog.created", 1).await;
     for _ in 0..5 {
         app.clock.advance(chrono::Duration::days(3));
         app.retry_webhooks().await;
