@@ -151,6 +151,7 @@ pub async fn create_api_key(
     principal: Principal,
     body: web::Json<CreateApiKey>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let body = body.into_inner();
     let permission = KeyPermission::parse(&body.permission).ok_or_else(|| {
         ApiError::new(
@@ -197,7 +198,7 @@ pub async fn create_api_key(
         rate_limit_per_day: body.rate_limit_per_day,
         created_by: principal.actor_id(),
     };
-    let (model, secret) = insert_key(&txn, state.clock.now(), new_key, None).await?;
+    let (model, secret) = insert_key(&txn, now, new_key, None).await?;
     let response = ApiKeyResponse::from(&model);
     let entry = AuditEntry {
         actor: &principal.actor_id(),
@@ -206,7 +207,7 @@ pub async fn create_api_key(
         entity_id: model.id.to_string(),
         site_id: model.site_id,
     };
-    audit::record(&txn, state.clock.now(), entry, &(), &response).await?;
+    audit::record(&txn, now, entry, &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(CreatedApiKey { api_key: response, key: secret }))
 }
@@ -269,6 +270,7 @@ pub async fn revoke_api_key(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let id = id.into_inner();
     let key =
         api_key::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("api_key", id))?;
@@ -283,7 +285,7 @@ pub async fn revoke_api_key(
         let before = ApiKeyResponse::from(&key);
         let site_id = key.site_id;
         let mut row: api_key::ActiveModel = key.into();
-        row.revoked_at = Set(Some(state.clock.now()));
+        row.revoked_at = Set(Some(now));
         let revoked = row.update(&txn).await?;
         let entry = AuditEntry {
             actor: &principal.actor_id(),
@@ -292,7 +294,7 @@ pub async fn revoke_api_key(
             entity_id: id.to_string(),
             site_id,
         };
-        audit::record(&txn, state.clock.now(), entry, &before, &ApiKeyResponse::from(&revoked)).await?;
+        audit::record(&txn, now, entry, &before, &ApiKeyResponse::from(&revoked)).await?;
     }
     txn.commit().await?;
     state.keys.forget(id);

@@ -112,15 +112,13 @@ pub async fn delete_sample_blogs(
     principal: Principal,
     site_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let txn = crate::db::begin_write(&state.db).await?;
     let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
-    let deleted = write::soft_delete_many(&txn, state.clock.now(), &principal, ContentKind::Blog, &ids).await?;
-    let events = deleted
-        .iter()
-        .flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, state.clock.now()))
-        .collect();
+    let deleted = write::soft_delete_many(&txn, now, &principal, ContentKind::Blog, &ids).await?;
+    let events = deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
     events::commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::Ok().json(DeletedSamples { deleted: deleted.len() as u64 }))
 }

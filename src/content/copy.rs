@@ -142,7 +142,7 @@ async fn copy_item(
         let actor = principal.actor_id();
         let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
         let created = audited(&txn, now, new_id, entry, &json!({"copied_from": id})).await?;
-        commit_with_events(state, txn, created_events(kind, &created, state.clock.now())).await?;
+        commit_with_events(state, txn, created_events(kind, &created, now)).await?;
         Ok(created)
     })
     .await

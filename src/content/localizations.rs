@@ -160,6 +160,7 @@ pub async fn update(
     localization_id: Uuid,
     body: UpdateLocalization,
 ) -> ApiResult<LocalizationResponse> {
+    let now = state.clock.now();
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
     let before = LocalizationResponse::from(&current);
@@ -181,7 +182,7 @@ pub async fn update(
     if let Some(meta_description) = body.meta_description {
         row.meta_description = Set(meta_description);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = LocalizationResponse::from(&updated);
@@ -193,7 +194,7 @@ pub async fn update(
         entity_id: localization_id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, state.clock.now(), entry, &before, &after).await?;
+    audit::record(&txn, now, entry, &before, &after).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(after)
 }

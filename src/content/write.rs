@@ -210,13 +210,14 @@ pub async fn create(
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<ContentResponse> {
+    let now = state.clock.now();
     let checked = check_new(state, principal, kind, body).await?;
     let generated = checked.explicit_slug.is_none() && checked.route.is_none();
     retry_lost_slug_race(generated, || async {
         let txn = crate::db::begin_write(&state.db).await?;
         let id = insert(&txn, principal, kind, checked.clone(), false).await?;
-        let created = audit_created(&txn, state.clock.now(), principal, kind, id).await?;
-        commit_with_events(state, txn, created_events(kind, &created, state.clock.now())).await?;
+        let created = audit_created(&txn, now, principal, kind, id).await?;
+        commit_with_events(state, txn, created_events(kind, &created, now)).await?;
         Ok(created)
     })
     .await
@@ -558,7 +559,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
     audit::record(&txn, now, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
-    commit_with_events(state, txn, events_for(kind, "deleted", &before, state.clock.now())).await?;
+    commit_with_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
     Ok(())
 }
 

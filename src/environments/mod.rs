@@ -232,6 +232,7 @@ pub async fn update_environment(
     id: web::Path<Uuid>,
     body: web::Json<UpdateEnvironment>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find(&state.db, id.into_inner()).await?;
     principal.require(&state, current.site_id, Capability::AdministerSite).await?;
     let body = body.into_inner();
@@ -256,20 +257,13 @@ pub async fn update_environment(
     if let Some(is_default) = body.is_default {
         row.is_default = Set(is_default);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let updated = row
         .update(&txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || name_taken(name.as_deref().unwrap_or_default())))?;
     let after = EnvironmentResponse::from(&updated);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }

@@ -130,6 +130,7 @@ pub async fn create_locale(
     principal: Principal,
     body: web::Json<CreateLocale>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     require_locale_admin(&principal)?;
     let body = body.into_inner();
     let mut errors = Vec::new();
@@ -149,14 +150,13 @@ pub async fn create_locale(
         name: Set(name),
         native_name: Set(native_name),
         direction: Set(direction),
-        created_at: Set(state.clock.now()),
+        created_at: Set(now),
     }
     .insert(&txn)
     .await
     .map_err(on_constraint(Constraint::Unique, || code_taken(&code)))?;
     let response = LocaleResponse::from(&created);
-    audit::record(&txn, state.clock.now(), audit_entry(&principal.actor_id(), Action::Create, id), &(), &response)
-        .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, id), &(), &response).await?;
     txn.commit().await?;
     Ok(HttpResponse::Created().json(response))
 }

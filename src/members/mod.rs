@@ -217,6 +217,7 @@ pub async fn update_member(
     path: web::Path<(Uuid, Uuid)>,
     body: web::Json<UpdateMember>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let (site_id, id) = path.into_inner();
     let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
     let current = find_member(&state, site_id, id).await?;
@@ -236,12 +237,11 @@ pub async fn update_member(
     let before = MemberResponse::from(&current);
     let mut row: site_member::ActiveModel = current.into();
     row.role = Set(role.as_str().to_string());
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = MemberResponse::from(&updated);
-    audit::record(&txn, state.clock.now(), entry(&principal.actor_id(), Action::Update, &updated), &before, &after)
-        .await?;
+    audit::record(&txn, now, entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Ok().json(after))

@@ -241,7 +241,7 @@ async fn set_state(
         row.insert(&txn).await?;
     }
     let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
-    audit_moderation(&txn, state.clock.now(), principal, user, &before, &result).await?;
+    audit_moderation(&txn, now, principal, user, &before, &result).await?;
     txn.commit().await?;
     state.account_gate.forget(user);
     Ok(result)
@@ -400,7 +400,7 @@ pub async fn delete_user(
         reason: before.reason.clone(),
         expires_at: None,
     };
-    audit_moderation(&txn, state.clock.now(), &principal, &user, &before, &result).await?;
+    audit_moderation(&txn, now, &principal, &user, &before, &result).await?;
     txn.commit().await?;
     state.account_gate.forget(&user);
     for site_id in sites {

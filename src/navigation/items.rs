@@ -83,7 +83,7 @@ pub async fn create_menu_item(
     commit_with_events(
         &state,
         txn,
-        vec![event("created", state.clock.now(), created.site_id, created.id, &created.label, created.url.as_deref())],
+        vec![event("created", now, created.site_id, created.id, &created.label, created.url.as_deref())],
     )
     .await?;
     Ok(HttpResponse::Created().json(node))
@@ -103,6 +103,7 @@ pub async fn update_menu_item(
     id: web::Path<Uuid>,
     body: web::Json<UpdateMenuItem>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_item(&state, &principal, id.into_inner()).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
@@ -151,21 +152,14 @@ pub async fn update_menu_item(
     if let Some(order) = body.display_order {
         row.display_order = Set(order);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let updated = row.update(&txn).await?;
     let after = tree(std::slice::from_ref(&updated), None).remove(0);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        item_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, now, item_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", state.clock.now(), updated.site_id, updated.id, &updated.label, updated.url.as_deref())],
+        vec![event("updated", now, updated.site_id, updated.id, &updated.label, updated.url.as_deref())],
     )
     .await?;
     Ok(HttpResponse::Ok().json(after))
@@ -199,7 +193,7 @@ pub async fn delete_menu_item(
             &json!({"is_deleted": true}),
         )
         .await?;
-        events.push(event("deleted", state.clock.now(), item.site_id, item.id, &item.label, item.url.as_deref()));
+        events.push(event("deleted", now, item.site_id, item.id, &item.label, item.url.as_deref()));
     }
     commit_with_events(&state, txn, events).await?;
     Ok(HttpResponse::NoContent().finish())

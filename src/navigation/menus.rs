@@ -98,7 +98,7 @@ pub async fn create_menu(
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", state.clock.now(), site_id, created.id, &created.name, Some(&created.slug))],
+        vec![event("updated", now, site_id, created.id, &created.name, Some(&created.slug))],
     )
     .await?;
     Ok(HttpResponse::Created().json(response))
@@ -112,6 +112,7 @@ pub async fn update_menu(
     id: web::Path<Uuid>,
     body: web::Json<UpdateMenu>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_menu(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
@@ -132,25 +133,18 @@ pub async fn update_menu(
     if let Some(slug) = &slug {
         row.slug = Set(slug.clone());
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row
         .update(&txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || slug_taken(slug.as_deref().unwrap_or_default())))?;
     let after = MenuResponse::from(&updated);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        menu_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, now, menu_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", state.clock.now(), updated.site_id, updated.id, &updated.name, Some(&updated.slug))],
+        vec![event("updated", now, updated.site_id, updated.id, &updated.name, Some(&updated.slug))],
     )
     .await?;
     Ok(HttpResponse::Ok().json(after))
@@ -163,16 +157,17 @@ pub async fn delete_menu(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_menu(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let before = MenuResponse::from(&current);
     let mut row: nav_menu::ActiveModel = current.into();
     row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(state.clock.now()));
+    row.deleted_at = Set(Some(now));
     let txn = crate::db::begin_write(&state.db).await?;
     let deleted = row.update(&txn).await?;
     audit::record(
         &txn,
-        state.clock.now(),
+        now,
         menu_entry(&principal.actor_id(), Action::Delete, &deleted),
         &before,
         &json!({"is_deleted": true}),
@@ -181,7 +176,7 @@ pub async fn delete_menu(
     commit_with_events(
         &state,
         txn,
-        vec![event("updated", state.clock.now(), deleted.site_id, deleted.id, &deleted.name, Some(&deleted.slug))],
+        vec![event("updated", now, deleted.site_id, deleted.id, &deleted.name, Some(&deleted.slug))],
     )
     .await?;
     Ok(HttpResponse::NoContent().finish())

@@ -69,6 +69,7 @@ fn entry<'a>(actor: &'a str, action: Action, entity_type: &'a str, id: Uuid, sit
 
 /// Restores a menu or an item. An item whose parent is gone moves to the top level.
 pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<Value> {
+    let now = state.clock.now();
     let actor = principal.actor_id();
     if entity_type == "menu" {
         let menu =
@@ -79,12 +80,12 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         let mut row: nav_menu::ActiveModel = menu.into();
         row.is_deleted = Set(false);
         row.deleted_at = Set(None);
-        row.updated_at = Set(state.clock.now());
+        row.updated_at = Set(now);
         let txn = crate::db::begin_write(&state.db).await?;
         let restored = row.update(&txn).await?;
         audit::record(
             &txn,
-            state.clock.now(),
+            now,
             entry(&actor, Action::Restore, "menu", id, site_id),
             &json!({"is_deleted": true}),
             &json!({"is_deleted": false}),
@@ -113,11 +114,11 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
     if !parent_live {
         row.parent_id = Set(None);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let restored = row.update(&txn).await?;
     audit::record(
         &txn,
-        state.clock.now(),
+        now,
         entry(&actor, Action::Restore, "menu_item", id, site_id),
         &json!({"is_deleted": true}),
         &json!({"is_deleted": false}),

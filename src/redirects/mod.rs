@@ -307,6 +307,7 @@ pub async fn update_redirect(
     id: web::Path<Uuid>,
     body: web::Json<UpdateRedirect>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
@@ -333,17 +334,10 @@ pub async fn update_redirect(
     row.destination = Set(destination);
     row.status_code = Set(status);
     row.is_active = Set(active);
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || source_taken(&source)))?;
     let after = RedirectResponse::from(&updated);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &after).await?;
     txn.commit().await?;
     Ok(HttpResponse::Ok().json(after))
 }

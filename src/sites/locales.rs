@@ -200,6 +200,7 @@ pub async fn add_site_locale(
     site_id: web::Path<Uuid>,
     body: web::Json<SiteLocaleInput>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     state.site_state(site_id).await?;
@@ -208,16 +209,10 @@ pub async fn add_site_locale(
     let mut input = body.into_inner();
     let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(&txn).await?;
     input.is_default |= existing == 0;
-    let (assignment, global) = assign(&txn, state.clock.now(), site_id, &input, "body").await?;
+    let (assignment, global) = assign(&txn, now, site_id, &input, "body").await?;
     let response = SiteLocaleResponse::new(&assignment, &global);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Create, site_id, global.id),
-        &(),
-        &response,
-    )
-    .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, site_id, global.id), &(), &response)
+        .await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Created().json(response))

@@ -294,6 +294,7 @@ pub async fn update_settings(
     site_id: web::Path<Uuid>,
     body: web::Json<UpdateSiteSettings>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let before = state.site_state(site_id).await?.settings.clone();
@@ -310,7 +311,7 @@ pub async fn update_settings(
     let row = site_setting::ActiveModel {
         site_id: Set(site_id),
         overrides: Set(Value::Object(overrides)),
-        updated_at: Set(state.clock.now()),
+        updated_at: Set(now),
     };
     if stored.is_some() {
         row.update(&txn).await?;
@@ -324,7 +325,7 @@ pub async fn update_settings(
         entity_id: site_id.to_string(),
         site_id: Some(site_id),
     };
-    audit::record(&txn, state.clock.now(), entry, &before, &after).await?;
+    audit::record(&txn, now, entry, &before, &after).await?;
     txn.commit().await?;
     state.invalidate_site(site_id);
     Ok(HttpResponse::Ok().json(after))

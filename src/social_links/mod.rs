@@ -203,6 +203,7 @@ pub async fn update_social_link(
     id: web::Path<Uuid>,
     body: web::Json<UpdateSocialLink>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_live(&state, &principal, id.into_inner()).await?;
     let body = body.into_inner();
     let mut errors = Vec::new();
@@ -229,11 +230,11 @@ pub async fn update_social_link(
     if let Some(active) = body.is_active {
         row.is_active = Set(active);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let actor = principal.actor_id();
     let after = audit::Write {
         db: &state.db,
-        at: state.clock.now(),
+        at: now,
         action: Action::Update,
         entry: |m: &social_link::Model| audit_entry(&actor, Action::Update, m),
         before: json!(before),
@@ -251,15 +252,16 @@ pub async fn delete_social_link(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_live(&state, &principal, id.into_inner()).await?;
     let before = SocialLinkResponse::from(&current);
     let mut row: social_link::ActiveModel = current.into();
     row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(state.clock.now()));
+    row.deleted_at = Set(Some(now));
     let actor = principal.actor_id();
     audit::Write {
         db: &state.db,
-        at: state.clock.now(),
+        at: now,
         action: Action::Delete,
         entry: |m: &social_link::Model| audit_entry(&actor, Action::Delete, m),
         before: json!(before),

@@ -174,6 +174,7 @@ pub(super) async fn update(
     id: Uuid,
     body: UpdateTermLocalization,
 ) -> ApiResult<TermLocalizationResponse> {
+    let now = state.clock.now();
     let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
     let before = TermLocalizationResponse::from(&current);
     let mut row: term_localization::ActiveModel = current.into();
@@ -183,13 +184,13 @@ pub(super) async fn update(
     if let Some(description) = body.description {
         row.description = Set(description);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
     let after = TermLocalizationResponse::from(&updated);
     audit::record(
         &txn,
-        state.clock.now(),
+        now,
         audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
         &before,
         &after,

@@ -184,6 +184,7 @@ async fn update(
     id: Uuid,
     body: UpdateTerm,
 ) -> ApiResult<TermResponse> {
+    let now = state.clock.now();
     let current = find(state, principal, taxonomy, id).await?;
     let mut errors = Vec::new();
     let name = body.name.as_deref().and_then(|n| required_text("name", n, 200).map_err(|e| errors.push(e)).ok());
@@ -203,20 +204,14 @@ async fn update(
     if let Some(description) = body.description {
         row.description = Set(description);
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
         ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
     }))?;
     let after = TermResponse::from(&updated);
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated),
-        &before,
-        &after,
-    )
-    .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated), &before, &after)
+        .await?;
     txn.commit().await?;
     Ok(after)
 }

@@ -324,6 +324,7 @@ pub async fn update_webhook(
     id: web::Path<Uuid>,
     body: web::Json<UpdateWebhook>,
 ) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
     let current = find_webhook(&state, &principal, id.into_inner()).await?;
     let body = body.into_inner();
     if let Some(seconds) = body.debounce_seconds {
@@ -356,17 +357,11 @@ pub async fn update_webhook(
     if body.rotate_secret {
         row.secret = Set(signature::generate_secret());
     }
-    row.updated_at = Set(state.clock.now());
+    row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;
     let updated = row.update(&txn).await?;
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Update, &updated),
-        &before,
-        &audited(&updated),
-    )
-    .await?;
+    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &audited(&updated))
+        .await?;
     txn.commit().await?;
     state.webhooks.invalidate(updated.site_id);
     Ok(HttpResponse::Ok().json(WebhookResponse::from(&updated)))
