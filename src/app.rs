@@ -15,12 +15,10 @@ use plinth_actors::{
 use sea_orm::{EntityTrait, PaginatorTrait};
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::auth::jwt::JwtVerifier;
-use crate::auth::keys::KeyStore;
 use crate::config::Config;
 use crate::error::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 use crate::events::EventBus;
-use crate::state::{Actors, AppState};
+use crate::state::{Actors, AppState, JwtVerifier, KeyStore};
 use crate::storage::Storage;
 use crate::webhooks::delivery::Deliverer;
 use crate::webhooks::{WebhookDispatcher, WebhookRuntime};
@@ -36,6 +34,8 @@ const KEY_CACHE_TTL: Duration = Duration::from_secs(30);
 /// inside an actix system (the binary's `main`, or `#[actix_web::test]`).
 pub struct Plinth {
     pub state: web::Data<AppState>,
+    /// The webhook sender and subscriptions, beside the state.
+    pub webhooks: web::Data<WebhookRuntime>,
     /// The Master key secret generated on first start, to be shown once.
     pub generated_admin_key: Option<String>,
     /// Time-driven work (scheduled publishing); send it `RunNow` to run at once.
@@ -94,22 +94,22 @@ impl Plinth {
             storage,
             events: EventBus::default(),
             clock,
-            webhooks: WebhookRuntime::new(deliverer),
             actors,
         };
         let state = web::Data::new(state);
+        let hooks = web::Data::new(WebhookRuntime::new(state.clone(), deliverer));
         let janitor = Periodic::new(
             "janitor",
             Duration::from_secs(state.config.janitor_every_secs.max(1)),
             janitor_task(state.clone()),
         )
         .start();
-        let webhook_dispatcher = WebhookDispatcher::new(state.clone()).start();
+        let webhook_dispatcher = WebhookDispatcher::new(hooks.clone()).start();
         let every = |secs: u64| Duration::from_secs(secs.max(1));
         let webhook_flusher = Periodic::new(
             "webhook flush",
             every(state.config.webhooks.flush_poll_secs),
-            webhook_task(state.clone(), "flush", |s| {
+            webhook_task(hooks.clone(), "flush", |s| {
                 Box::pin(async move { webhooks::dispatcher::flush_due(&s).await })
             }),
         )
@@ -117,12 +117,20 @@ impl Plinth {
         let webhook_retrier = Periodic::new(
             "webhook retry",
             every(state.config.webhooks.retry_poll_secs),
-            webhook_task(state.clone(), "retry", |s| {
+            webhook_task(hooks.clone(), "retry", |s| {
                 Box::pin(async move { webhooks::dispatcher::retry_due(&s).await })
             }),
         )
         .start();
-        Ok(Self { state, generated_admin_key, janitor, webhook_flusher, webhook_retrier, webhook_dispatcher })
+        Ok(Self {
+            state,
+            webhooks: hooks,
+            generated_admin_key,
+            janitor,
+            webhook_flusher,
+            webhook_retrier,
+            webhook_dispatcher,
+        })
     }
 
     /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
@@ -130,11 +138,13 @@ impl Plinth {
     pub fn serve(&self, listener: TcpListener, handle_signals: bool) -> Result<RunningServer, BoxError> {
         let addr = listener.local_addr()?;
         let state = self.state.clone();
+        let hooks = self.webhooks.clone();
         let trash_sources = web::Data::new(crate::api::trash_sources());
         let mut server = HttpServer::new(move || {
             let cors = crate::cors::middleware(&state.config.cors_origins);
             App::new()
                 .app_data(state.clone())
+                .app_data(hooks.clone())
                 .app_data(trash_sources.clone())
                 .app_data(json_config())
                 .app_data(path_config())
@@ -154,7 +164,7 @@ impl Plinth {
         if !handle_signals {
             server = server.disable_signals();
         }
-        Ok(RunningServer { addr, server: server.run(), state: self.state.clone() })
+        Ok(RunningServer { addr, server: server.run(), webhooks: self.webhooks.clone() })
     }
 }
 
@@ -175,14 +185,15 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
     })
 }
 
-type WebhookPass = fn(web::Data<AppState>) -> futures_util::future::BoxFuture<'static, crate::error::ApiResult<usize>>;
+type WebhookPass =
+    fn(web::Data<WebhookRuntime>) -> futures_util::future::BoxFuture<'static, crate::error::ApiResult<usize>>;
 
 /// A webhook worker pass, logged when it did something or failed.
-fn webhook_task(state: web::Data<AppState>, name: &'static str, pass: WebhookPass) -> plinth_actors::Task {
+fn webhook_task(hooks: web::Data<WebhookRuntime>, name: &'static str, pass: WebhookPass) -> plinth_actors::Task {
     Arc::new(move || {
-        let state = state.clone();
+        let hooks = hooks.clone();
         Box::pin(async move {
-            match pass(state).await {
+            match pass(hooks).await {
                 Ok(0) => {}
                 Ok(n) => tracing::debug!(pass = name, deliveries = n, "webhook pass"),
                 Err(e) => tracing::warn!(pass = name, error = %e, "webhook pass failed; will retry"),
@@ -194,18 +205,19 @@ fn webhook_task(state: web::Data<AppState>, name: &'static str, pass: WebhookPas
 pub struct RunningServer {
     pub addr: SocketAddr,
     pub server: actix_web::dev::Server,
-    state: web::Data<AppState>,
+    webhooks: web::Data<WebhookRuntime>,
 }
 
 impl RunningServer {
     /// Persists what actors hold in memory. Called after the server stopped.
-    pub async fn drain(state: &web::Data<AppState>) {
+    pub async fn drain(hooks: &web::Data<WebhookRuntime>) {
+        let state = &hooks.state;
         // Committed events are in the outbox whatever happens; hand what is there
         // to the webhooks now rather than after the next start. Rows the
         // dispatcher actor is holding are waited for (10 s at most).
         let started = std::time::Instant::now();
         loop {
-            if let Err(e) = webhooks::dispatcher::dispatch_outbox(state).await {
+            if let Err(e) = webhooks::dispatcher::dispatch_outbox(hooks).await {
                 tracing::warn!(error = %e, "events stay in the outbox for the next start");
                 break;
             }
@@ -221,7 +233,12 @@ impl RunningServer {
     }
 
     pub fn state(&self) -> web::Data<AppState> {
-        self.state.clone()
+        self.webhooks.state.clone()
+    }
+
+    /// What [`RunningServer::drain`] needs once the server stopped.
+    pub fn webhooks(&self) -> web::Data<WebhookRuntime> {
+        self.webhooks.clone()
     }
 }
 

@@ -24,6 +24,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod pages;
 pub mod pagination;
+pub mod permissions;
 pub mod portfolio;
 pub mod public_files;
 pub mod redirects;

@@ -91,10 +91,10 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
         );
     }
     println!("{banner}\nReady. SIGTERM or Ctrl+C stops the server.");
-    let state = running.state();
+    let webhooks = running.webhooks();
     running.server.await?;
     tracing::info!("server stopped; flushing actors");
-    RunningServer::drain(&state).await;
+    RunningServer::drain(&webhooks).await;
     Ok(())
 }
 

@@ -56,14 +56,14 @@ fn every_now_comes_from_the_injectable_clock() {
 }
 
 /// Role and key-permission ranks are compared in the permission table only
-/// (`auth/roles.rs`); everywhere else asks `role.has(Capability::…)` or
+/// (`src/permissions.rs`); everywhere else asks `role.has(Capability::…)` or
 /// `permission.has(KeyCapability::…)`.
 #[test]
 fn ranks_are_compared_only_in_the_permission_table() {
     let ordering = [" < ", " > ", " <= ", " >= ", ".max(", ".min(", ".cmp("];
     let offenders: Vec<String> = service_code()
         .into_iter()
-        .filter(|(path, _)| !path.ends_with("src/auth/roles.rs"))
+        .filter(|(path, _)| !path.ends_with("src/permissions.rs"))
         .flat_map(|(path, code)| {
             code.lines()
                 .enumerate()
@@ -93,7 +93,7 @@ fn no_source_file_is_past_600_lines() {
     assert!(long.is_empty(), "split these by concept:\n{}", long.join("\n"));
 }
 
-/// The module a file is: `src/sites/state.rs` → `sites::state`, `src/sites/mod.rs` → `sites`.
+/// The module a file is: `src/sites/locales.rs` → `sites::locales`, `src/sites/mod.rs` → `sites`.
 fn module_of(src: &Path, file: &Path) -> Option<String> {
     let rel = file.strip_prefix(src).ok()?.with_extension("");
     let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
@@ -128,15 +128,10 @@ fn named_paths(module: &str, code: &str) -> Vec<String> {
     found
 }
 
-/// Modules form layers: no module reaches itself again through its imports (a
-/// low layer importing a feature that imports it back). Paths resolve to the
-/// longest module they name, so `crate::auth::roles::Role` is an edge to
-/// `auth::roles`, while a re-export through `auth` is an edge to `auth`.
-#[test]
-fn modules_import_each_other_without_cycles() {
-    use std::collections::{BTreeMap, BTreeSet};
+/// Every non-test file's code by module (`sites::locales`), `main` and `lib` aside.
+fn code_by_module() -> std::collections::BTreeMap<String, String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut code_of = BTreeMap::new();
+    let mut code_of = std::collections::BTreeMap::new();
     for file in rust_files(&src) {
         let Some(module) = module_of(&src, &file) else { continue };
         if module == "main" || module == "lib" {
@@ -145,21 +140,57 @@ fn modules_import_each_other_without_cycles() {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         code_of.insert(module, text.split("\n#[cfg(test)]").next().unwrap_or_default().to_string());
     }
+    code_of
+}
+
+/// Files form layers: no module reaches itself again through its imports (a
+/// low layer importing a feature that imports it back). Paths resolve to the
+/// longest module they name, so `crate::state::keys::KeyStore` is an edge to
+/// `state::keys`, while a re-export through `state` is an edge to `state`.
+#[test]
+fn modules_import_each_other_without_cycles() {
+    let code_of = code_by_module();
     let resolve = |path: &str| {
         let segments: Vec<&str> = path.split("::").collect();
         (1..=segments.len()).rev().map(|n| segments[..n].join("::")).find(|m| code_of.contains_key(m))
     };
-    let graph: BTreeMap<&String, BTreeSet<String>> = code_of
+    let graph = code_of
         .iter()
         .map(|(module, code)| {
             let deps = named_paths(module, code).iter().filter_map(|p| resolve(p)).filter(|d| d != module).collect();
-            (module, deps)
+            (module.clone(), deps)
         })
         .collect();
+    assert_acyclic(&graph, "modules");
+}
+
+/// Top-level folders form layers too: `state`, `auth`, `permissions` and the
+/// other shared modules sit below the families, and no family is imported by a
+/// layer it depends on. Every file of a folder counts for the folder, so a
+/// re-export in a `mod.rs` is an edge as much as a `use`.
+#[test]
+fn top_level_modules_form_layers() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let code_of = code_by_module();
+    let top = |module: &str| module.split("::").next().unwrap_or_default().to_string();
+    let folders: BTreeSet<String> = code_of.keys().map(|m| top(m)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &code_of {
+        if top(module) == "source_rules" {
+            continue;
+        }
+        let deps = named_paths(module, code).into_iter().map(|p| top(&p)).filter(|d| folders.contains(d));
+        graph.entry(top(module)).or_default().extend(deps.filter(|d| *d != top(module)));
+    }
+    assert_acyclic(&graph, "top-level modules");
+}
+
+fn assert_acyclic(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>, what: &str) {
+    use std::collections::{BTreeMap, BTreeSet};
     // Depth-first search for a back edge; reports the first cycle found.
     fn visit<'a>(
         node: &'a String,
-        graph: &'a BTreeMap<&'a String, BTreeSet<String>>,
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
         path: &mut Vec<&'a String>,
         done: &mut BTreeSet<&'a String>,
     ) -> Option<Vec<String>> {
@@ -183,8 +214,8 @@ fn modules_import_each_other_without_cycles() {
     }
     let mut done = BTreeSet::new();
     for node in graph.keys() {
-        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
-            panic!("modules import each other in a circle: {}", cycle.join(" → "));
+        if let Some(cycle) = visit(node, graph, &mut Vec::new(), &mut done) {
+            panic!("{what} import each other in a circle: {}", cycle.join(" → "));
         }
     }
 }

@@ -8,9 +8,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::auth::keys::{display_prefix, generate_secret, hash_secret};
 use crate::auth::KeyPermission;
 use crate::config::Config;
+use crate::state::keys::{display_prefix, generate_secret, hash_secret};
 
 pub struct NewKey {
     pub name: String,

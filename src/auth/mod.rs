@@ -1,12 +1,8 @@
-//! Credentials, principals, roles and permission checks.
+//! The caller of a request (an API key or a bearer token, resolved against the
+//! state's key store, token verifier and account gate) and the permission checks
+//! families make on it. The permission table itself is `crate::permissions`.
 
-mod gate;
-pub mod jwt;
-pub mod keys;
 mod principal;
-pub mod roles;
 
-pub use gate::AccountGate;
-
+pub use crate::permissions::{Capability, KeyCapability, KeyPermission, Role};
 pub use principal::{rate_limit_headers, Credential, Principal, UserIdentity, API_KEY_HEADER};
-pub use roles::{Capability, KeyCapability, KeyPermission, Role};

@@ -13,9 +13,9 @@ use plinth_entities::site_member;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
-use super::keys::ApiKeyRecord;
-use super::roles::{Capability, KeyPermission, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::{Capability, KeyPermission, Role};
+use crate::state::keys::ApiKeyRecord;
 use crate::state::AppState;
 
 pub const API_KEY_HEADER: &str = "x-api-key";

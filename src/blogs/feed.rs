@@ -13,8 +13,8 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::{read, ContentKind};
 use crate::error::{ApiError, ApiResult};
-use crate::sites::{CachedBody, SiteState};
 use crate::state::AppState;
+use crate::state::{CachedBody, SiteState};
 
 pub const FEED_ITEMS: u64 = 50;
 const FEED_TTL: Duration = Duration::from_secs(3600);

@@ -1,4 +1,4 @@
-//! Who may do what to content: the resource permissions of the role table (`auth/roles.rs`) applied to
+//! Who may do what to content: the resource permissions of the role table (`permissions.rs`) applied to
 //! an item that may appear on several sites, and the editorial workflow rules.
 
 use uuid::Uuid;

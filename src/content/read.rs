@@ -20,8 +20,8 @@ use super::{ContentKind, ContentStatus};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pagination::{fetch_page, Page, Paginated};
-use crate::sites::CachedBody;
 use crate::state::AppState;
+use crate::state::CachedBody;
 
 pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;

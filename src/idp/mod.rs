@@ -1,9 +1,7 @@
 //! `/idp/users*`: the identity provider's users, as site admins manage them, with
 //! Plinth's moderation state beside each.
 
-pub mod provider;
-
-pub use provider::{ClerkCompatible, IdentityProvider, ProviderUser};
+pub use crate::state::identity_provider::{ClerkCompatible, IdentityProvider, ProviderUser};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
@@ -147,7 +145,7 @@ pub async fn get_idp_user(
     id: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     require_some_site_admin(&state, &principal).await?;
-    provider::check_identifier(&id)?;
+    crate::state::identity_provider::check_identifier(&id)?;
     let user = provider(&state)?.get_user(&id).await?;
     let mut listed = with_moderation(&state, vec![user]).await?;
     Ok(HttpResponse::Ok().json(listed.remove(0)))
@@ -172,7 +170,7 @@ pub async fn set_idp_user_role(
     body: web::Json<SetRole>,
 ) -> ApiResult<HttpResponse> {
     require_some_site_admin(&state, &principal).await?;
-    provider::check_identifier(&id)?;
+    crate::state::identity_provider::check_identifier(&id)?;
     let raw = body.into_inner().role;
     let role = Role::parse(&raw).ok_or_else(|| {
         ApiError::new(

@@ -131,7 +131,7 @@ impl ModerationGate {
     }
 }
 
-impl crate::auth::AccountGate for ModerationGate {
+impl crate::state::AccountGate for ModerationGate {
     fn may_act<'a>(
         &'a self,
         state: &'a AppState,

@@ -16,8 +16,9 @@ use uuid::Uuid;
 use crate::content::{read, ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::routes::Routes;
-use crate::sites::{prefix_path, CachedBody, SiteState};
+use crate::sites::prefix_path;
 use crate::state::AppState;
+use crate::state::{CachedBody, SiteState};
 
 const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 

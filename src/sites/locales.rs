@@ -8,7 +8,7 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder,
 };
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -18,39 +18,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 
-/// A locale as assigned to a site, with the global locale's fields.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct SiteLocaleResponse {
-    pub site_id: Uuid,
-    pub locale_id: Uuid,
-    pub is_default: bool,
-    pub is_active: bool,
-    /// Bare: `de`, or empty for a locale served at the site's root.
-    pub url_prefix: String,
-    pub created_at: DateTime<Utc>,
-    pub code: String,
-    pub name: String,
-    pub native_name: String,
-    /// `ltr` or `rtl`.
-    pub direction: String,
-}
-
-impl SiteLocaleResponse {
-    pub fn new(assignment: &site_locale::Model, global: &locale::Model) -> Self {
-        Self {
-            site_id: assignment.site_id,
-            locale_id: assignment.locale_id,
-            is_default: assignment.is_default,
-            is_active: assignment.is_active,
-            url_prefix: assignment.url_prefix.clone(),
-            created_at: assignment.created_at,
-            code: global.code.clone(),
-            name: global.name.clone(),
-            native_name: global.native_name.clone(),
-            direction: global.direction.clone(),
-        }
-    }
-}
+pub use crate::state::SiteLocaleResponse;
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSiteLocale {

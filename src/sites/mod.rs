@@ -8,14 +8,12 @@ mod reset;
 mod routes;
 mod service;
 pub mod settings;
-mod state;
 
 pub use locales::{prefix_path, SiteLocaleResponse};
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
 pub use reset::ResetCounts;
 pub use settings::SiteSettings;
-pub use state::{CachedBody, PublicCache, SiteState};
 
 use crate::routes::Routes;
 

@@ -32,15 +32,18 @@ use crate::state::AppState;
 /// How long a site's webhook list is trusted before it is read again.
 const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);
 
-/// Shared webhook state: the sender and each site's active webhooks.
+/// The webhook machinery the workers and the webhook handlers share: the sender
+/// and each site's active webhooks. Registered as its own app data beside the
+/// [`AppState`], which knows nothing of webhooks.
 pub struct WebhookRuntime {
+    pub state: web::Data<AppState>,
     pub deliverer: Deliverer,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
 }
 
 impl WebhookRuntime {
-    pub fn new(deliverer: Deliverer) -> Self {
-        Self { deliverer, subscriptions: DashMap::new() }
+    pub fn new(state: web::Data<AppState>, deliverer: Deliverer) -> Self {
+        Self { state, deliverer, subscriptions: DashMap::new() }
     }
 
     /// After a webhook of the site changed.
@@ -48,7 +51,7 @@ impl WebhookRuntime {
         self.subscriptions.remove(&site_id);
     }
 
-    async fn active_for(&self, state: &AppState, site_id: Uuid) -> ApiResult<Arc<Vec<webhook::Model>>> {
+    async fn active_for(&self, site_id: Uuid) -> ApiResult<Arc<Vec<webhook::Model>>> {
         if let Some(hit) = self.subscriptions.get(&site_id) {
             if hit.0.elapsed() < SUBSCRIPTIONS_TTL {
                 return Ok(Arc::clone(&hit.1));
@@ -58,7 +61,7 @@ impl WebhookRuntime {
             webhook::Entity::find()
                 .filter(webhook::Column::SiteId.eq(site_id))
                 .filter(webhook::Column::IsActive.eq(true))
-                .all(&state.db)
+                .all(&self.state.db)
                 .await?,
         );
         self.subscriptions.insert(site_id, (Instant::now(), Arc::clone(&hooks)));
@@ -76,10 +79,10 @@ pub fn event_body(event: &DomainEvent) -> Value {
 }
 
 /// Sends a freshly enqueued delivery in the background.
-fn send_now(state: web::Data<AppState>, delivery: webhook_delivery::Model, hook: webhook::Model) {
+fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, hook: webhook::Model) {
     actix::spawn(async move {
-        let now = state.clock.now();
-        if let Err(e) = state.webhooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
+        let now = hooks.state.clock.now();
+        if let Err(e) = hooks.deliverer.attempt(&hooks.state.db, now, delivery, &hook).await {
             tracing::warn!(error = %e, "could not record a webhook attempt; the retry worker will resend");
         }
     });
@@ -90,7 +93,8 @@ const OUTBOX_BATCH: u64 = 200;
 
 /// Turns outbox rows into deliveries and buffer rows; returns how many events
 /// were handled. Deliveries without debounce are sent once committed.
-pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
+pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
+    let state = &hooks.state;
     let mut handled = 0;
     loop {
         let peek = event_outbox::Entity::find()
@@ -105,7 +109,7 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
         let mut hooks_by_site: HashMap<Uuid, Arc<Vec<webhook::Model>>> = HashMap::new();
         for row in &peek {
             if let std::collections::hash_map::Entry::Vacant(slot) = hooks_by_site.entry(row.site_id) {
-                slot.insert(state.webhooks.active_for(state, row.site_id).await?);
+                slot.insert(hooks.active_for(row.site_id).await?);
             }
         }
         let txn = crate::db::begin_write(&state.db).await?;
@@ -151,7 +155,7 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
             .await?;
         txn.commit().await?;
         for (delivery, hook) in to_send {
-            send_now(state.clone(), delivery, hook);
+            send_now(hooks.clone(), delivery, hook);
         }
         handled += claimed.len();
         if (claimed.len() as u64) < OUTBOX_BATCH {
@@ -161,12 +165,12 @@ pub async fn dispatch_outbox(state: &web::Data<AppState>) -> ApiResult<usize> {
 }
 
 pub struct WebhookDispatcher {
-    state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
 }
 
 impl WebhookDispatcher {
-    pub fn new(state: web::Data<AppState>) -> Self {
-        Self { state }
+    pub fn new(hooks: web::Data<WebhookRuntime>) -> Self {
+        Self { hooks }
     }
 }
 
@@ -174,15 +178,15 @@ impl Actor for WebhookDispatcher {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        let state = self.state.clone();
-        let mut notices = state.events.subscribe();
+        let hooks = self.hooks.clone();
+        let mut notices = hooks.state.events.subscribe();
         ctx.spawn(
             async move {
                 // Each announcement is only a wake-up: one pass handles every
                 // pending row, so queued announcements are folded into it.
                 while !matches!(notices.recv().await, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
                     while notices.try_recv().is_ok() {}
-                    if let Err(e) = dispatch_outbox(&state).await {
+                    if let Err(e) = dispatch_outbox(&hooks).await {
                         tracing::error!(error = %e, "could not dispatch events to webhooks; the flush pass will retry");
                     }
                 }
@@ -194,9 +198,10 @@ impl Actor for WebhookDispatcher {
 
 /// Turns every buffer whose window has closed into one `batch` delivery (at most
 /// `flush_batch` webhooks per pass) and sends them.
-pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
+pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
+    let state = &hooks.state;
     // Rows a crashed process left (or a missed wake-up) are dispatched here.
-    dispatch_outbox(state).await?;
+    dispatch_outbox(hooks).await?;
     let now = state.clock.now();
     let oldest: Vec<(Uuid, chrono::DateTime<chrono::Utc>)> = webhook_buffer::Entity::find()
         .select_only()
@@ -207,8 +212,8 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
         .all(&state.db)
         .await?;
     let ids: Vec<Uuid> = oldest.iter().map(|(id, _)| *id).collect();
-    let hooks = webhook::Entity::find().filter(webhook::Column::Id.is_in(ids)).all(&state.db).await?;
-    let ready: Vec<&webhook::Model> = hooks
+    let buffered_hooks = webhook::Entity::find().filter(webhook::Column::Id.is_in(ids)).all(&state.db).await?;
+    let ready: Vec<&webhook::Model> = buffered_hooks
         .iter()
         .filter(|h| {
             oldest
@@ -242,7 +247,7 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
         });
         let delivery = enqueue(&txn, hook, "batch", &body, now).await?;
         txn.commit().await?;
-        send_now(state.clone(), delivery, hook.clone());
+        send_now(hooks.clone(), delivery, hook.clone());
         flushed += 1;
     }
     Ok(flushed)
@@ -251,7 +256,8 @@ pub async fn flush_due(state: &web::Data<AppState>) -> ApiResult<usize> {
 /// Claims due failed (or stranded pending) deliveries and sends them; the claim
 /// uses `FOR UPDATE SKIP LOCKED` on PostgreSQL so two instances never send the
 /// same attempt. Returns how many were sent.
-pub async fn retry_due(state: &web::Data<AppState>) -> ApiResult<usize> {
+pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
+    let state = &hooks.state;
     let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
     let mut select = webhook_delivery::Entity::find()
@@ -275,7 +281,7 @@ pub async fn retry_due(state: &web::Data<AppState>) -> ApiResult<usize> {
     let count = due.len();
     for delivery in due {
         let Some(hook) = webhook_of(&state.db, &delivery).await? else { continue };
-        state.webhooks.deliverer.attempt(&state.db, now, delivery, &hook).await?;
+        hooks.deliverer.attempt(&state.db, now, delivery, &hook).await?;
     }
     Ok(count)
 }

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::delivery::{self, enqueue, DeliveryStatus};
 use super::dispatcher::subscribed_events;
+use super::WebhookRuntime;
 use super::{events, signature, ssrf};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
@@ -276,6 +277,7 @@ pub async fn get_webhook(
 )]
 pub async fn create_webhook(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     site_id: web::Path<Uuid>,
     body: web::Json<CreateWebhook>,
@@ -306,7 +308,7 @@ pub async fn create_webhook(
     audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, &created), &(), &audited(&created))
         .await?;
     txn.commit().await?;
-    state.webhooks.invalidate(site_id);
+    hooks.invalidate(site_id);
     Ok(HttpResponse::Created().json(WebhookResponse::from(&created)))
 }
 
@@ -320,6 +322,7 @@ pub async fn create_webhook(
 )]
 pub async fn update_webhook(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
     body: web::Json<UpdateWebhook>,
@@ -363,7 +366,7 @@ pub async fn update_webhook(
     audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, &updated), &before, &audited(&updated))
         .await?;
     txn.commit().await?;
-    state.webhooks.invalidate(updated.site_id);
+    hooks.invalidate(updated.site_id);
     Ok(HttpResponse::Ok().json(WebhookResponse::from(&updated)))
 }
 
@@ -371,6 +374,7 @@ pub async fn update_webhook(
     responses((status = 204, description = "Deleted with its delivery history")))]
 pub async fn delete_webhook(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
@@ -387,7 +391,7 @@ pub async fn delete_webhook(
     )
     .await?;
     txn.commit().await?;
-    state.webhooks.invalidate(current.site_id);
+    hooks.invalidate(current.site_id);
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -403,6 +407,7 @@ pub async fn delete_webhook(
 )]
 pub async fn test_webhook(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
@@ -416,9 +421,9 @@ pub async fn test_webhook(
         "data": {"id": hook.id, "title": "Test delivery", "slug": "webhook-test", "status": "Published"},
     });
     let delivery = enqueue(&state.db, &hook, "webhook.test", &body, now).await?;
-    let result = state.webhooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
+    let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
     // A test is not retried: it ends with this one attempt.
-    let mut stored = delivery::record(&state.db, &state.webhooks.deliverer, now, delivery, &result).await?;
+    let mut stored = delivery::record(&state.db, &hooks.deliverer, now, delivery, &result).await?;
     if !result.success && stored.status != DeliveryStatus::Dead.as_str() {
         let mut row: webhook_delivery::ActiveModel = stored.into();
         row.status = Set(DeliveryStatus::Dead.as_str().to_string());

@@ -19,6 +19,8 @@ pub struct TestApp {
     /// A Master key (the bootstrap key).
     pub admin_key: String,
     pub state: actix_web::web::Data<AppState>,
+    /// The webhook sender beside the state; what draining needs.
+    pub webhooks: actix_web::web::Data<plinth::webhooks::WebhookRuntime>,
     pub server: actix_web::dev::ServerHandle,
     pub database_url: String,
     /// Time as the app sees it: tests move it forward instead of sleeping.
@@ -83,12 +85,14 @@ impl TestApp {
         let base = format!("http://{}", running.addr);
         let server = running.server.handle();
         let state = running.state();
+        let webhooks = running.webhooks();
         actix_web::rt::spawn(running.server);
         TestApp {
             base,
             client: reqwest::Client::new(),
             admin_key,
             state,
+            webhooks,
             server,
             database_url,
             clock,
@@ -103,7 +107,7 @@ impl TestApp {
     /// a test can start again on the same database.
     pub async fn stop(self) -> (TempDir, String) {
         self.server.stop(true).await;
-        RunningServer::drain(&self.state).await;
+        RunningServer::drain(&self.webhooks).await;
         (self._dir, self.database_url)
     }
 

@@ -264,7 +264,7 @@ async fn pending_retries_and_buffers_survive_a_restart() {
     assert_eq!(receiver.wait_for(1).await.len(), 1, "the first attempt failed");
 
     // The process goes away: the failed delivery and the open buffer are stored.
-    plinth::RunningServer::drain(&app.state).await;
+    plinth::RunningServer::drain(&app.webhooks).await;
     let buffered = plinth_entities::webhook_buffer::Entity::find().all(&app.state.db).await.unwrap();
     assert_eq!(buffered.len(), 1, "the update waits in the debounce buffer");
     let admin_key = app.admin_key.clone();

@@ -4,8 +4,8 @@
 
 use futures_util::future::BoxFuture;
 
+use super::AppState;
 use crate::error::ApiResult;
-use crate::state::AppState;
 
 pub trait AccountGate: Send + Sync {
     /// `Ok` when `idp_user_id` may act; else the refusal (ACCOUNT_SUSPENDED,

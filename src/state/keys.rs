@@ -14,8 +14,8 @@ use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::roles::KeyPermission;
 use crate::config::RateLimitConfig;
+use crate::permissions::KeyPermission;
 
 /// Prefix of every generated secret, so leaked keys are easy to scan for.
 pub const KEY_PREFIX: &str = "plk_";

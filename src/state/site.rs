@@ -6,17 +6,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::web::Bytes;
+use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 
 use plinth_entities::{locale, site, site_locale, site_member, site_setting};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde::Serialize;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::locales::SiteLocaleResponse;
-use super::settings::SiteSettings;
-use crate::auth::Role;
+use super::site_settings::SiteSettings;
+use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use crate::permissions::Role;
 
 /// What hot reads of a site need: the site row, its effective settings, its
 /// locales, its members' roles (so a bearer request needs no membership query),
@@ -64,6 +66,40 @@ impl PublicCache {
         }
         self.entries.insert(key, (Instant::now(), Arc::clone(&built)));
         Ok(built)
+    }
+}
+
+/// A locale as assigned to a site, with the global locale's fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct SiteLocaleResponse {
+    pub site_id: Uuid,
+    pub locale_id: Uuid,
+    pub is_default: bool,
+    pub is_active: bool,
+    /// Bare: `de`, or empty for a locale served at the site's root.
+    pub url_prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub code: String,
+    pub name: String,
+    pub native_name: String,
+    /// `ltr` or `rtl`.
+    pub direction: String,
+}
+
+impl SiteLocaleResponse {
+    pub fn new(assignment: &site_locale::Model, global: &locale::Model) -> Self {
+        Self {
+            site_id: assignment.site_id,
+            locale_id: assignment.locale_id,
+            is_default: assignment.is_default,
+            is_active: assignment.is_active,
+            url_prefix: assignment.url_prefix.clone(),
+            created_at: assignment.created_at,
+            code: global.code.clone(),
+            name: global.name.clone(),
+            native_name: global.native_name.clone(),
+            direction: global.direction.clone(),
+        }
     }
 }
 

@@ -10,14 +10,23 @@ use plinth_actors::{
 };
 use sea_orm::DatabaseConnection;
 
-use crate::auth::jwt::JwtVerifier;
-use crate::auth::keys::KeyStore;
-use crate::auth::AccountGate;
 use crate::config::Config;
 use crate::events::EventBus;
-use crate::sites::SiteState;
 use crate::storage::Storage;
-use crate::webhooks::WebhookRuntime;
+
+pub mod gate;
+pub mod identity_provider;
+pub mod jwt;
+pub mod keys;
+pub mod site;
+pub mod site_settings;
+
+pub use gate::AccountGate;
+pub use identity_provider::IdentityProvider;
+pub use jwt::JwtVerifier;
+pub use keys::KeyStore;
+pub use site::{CachedBody, PublicCache, SiteLocaleResponse, SiteState};
+pub use site_settings::SiteSettings;
 
 /// Everything a handler may need, shared by all workers.
 pub struct AppState {
@@ -29,14 +38,13 @@ pub struct AppState {
     /// asked on every bearer request.
     pub account_gate: Arc<dyn AccountGate>,
     /// The identity provider's user-management API, when configured.
-    pub idp: Option<Arc<dyn crate::idp::provider::IdentityProvider>>,
+    pub idp: Option<Arc<dyn IdentityProvider>>,
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
     pub storage: Storage,
     pub events: EventBus,
     pub clock: Arc<dyn Clock>,
-    pub webhooks: WebhookRuntime,
     pub actors: Actors,
 }
 
