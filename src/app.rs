@@ -80,6 +80,7 @@ impl Plinth {
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
         };
         let deliverer = Deliverer::new(&config, clock.clone());
+        let responses = crate::state::ResponseCache::new(config.sites.response_cache_bytes);
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
@@ -91,6 +92,7 @@ impl Plinth {
             rate_limits,
             key_usage,
             sites,
+            responses,
             storage,
             events: EventBus::default(),
             clock,
@@ -150,6 +152,7 @@ impl Plinth {
                 .app_data(path_config())
                 .app_data(query_config())
                 // Inside the problem rewrite, so a refused origin still gets problem+json.
+                .wrap(from_fn(crate::http_cache::cached_reads))
                 .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
                 .wrap(from_fn(rewrite_bare_errors))
                 .wrap(from_fn(telemetry::request_context))

@@ -84,6 +84,8 @@ pub struct RateLimitConfig {
 pub struct SitesConfig {
     pub cache_idle_secs: u64,
     pub cache_max_age_secs: u64,
+    /// Memory for built responses of authenticated reads; 0 turns the cache off.
+    pub response_cache_bytes: u64,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -190,6 +192,7 @@ impl Config {
         for (name, target) in [
             ("PLINTH_WEBHOOK_RETRY_POLL_SECS", &mut self.webhooks.retry_poll_secs),
             ("PLINTH_WEBHOOK_FLUSH_POLL_SECS", &mut self.webhooks.flush_poll_secs),
+            ("PLINTH_RESPONSE_CACHE_BYTES", &mut self.sites.response_cache_bytes),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;

@@ -14,6 +14,7 @@ pub mod db;
 pub mod environments;
 pub mod error;
 pub mod events;
+pub mod http_cache;
 pub mod idp;
 pub mod legal;
 pub mod locales;

@@ -81,6 +81,9 @@ impl Principal {
 
     /// The role this caller acts with on `site_id`, or why it has none there.
     pub async fn site_role(&self, state: &AppState, site_id: Uuid) -> ApiResult<Role> {
+        // What this request reads or writes is the site's: its cached responses
+        // follow the site's generation.
+        crate::state::responses::note_site(site_id);
         if self.system_admin {
             return Ok(Role::Owner);
         }
@@ -137,6 +140,10 @@ impl Principal {
     }
 }
 
+/// Why this request's credentials were refused, kept for a second extraction.
+#[derive(Clone)]
+struct FailedAuthentication(ApiError);
+
 impl FromRequest for Principal {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
@@ -147,13 +154,25 @@ impl FromRequest for Principal {
             if let Some(known) = req.extensions().get::<Principal>() {
                 return Ok(known.clone());
             }
+            // Authentication runs once per request (a failure counts once
+            // towards the address's lockout), whoever asks first.
+            if let Some(FailedAuthentication(error)) = req.extensions().get::<FailedAuthentication>() {
+                return Err(error.clone());
+            }
             let state = req
                 .app_data::<web::Data<AppState>>()
                 .ok_or_else(|| ApiError::internal("application state missing"))?
                 .clone();
-            let principal = authenticate(&req, &state).await?;
-            req.extensions_mut().insert(principal.clone());
-            Ok(principal)
+            match authenticate(&req, &state).await {
+                Ok(principal) => {
+                    req.extensions_mut().insert(principal.clone());
+                    Ok(principal)
+                }
+                Err(error) => {
+                    req.extensions_mut().insert(FailedAuthentication(error.clone()));
+                    Err(error)
+                }
+            }
         })
     }
 }

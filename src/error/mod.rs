@@ -63,7 +63,7 @@ pub struct Problem {
     pub errors: Vec<FieldError>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     code: ErrorCode,
     status: StatusCode,

@@ -206,7 +206,7 @@ pub async fn update_locale(
         .await?;
     txn.commit().await?;
     // Every site's cached locale list may show this locale.
-    state.sites.invalidate_all();
+    state.invalidate_all_sites();
     Ok(HttpResponse::Ok().json(after))
 }
 

@@ -18,6 +18,7 @@ pub mod gate;
 pub mod identity_provider;
 pub mod jwt;
 pub mod keys;
+pub mod responses;
 pub mod site;
 pub mod site_settings;
 
@@ -25,6 +26,7 @@ pub use gate::AccountGate;
 pub use identity_provider::IdentityProvider;
 pub use jwt::JwtVerifier;
 pub use keys::KeyStore;
+pub use responses::ResponseCache;
 pub use site::{CachedBody, PublicCache, SiteLocaleResponse, SiteState};
 pub use site_settings::SiteSettings;
 
@@ -42,6 +44,8 @@ pub struct AppState {
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
+    /// Built responses of authenticated reads, per caller and URL.
+    pub responses: ResponseCache,
     pub storage: Storage,
     pub events: EventBus,
     pub clock: Arc<dyn Clock>,

@@ -148,7 +148,14 @@ impl AppState {
     }
 
     /// After any write to a site's row, settings or locales.
+    /// After a write every site shows (a global locale changed).
+    pub fn invalidate_all_sites(&self) {
+        self.sites.invalidate_all();
+        self.responses.everything_changed();
+    }
+
     pub fn invalidate_site(&self, site_id: Uuid) {
         self.sites.invalidate(site_id);
+        self.responses.site_changed(site_id);
     }
 }

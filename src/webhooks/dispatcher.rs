@@ -82,9 +82,12 @@ pub fn event_body(event: &DomainEvent) -> Value {
 fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, hook: webhook::Model) {
     actix::spawn(async move {
         let now = hooks.state.clock.now();
+        // The delivery was just stored; its attempt changes it again.
+        hooks.state.responses.site_changed(hook.site_id);
         if let Err(e) = hooks.deliverer.attempt(&hooks.state.db, now, delivery, &hook).await {
             tracing::warn!(error = %e, "could not record a webhook attempt; the retry worker will resend");
         }
+        hooks.state.responses.site_changed(hook.site_id);
     });
 }
 
@@ -282,6 +285,8 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
     for delivery in due {
         let Some(hook) = webhook_of(&state.db, &delivery).await? else { continue };
         hooks.deliverer.attempt(&state.db, now, delivery, &hook).await?;
+        // Claimed and attempted: the delivery lists of its site changed.
+        state.responses.site_changed(hook.site_id);
     }
     Ok(count)
 }

@@ -31,6 +31,7 @@ mod public_files;
 mod rate_limits;
 mod receiver;
 mod redirects;
+mod response_cache;
 mod role_matrix;
 mod sites;
 mod social_links;

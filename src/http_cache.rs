@@ -1,0 +1,168 @@
+//! Conditional and cached reads for authenticated callers: every `GET` answer
+//! gets an `ETag` (a hash of its body) and `If-None-Match` is answered `304`;
+//! answers that worked on one site come from the per-caller response cache
+//! (`state::responses`) while the site is unwritten. Every other method bumps
+//! the generation of the sites it worked on once its handler returned.
+//!
+//! The caller is authenticated before the cache is asked, so a revoked key, a
+//! banned user or a spent rate limit is refused exactly as without the cache;
+//! entries are keyed by the caller (key id and permission, or user id), so no
+//! caller is served what another may see.
+
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+use actix_web::body::{self, BodySize, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderMap, HeaderValue, CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{web, FromRequest, HttpResponse};
+
+use crate::auth::{Credential, Principal, API_KEY_HEADER};
+use crate::state::responses::{track_sites, CachedResponse, RequestSites, MAX_CACHED_BODY_BYTES};
+use crate::state::AppState;
+
+/// Authenticated answers may be kept by the caller's browser, never by a shared
+/// cache, and are revalidated with `If-None-Match` before each use.
+const REVALIDATE: HeaderValue = HeaderValue::from_static("private, no-cache");
+
+pub async fn cached_reads(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    let sites = Rc::new(RefCell::new(RequestSites::default()));
+    if req.method() != Method::GET {
+        let res = track_sites(Rc::clone(&sites), next.call(req)).await;
+        // Whether or not it succeeded: a handler that failed after committing
+        // must not leave stale answers behind, and a needless bump costs one miss.
+        for site_id in &sites.borrow().sites {
+            state.responses.site_changed(*site_id);
+        }
+        return Ok(res?.map_into_boxed_body());
+    }
+    let cache_key = match has_credentials(req.headers()) && state.responses.enabled() {
+        true => cache_key(&req).await,
+        false => None,
+    };
+    if let Some(hit) = cache_key.as_deref().and_then(|key| state.responses.get(key)) {
+        let response = answer_from(req.headers(), hit.etag.clone(), hit.content_type.clone(), hit.body.clone());
+        return Ok(req.into_response(response));
+    }
+    let epoch = state.responses.epoch();
+    let res = track_sites(Rc::clone(&sites), next.call(req)).await?;
+    if res.status() != StatusCode::OK || res.headers().contains_key(ETAG) {
+        return Ok(res.map_into_boxed_body());
+    }
+    let (req, res) = res.into_parts();
+    let (head, body) = res.into_parts();
+    let small = matches!(body.size(), BodySize::Sized(n) if n <= MAX_CACHED_BODY_BYTES as u64);
+    if !small {
+        return Ok(ServiceResponse::new(req, head.set_body(body).map_into_boxed_body()));
+    }
+    let Ok(bytes) = body::to_bytes(body).await else {
+        return Ok(ServiceResponse::new(req, HttpResponse::InternalServerError().finish()));
+    };
+    let etag = etag_of(&bytes);
+    let content_type = head.headers().get(CONTENT_TYPE).cloned();
+    if let (Some(key), Some(site_id)) = (cache_key, sites.borrow().cacheable_site()) {
+        let entry = CachedResponse {
+            site_id,
+            generation: 0,
+            epoch: 0,
+            etag: etag.clone(),
+            content_type: content_type.clone(),
+            body: bytes.clone(),
+        };
+        state.responses.store(key, epoch, entry);
+    }
+    let mut response = answer_from(req.headers(), etag, content_type, bytes);
+    for (name, value) in head.headers() {
+        // The handler's own caching policy (public files) wins over ours.
+        if name == CACHE_CONTROL {
+            response.headers_mut().insert(name.clone(), value.clone());
+        } else if !response.headers().contains_key(name) {
+            response.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    Ok(ServiceResponse::new(req, response))
+}
+
+fn has_credentials(headers: &HeaderMap) -> bool {
+    headers.contains_key(API_KEY_HEADER) || headers.contains_key(actix_web::http::header::AUTHORIZATION)
+}
+
+/// The caller and the URL: what a cached answer may be reused for. `None` when
+/// the credentials are refused (the handler answers that, counted once).
+async fn cache_key(req: &ServiceRequest) -> Option<String> {
+    let principal = Principal::from_request(req.request(), &mut Payload::None).await.ok()?;
+    let caller = match &principal.credential {
+        Credential::ApiKey(key) => format!("key:{}:{}", key.id, key.permission.as_str()),
+        Credential::User(user) => format!("user:{}:{}", user.idp_user_id, principal.is_system_admin()),
+    };
+    Some(format!("{caller} {}?{}", req.path(), req.query_string()))
+}
+
+/// `304` when the caller already holds this body, else the body.
+fn answer_from(
+    request_headers: &HeaderMap,
+    etag: HeaderValue,
+    content_type: Option<HeaderValue>,
+    body: web::Bytes,
+) -> HttpResponse {
+    let unchanged = request_headers.get(IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|tags| {
+        let ours = etag.to_str().unwrap_or_default();
+        tags.split(',').map(|t| t.trim().trim_start_matches("W/")).any(|t| t == ours || t == "*")
+    });
+    let mut response = match unchanged {
+        true => HttpResponse::NotModified().finish(),
+        false => HttpResponse::Ok().body(body),
+    };
+    let headers = response.headers_mut();
+    headers.insert(ETAG, etag);
+    headers.insert(CACHE_CONTROL, REVALIDATE);
+    if let (false, Some(content_type)) = (unchanged, content_type) {
+        headers.insert(CONTENT_TYPE, content_type);
+    }
+    response
+}
+
+/// A strong validator from the body: equal bodies, equal tags, on any instance.
+fn etag_of(body: &[u8]) -> HeaderValue {
+    // SipHash with fixed keys: stable across processes, fast, and collisions only
+    // matter between two versions of one URL's body.
+    let mut hasher = std::hash::DefaultHasher::new();
+    body.hash(&mut hasher);
+    let tag = format!("\"{:016x}-{:x}\"", hasher.finish(), body.len());
+    HeaderValue::from_str(&tag).unwrap_or(HeaderValue::from_static("\"0\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_bodies_have_equal_tags_and_others_differ() {
+        assert_eq!(etag_of(b"[1,2]"), etag_of(b"[1,2]"));
+        assert_ne!(etag_of(b"[1,2]"), etag_of(b"[1,3]"));
+    }
+
+    #[test]
+    fn if_none_match_accepts_lists_weak_tags_and_star() {
+        let etag = etag_of(b"{}");
+        let tag = etag.to_str().unwrap_or_default().to_string();
+        for sent in [tag.clone(), format!("W/{tag}"), format!("\"other\", {tag}"), "*".to_string()] {
+            let mut headers = HeaderMap::new();
+            headers.insert(IF_NONE_MATCH, HeaderValue::from_str(&sent).unwrap_or(HeaderValue::from_static("x")));
+            let res = answer_from(&headers, etag.clone(), None, web::Bytes::from_static(b"{}"));
+            assert_eq!(res.status(), StatusCode::NOT_MODIFIED, "{sent}");
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(IF_NONE_MATCH, HeaderValue::from_static("\"stale\""));
+        assert_eq!(answer_from(&headers, etag, None, web::Bytes::new()).status(), StatusCode::OK);
+    }
+}
