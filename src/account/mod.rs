@@ -3,10 +3,13 @@
 
 mod deletion;
 mod export;
+mod model;
+mod service;
 mod settings;
 
 pub(crate) use deletion::*;
 pub(crate) use export::*;
+pub(crate) use service::remove_user_data;
 pub(crate) use settings::*;
 
 use actix_web::web::{self};

@@ -1,10 +1,11 @@
 //! API keys: create (secret shown once), list, revoke; the bootstrap
 //! Master key; the helper the CLI shares.
 
+mod model;
 mod routes;
 mod service;
 
-pub use routes::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
+pub use model::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
 pub use service::{bootstrap, insert_key, NewKey};
 
 use crate::routes::Routes;

@@ -1,16 +1,23 @@
-//! Storing keys: shared by the endpoint, the CLI and the start-up bootstrap.
+//! API keys: storing them (shared by the endpoint, the CLI and the start-up
+//! bootstrap), and the rules and audited writes behind the endpoints.
 
 use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    PaginatorTrait, QueryFilter,
+    PaginatorTrait, QueryFilter, QueryOrder,
 };
 use uuid::Uuid;
 
+use super::model::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
+use crate::audit::{self, Action, AuditEntry};
 use crate::auth::KeyPermission;
 use crate::config::Config;
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::pagination::{fetch_page, Page, Paginated};
 use crate::state::keys::{display_prefix, generate_secret, hash_secret};
+use crate::state::AppState;
+use crate::values::required_text;
 
 pub struct NewKey {
     pub name: String,
@@ -104,4 +111,130 @@ pub async fn bootstrap(db: &DatabaseConnection, now: DateTime<Utc>, config: &Con
     let (_, secret) =
         insert_key(db, now, NewKey::unlimited("first admin", KeyPermission::Master, None, "bootstrap"), None).await?;
     Ok(Some(secret))
+}
+
+fn check_limit(field: &str, value: Option<i32>, errors: &mut Vec<FieldError>) {
+    if value.is_some_and(|v| v < 1) {
+        errors.push(FieldError::new(
+            field,
+            ErrorCode::ValidationOutOfRange,
+            "must be at least 1 (omit it for no limit)",
+        ));
+    }
+}
+
+/// Checks a create request on its own (before any permission check): the
+/// permission named, the name, the scope of Master keys and the rate limits.
+pub fn check_new(body: CreateApiKey, created_by: String) -> ApiResult<NewKey> {
+    let permission = KeyPermission::parse(&body.permission).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::ApiKeyInvalidPermission,
+            format!("'{}' is not a permission: use Read, Write, Admin or Master", body.permission),
+        )
+    })?;
+    let mut errors = Vec::new();
+    let name = required_text("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
+    if permission == KeyPermission::Master && body.site_id.is_some() {
+        errors.push(FieldError::new(
+            "site_id",
+            ErrorCode::ValidationInvalidFormat,
+            "Master keys are never scoped to a site",
+        ));
+    }
+    check_limit("rate_limit_per_second", body.rate_limit_per_second, &mut errors);
+    check_limit("rate_limit_per_minute", body.rate_limit_per_minute, &mut errors);
+    check_limit("rate_limit_per_hour", body.rate_limit_per_hour, &mut errors);
+    check_limit("rate_limit_per_day", body.rate_limit_per_day, &mut errors);
+    let (Some(name), true) = (name, errors.is_empty()) else {
+        return Err(ApiError::validation(errors));
+    };
+    Ok(NewKey {
+        name,
+        permission,
+        site_id: body.site_id,
+        rate_limit_per_second: body.rate_limit_per_second,
+        rate_limit_per_minute: body.rate_limit_per_minute,
+        rate_limit_per_hour: body.rate_limit_per_hour,
+        rate_limit_per_day: body.rate_limit_per_day,
+        created_by,
+    })
+}
+
+/// Stores a checked key on an existing site (or unscoped) with its audit entry.
+pub async fn create(state: &AppState, actor: &str, now: DateTime<Utc>, key: NewKey) -> ApiResult<CreatedApiKey> {
+    if let Some(site_id) = key.site_id {
+        state.site_state(site_id).await?;
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let (model, secret) = insert_key(&txn, now, key, None).await?;
+    let response = ApiKeyResponse::from(&model);
+    let entry = AuditEntry {
+        actor,
+        action: Action::Create,
+        entity_type: "api_key",
+        entity_id: model.id.to_string(),
+        site_id: model.site_id,
+    };
+    audit::record(&txn, now, entry, &(), &response).await?;
+    txn.commit().await?;
+    Ok(CreatedApiKey { api_key: response, key: secret })
+}
+
+/// Which keys a listing shows.
+pub struct KeyFilter<'a> {
+    /// `active` (default), `revoked` or `all`.
+    pub status: Option<&'a str>,
+    pub site_id: Option<Uuid>,
+    /// Master keys are listed to system admins only.
+    pub include_master: bool,
+}
+
+/// Newest first.
+pub async fn list(db: &DatabaseConnection, filter: KeyFilter<'_>, page: Page) -> ApiResult<Paginated<ApiKeyResponse>> {
+    let mut select =
+        api_key::Entity::find().order_by_desc(api_key::Column::CreatedAt).order_by_asc(api_key::Column::Id);
+    select = match filter.status.unwrap_or("active") {
+        "active" => select.filter(api_key::Column::RevokedAt.is_null()),
+        "revoked" => select.filter(api_key::Column::RevokedAt.is_not_null()),
+        "all" => select,
+        other => {
+            return Err(ApiError::new(
+                ErrorCode::ApiKeyInvalidStatus,
+                format!("'{other}' is not a key status: use active, revoked or all"),
+            ))
+        }
+    };
+    if let Some(site_id) = filter.site_id {
+        select = select.filter(api_key::Column::SiteId.eq(site_id));
+    }
+    if !filter.include_master {
+        select = select.filter(api_key::Column::Permission.ne(KeyPermission::Master.as_str()));
+    }
+    let keys = fetch_page(db, select, page).await?;
+    Ok(keys.map(|m| ApiKeyResponse::from(&m)))
+}
+
+pub async fn find(db: &DatabaseConnection, id: Uuid) -> ApiResult<api_key::Model> {
+    api_key::Entity::find_by_id(id).one(db).await?.ok_or_else(|| ApiError::not_found("api_key", id))
+}
+
+/// Revokes the key (once: a revoked key stays as it was) and forgets its cached
+/// verification and rate-limit counters.
+pub async fn revoke(state: &AppState, actor: &str, now: DateTime<Utc>, key: api_key::Model) -> ApiResult<()> {
+    let id = key.id;
+    let txn = crate::db::begin_write(&state.db).await?;
+    if key.revoked_at.is_none() {
+        let before = ApiKeyResponse::from(&key);
+        let site_id = key.site_id;
+        let mut row: api_key::ActiveModel = key.into();
+        row.revoked_at = Set(Some(now));
+        let revoked = row.update(&txn).await?;
+        let entry =
+            AuditEntry { actor, action: Action::Revoke, entity_type: "api_key", entity_id: id.to_string(), site_id };
+        audit::record(&txn, now, entry, &before, &ApiKeyResponse::from(&revoked)).await?;
+    }
+    txn.commit().await?;
+    state.keys.forget(id);
+    state.rate_limits.forget_key(id);
+    Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod feed;
 mod samples;
+mod service;
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;

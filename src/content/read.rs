@@ -210,6 +210,52 @@ pub async fn by_slug(
     Ok(relations::response(&model, rel))
 }
 
+/// The live item of `kind` at `route` on the site (pages' public paths).
+pub async fn by_route(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    site_id: Uuid,
+    route: &str,
+) -> ApiResult<ContentResponse> {
+    let found = content_site::Entity::find()
+        .filter(content_site::Column::SiteId.eq(site_id))
+        .filter(content_site::Column::Kind.eq(kind.as_str()))
+        .filter(content_site::Column::Route.eq(route))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found(kind.as_str(), route))?;
+    get(state, principal, kind, found.content_id).await
+}
+
+/// The item of `kind` with this slug on any site the caller can read. Slugs are
+/// unique per site only, so the first readable one by id answers; when none is,
+/// the first refusal does.
+pub async fn by_slug_on_any_site(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    slug: &str,
+) -> ApiResult<ContentResponse> {
+    let candidates: Vec<Uuid> = content_site::Entity::find()
+        .filter(content_site::Column::Kind.eq(kind.as_str()))
+        .filter(content_site::Column::Slug.eq(slug))
+        .order_by_asc(content_site::Column::ContentId)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|row| row.content_id)
+        .collect();
+    let mut first_error = None;
+    for id in candidates {
+        match get(state, principal, kind, id).await {
+            Ok(item) => return Ok(item),
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    Err(first_error.unwrap_or_else(|| ApiError::not_found(kind.as_str(), slug)))
+}
+
 /// Where to preview an item: the environment's base URL plus the item's path
 /// (`/blog/{slug}` for posts, the route for pages).
 pub async fn preview(

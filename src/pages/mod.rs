@@ -3,8 +3,6 @@
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
-use plinth_entities::content_site;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
@@ -12,7 +10,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -45,12 +43,5 @@ pub async fn get_page_by_route(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     read::require_site_read(&state, &principal, PAGE, site_id).await?;
-    let found = content_site::Entity::find()
-        .filter(content_site::Column::SiteId.eq(site_id))
-        .filter(content_site::Column::Kind.eq(PAGE.as_str()))
-        .filter(content_site::Column::Route.eq(query.route.as_str()))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("page", &query.route))?;
-    Ok(HttpResponse::Ok().json(read::get(&state, &principal, PAGE, found.content_id).await?))
+    Ok(HttpResponse::Ok().json(read::by_route(&state, &principal, PAGE, site_id, &query.route).await?))
 }

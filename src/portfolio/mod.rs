@@ -4,14 +4,11 @@
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
-use plinth_entities::content_site;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
-use uuid::Uuid;
 
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
 use crate::content::{http, read, ContentKind};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -38,23 +35,5 @@ pub async fn get_skill_by_slug(
     principal: Principal,
     slug: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let slug = slug.into_inner();
-    // Slugs are unique per site; the first skill the caller may read answers.
-    let candidates: Vec<Uuid> = content_site::Entity::find()
-        .filter(content_site::Column::Kind.eq(ContentKind::Skill.as_str()))
-        .filter(content_site::Column::Slug.eq(slug.as_str()))
-        .order_by_asc(content_site::Column::ContentId)
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|row| row.content_id)
-        .collect();
-    let mut first_error = None;
-    for id in candidates {
-        match read::get(&state, &principal, ContentKind::Skill, id).await {
-            Ok(skill) => return Ok(HttpResponse::Ok().json(skill)),
-            Err(e) => first_error = first_error.or(Some(e)),
-        }
-    }
-    Err(first_error.unwrap_or_else(|| ApiError::not_found("skill", &slug)))
+    Ok(HttpResponse::Ok().json(read::by_slug_on_any_site(&state, &principal, ContentKind::Skill, &slug).await?))
 }

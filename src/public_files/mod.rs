@@ -2,147 +2,19 @@
 //! pages, posts and legal documents of a site, built once into the site's cache
 //! (dropped on any content change) and served with `max-age=3600`.
 
-use std::collections::HashMap;
-use std::time::Duration;
+mod service;
+
+pub use service::{sitemap_entries, SitemapEntry};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
-use plinth_entities::{content, content_localization, content_site, site};
-use quick_xml::events::{BytesDecl, BytesText, Event};
-use quick_xml::Writer;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
-use uuid::Uuid;
 
-use crate::content::{read, ContentKind, ContentStatus};
-use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::routes::Routes;
-use crate::sites::prefix_path;
 use crate::state::AppState;
-use crate::state::{CachedBody, SiteState};
-
-const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [sitemap]);
-}
-
-/// One `<url>` of the sitemap.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SitemapEntry {
-    pub loc: String,
-    pub lastmod: String,
-    pub changefreq: &'static str,
-    pub priority: &'static str,
-    /// `(hreflang, href)`; empty unless the item has translations on a multi-locale site.
-    pub alternates: Vec<(String, String)>,
-}
-
-/// How each published kind appears in a sitemap: path, change frequency, priority.
-fn placement(kind: ContentKind, slug: &str, route: Option<&str>) -> Option<(String, &'static str, &'static str)> {
-    match kind {
-        ContentKind::Page => Some((route.unwrap_or("/").to_string(), "monthly", "0.8")),
-        ContentKind::Blog => Some((format!("/blog/{slug}"), "weekly", "0.6")),
-        ContentKind::Legal => Some((format!("/legal/{slug}"), "yearly", "0.4")),
-        _ => None,
-    }
-}
-
-/// The sitemap inputs of a site: three queries whatever the number of items.
-pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str) -> ApiResult<Vec<SitemapEntry>> {
-    let kinds = [ContentKind::Page, ContentKind::Blog, ContentKind::Legal];
-    let items = read::on_site_only(
-        content::Entity::find()
-            .filter(content::Column::Kind.is_in(kinds.map(ContentKind::as_str)))
-            .filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
-            .filter(content::Column::IsDeleted.eq(false)),
-        site.site.id,
-    )
-    .order_by_asc(content::Column::Kind)
-    .order_by_asc(content::Column::Slug)
-    .all(&state.db)
-    .await?;
-    let ids: Vec<Uuid> = items.iter().map(|i| i.id).collect();
-    let routes: HashMap<Uuid, Option<String>> = content_site::Entity::find()
-        .filter(content_site::Column::SiteId.eq(site.site.id))
-        .filter(content_site::Column::ContentId.is_in(ids.clone()))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|r| (r.content_id, r.route))
-        .collect();
-    let mut translated: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
-    if site.locales.len() > 1 {
-        for loc in content_localization::Entity::find()
-            .filter(content_localization::Column::ContentId.is_in(ids))
-            .all(&state.db)
-            .await?
-        {
-            translated.entry(loc.content_id).or_default().push(loc.locale_id);
-        }
-    }
-    let default_locale = site.default_locale();
-    Ok(items
-        .iter()
-        .filter_map(|item| {
-            let kind = ContentKind::parse(&item.kind)?;
-            let route = routes.get(&item.id).cloned().flatten();
-            let (path, changefreq, priority) = placement(kind, &item.slug, route.as_deref())?;
-            let alternates = match (translated.get(&item.id), default_locale) {
-                (Some(locales), Some(default)) => {
-                    let mut links =
-                        vec![(default.code.clone(), format!("{base_url}{}{path}", prefix_path(&default.url_prefix)))];
-                    links.extend(
-                        site.locales
-                            .iter()
-                            .filter(|l| l.is_active && !l.is_default && locales.contains(&l.locale_id))
-                            .map(|l| (l.code.clone(), format!("{base_url}{}{path}", prefix_path(&l.url_prefix)))),
-                    );
-                    if links.len() > 1 {
-                        links
-                    } else {
-                        Vec::new()
-                    }
-                }
-                _ => Vec::new(),
-            };
-            Some(SitemapEntry {
-                loc: format!("{base_url}{path}"),
-                lastmod: item.updated_at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
-                changefreq,
-                priority,
-                alternates,
-            })
-        })
-        .collect())
-}
-
-fn render(entries: &[SitemapEntry]) -> std::io::Result<Vec<u8>> {
-    let mut writer = Writer::new(Vec::new());
-    writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-    writer
-        .create_element("urlset")
-        .with_attribute(("xmlns", "http://www.sitemaps.org/schemas/sitemap/0.9"))
-        .with_attribute(("xmlns:xhtml", "http://www.w3.org/1999/xhtml"))
-        .write_inner_content(|w| {
-            for entry in entries {
-                w.create_element("url").write_inner_content(|w| {
-                    w.create_element("loc").write_text_content(BytesText::new(&entry.loc))?;
-                    w.create_element("lastmod").write_text_content(BytesText::new(&entry.lastmod))?;
-                    w.create_element("changefreq").write_text_content(BytesText::new(entry.changefreq))?;
-                    w.create_element("priority").write_text_content(BytesText::new(entry.priority))?;
-                    for (lang, href) in &entry.alternates {
-                        w.create_element("xhtml:link")
-                            .with_attribute(("rel", "alternate"))
-                            .with_attribute(("hreflang", lang.as_str()))
-                            .with_attribute(("href", href.as_str()))
-                            .write_empty()?;
-                    }
-                    Ok(())
-                })?;
-            }
-            Ok(())
-        })?;
-    Ok(writer.into_inner())
 }
 
 #[utoipa::path(
@@ -157,28 +29,7 @@ fn render(entries: &[SitemapEntry]) -> std::io::Result<Vec<u8>> {
     security(())
 )]
 pub async fn sitemap(state: web::Data<AppState>, slug: web::Path<String>) -> ApiResult<HttpResponse> {
-    let slug = slug.into_inner();
-    let found = site::Entity::find()
-        .filter(site::Column::Slug.eq(slug.as_str()))
-        .filter(site::Column::DeletedAt.is_null())
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", &slug))?;
-    let site = state.site_state(found.id).await?;
-    let base_url = site.site.base_url.clone().ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::ResourceNotFound,
-            "this site has no sitemap yet: set its Site URL (base_url) in the site settings",
-        )
-    })?;
-    let body = site
-        .public
-        .get_or_build("sitemap.xml".into(), PUBLIC_MAX_AGE, async {
-            let entries = sitemap_entries(&state, &site, &base_url).await?;
-            let xml = render(&entries).map_err(ApiError::internal)?;
-            Ok(CachedBody { content_type: "application/xml; charset=utf-8", body: xml.into() })
-        })
-        .await?;
+    let body = service::sitemap(&state, &slug).await?;
     Ok(HttpResponse::Ok()
         .content_type(body.content_type)
         .insert_header(("Cache-Control", "public, max-age=3600"))

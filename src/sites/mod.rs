@@ -9,10 +9,12 @@ mod routes;
 mod service;
 pub mod settings;
 
-pub use locales::{prefix_path, SiteLocaleResponse};
+pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
-pub use reset::ResetCounts;
+pub use service::find_live_by_slug;
+pub use service::locales::prefix_path;
+pub use service::reset::ResetCounts;
 pub use settings::SiteSettings;
 
 use crate::routes::Routes;

@@ -50,6 +50,14 @@ impl SiteResponse {
     }
 }
 
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateSiteLocale {
+    pub is_active: Option<bool>,
+    /// Stored and returned bare (`de`, `de/at`, or empty); `/de` and `/de/` are
+    /// accepted too.
+    pub url_prefix: Option<String>,
+}
+
 /// An entry of the site-create `locales` array; also the body of
 /// `POST /sites/{site_id}/locales`.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -98,4 +106,39 @@ pub struct UpdateSite {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
     pub logo_url: Option<Option<String>>,
+}
+
+/// GET /sites/{id}/context
+#[derive(Serialize, ToSchema)]
+pub struct SiteContext {
+    pub member_count: u64,
+    /// The caller's role on the site (`owner`, `editor`, …).
+    pub current_user_role: String,
+    pub features: SiteFeatures,
+    pub suggestions: SiteSuggestions,
+    pub modules: SiteModules,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteFeatures {
+    pub editorial_workflow: bool,
+    pub scheduling: bool,
+    pub versioning: bool,
+    pub analytics: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteSuggestions {
+    /// Several members but no review step yet.
+    pub show_team_workflow_prompt: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SiteModules {
+    pub blog: bool,
+    pub pages: bool,
+    pub portfolio: bool,
+    pub legal: bool,
+    pub documents: bool,
+    pub ai: bool,
 }

@@ -1,31 +1,13 @@
 //! Site endpoints.
 
 use actix_web::{web, HttpResponse};
-use plinth_entities::site;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
-use serde::Serialize;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::model::{CreateSite, SiteResponse, UpdateSite};
+use super::model::{CreateSite, SiteContext, SiteResponse, UpdateSite};
 use super::service;
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
-
-/// Sites the caller may see, live or deleted.
-async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
-    let mut query = site::Entity::find().order_by_asc(site::Column::CreatedAt).order_by_asc(site::Column::Id);
-    query = if deleted {
-        query.filter(site::Column::DeletedAt.is_not_null())
-    } else {
-        query.filter(site::Column::DeletedAt.is_null())
-    };
-    if let Some(ids) = principal.visible_site_ids(state).await? {
-        query = query.filter(site::Column::Id.is_in(ids));
-    }
-    Ok(query.all(&state.db).await?)
-}
 
 #[utoipa::path(
     get,
@@ -36,7 +18,7 @@ async fn visible_sites(state: &AppState, principal: &Principal, deleted: bool) -
     )
 )]
 pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    let sites = visible_sites(&state, &principal, false).await?;
+    let sites = service::visible(&state, &principal, false).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
 
@@ -49,7 +31,7 @@ pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> Api
     )
 )]
 pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    let sites = visible_sites(&state, &principal, true).await?;
+    let sites = service::visible(&state, &principal, true).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
 }
 
@@ -93,12 +75,7 @@ pub async fn get_site_by_slug(
     slug: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     let slug = slug.into_inner();
-    let found = site::Entity::find()
-        .filter(site::Column::Slug.eq(slug.as_str()))
-        .filter(site::Column::DeletedAt.is_null())
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", &slug))?;
+    let found = service::find_live_by_slug(&state.db, &slug).await?;
     principal.require(&state, found.id, Capability::Read).await?;
     Ok(HttpResponse::Ok().json(SiteResponse::active(&found)))
 }
@@ -155,41 +132,6 @@ pub async fn restore_site(
     Ok(HttpResponse::Ok().json(SiteResponse::active(&restored)))
 }
 
-/// GET /sites/{id}/context
-#[derive(Serialize, ToSchema)]
-pub struct SiteContext {
-    pub member_count: u64,
-    /// The caller's role on the site (`owner`, `editor`, …).
-    pub current_user_role: String,
-    pub features: SiteFeatures,
-    pub suggestions: SiteSuggestions,
-    pub modules: SiteModules,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SiteFeatures {
-    pub editorial_workflow: bool,
-    pub scheduling: bool,
-    pub versioning: bool,
-    pub analytics: bool,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SiteSuggestions {
-    /// Several members but no review step yet.
-    pub show_team_workflow_prompt: bool,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SiteModules {
-    pub blog: bool,
-    pub pages: bool,
-    pub portfolio: bool,
-    pub legal: bool,
-    pub documents: bool,
-    pub ai: bool,
-}
-
 #[utoipa::path(get, path = "/sites/{id}/context", tag = "Sites", params(("id" = Uuid, Path)),
     responses((status = 200, body = SiteContext)))]
 pub async fn site_context(
@@ -199,29 +141,5 @@ pub async fn site_context(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let role = principal.require(&state, id, Capability::Read).await?;
-    let site = state.site_state(id).await?;
-    let member_count = plinth_entities::site_member::Entity::find()
-        .filter(plinth_entities::site_member::Column::SiteId.eq(id))
-        .count(&state.db)
-        .await?;
-    let s = &site.settings;
-    Ok(HttpResponse::Ok().json(SiteContext {
-        member_count,
-        current_user_role: role.as_str().to_string(),
-        features: SiteFeatures {
-            editorial_workflow: s.editorial_workflow_enabled,
-            scheduling: true,
-            versioning: s.module_legal_enabled,
-            analytics: s.analytics_enabled,
-        },
-        suggestions: SiteSuggestions { show_team_workflow_prompt: member_count > 1 && !s.editorial_workflow_enabled },
-        modules: SiteModules {
-            blog: s.module_blog_enabled,
-            pages: s.module_pages_enabled,
-            portfolio: s.module_portfolio_enabled,
-            legal: s.module_legal_enabled,
-            documents: s.module_documents_enabled,
-            ai: s.module_ai_enabled,
-        },
-    }))
+    Ok(HttpResponse::Ok().json(service::context(&state, id, role).await?))
 }

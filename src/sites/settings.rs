@@ -1,177 +1,16 @@
-//! Site settings. Only overridden fields are stored; the effective settings are
-//! the spec's defaults with the overrides laid over them.
+//! Site settings endpoints: the effective settings, and partial updates of the
+//! stored overrides.
 
 use actix_web::{web, HttpResponse};
-use plinth_entities::site_setting;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
-use serde::Deserialize;
-use serde_json::{Map, Value};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use super::service::settings as service;
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::error::ApiResult;
 use crate::state::AppState;
-use crate::values::{double_option, is_email, parse_hex_color};
 
 pub use crate::state::site_settings::{PreviewTemplate, RobotsRule, RobotsRuleGroup, SiteSettings};
-
-/// Every field optional; only the given ones change. `null` clears
-/// `seo_default_og_image_id`.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-pub struct UpdateSiteSettings {
-    pub max_document_file_size: Option<i64>,
-    pub max_media_file_size: Option<i64>,
-    pub analytics_enabled: Option<bool>,
-    pub maintenance_mode: Option<bool>,
-    pub contact_email: Option<String>,
-    pub editorial_workflow_enabled: Option<bool>,
-    pub preview_templates: Option<Vec<PreviewTemplate>>,
-    pub module_blog_enabled: Option<bool>,
-    pub module_pages_enabled: Option<bool>,
-    pub module_portfolio_enabled: Option<bool>,
-    pub module_legal_enabled: Option<bool>,
-    pub module_documents_enabled: Option<bool>,
-    pub module_ai_enabled: Option<bool>,
-    pub module_forms_enabled: Option<bool>,
-    pub robots_txt_rules: Option<Vec<RobotsRuleGroup>>,
-    pub seo_title_template: Option<String>,
-    pub seo_default_description: Option<String>,
-    #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<Uuid>)]
-    pub seo_default_og_image_id: Option<Option<Uuid>>,
-    pub theme_color: Option<String>,
-    pub background_color: Option<String>,
-    pub code_injection_head: Option<String>,
-    pub code_injection_footer: Option<String>,
-}
-
-/// Largest accepted per-site file size limit: 5 GiB.
-const MAX_FILE_SIZE_LIMIT: i64 = 5 * 1024 * 1024 * 1024;
-
-impl UpdateSiteSettings {
-    /// Checks every given field and returns them, normalized, as a JSON object.
-    fn into_overrides(self) -> Result<Map<String, Value>, Vec<FieldError>> {
-        let mut errors = Vec::new();
-        let mut out = Map::new();
-        let mut put = |key: &str, value: Value| {
-            out.insert(key.to_string(), value);
-        };
-        for (field, size) in
-            [("max_document_file_size", self.max_document_file_size), ("max_media_file_size", self.max_media_file_size)]
-        {
-            if let Some(size) = size {
-                if (1..=MAX_FILE_SIZE_LIMIT).contains(&size) {
-                    put(field, size.into());
-                } else {
-                    errors.push(FieldError::new(
-                        field,
-                        ErrorCode::ValidationOutOfRange,
-                        format!("must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes"),
-                    ));
-                }
-            }
-        }
-        for (field, flag) in [
-            ("analytics_enabled", self.analytics_enabled),
-            ("maintenance_mode", self.maintenance_mode),
-            ("editorial_workflow_enabled", self.editorial_workflow_enabled),
-            ("module_blog_enabled", self.module_blog_enabled),
-            ("module_pages_enabled", self.module_pages_enabled),
-            ("module_portfolio_enabled", self.module_portfolio_enabled),
-            ("module_legal_enabled", self.module_legal_enabled),
-            ("module_documents_enabled", self.module_documents_enabled),
-            ("module_ai_enabled", self.module_ai_enabled),
-            ("module_forms_enabled", self.module_forms_enabled),
-        ] {
-            if let Some(flag) = flag {
-                put(field, flag.into());
-            }
-        }
-        if let Some(email) = self.contact_email {
-            let email = email.trim().to_string();
-            if email.is_empty() || is_email(&email) {
-                put("contact_email", email.into());
-            } else {
-                errors.push(FieldError::new(
-                    "contact_email",
-                    ErrorCode::ValidationInvalidFormat,
-                    "must be an e-mail address or empty",
-                ));
-            }
-        }
-        for (field, color) in [("theme_color", self.theme_color), ("background_color", self.background_color)] {
-            if let Some(color) = color {
-                match parse_hex_color(field, &color) {
-                    Ok(c) => put(field, c.into()),
-                    Err(e) => errors.push(e),
-                }
-            }
-        }
-        if let Some(templates) = self.preview_templates {
-            for (i, t) in templates.iter().enumerate() {
-                if t.name.trim().is_empty() {
-                    errors.push(FieldError::new(
-                        format!("preview_templates[{i}].name"),
-                        ErrorCode::ValidationRequiredField,
-                        "must not be empty",
-                    ));
-                }
-                if let Err(e) = crate::values::link_target(&format!("preview_templates[{i}].url"), &t.url, true) {
-                    errors.push(e);
-                }
-            }
-            put("preview_templates", serde_json::to_value(templates).unwrap_or_default());
-        }
-        if let Some(groups) = self.robots_txt_rules {
-            for (i, group) in groups.iter().enumerate() {
-                if group.user_agent.trim().is_empty() || group.user_agent.contains('\n') {
-                    errors.push(FieldError::new(
-                        format!("robots_txt_rules[{i}].user_agent"),
-                        ErrorCode::ValidationInvalidFormat,
-                        "must be one non-empty line",
-                    ));
-                }
-                for (j, rule) in group.rules.iter().enumerate() {
-                    if !matches!(rule.directive.as_str(), "Allow" | "Disallow") {
-                        errors.push(FieldError::new(
-                            format!("robots_txt_rules[{i}].rules[{j}].directive"),
-                            ErrorCode::ValidationInvalidFormat,
-                            "must be Allow or Disallow",
-                        ));
-                    }
-                    if !rule.path.starts_with('/') || rule.path.contains(char::is_whitespace) {
-                        errors.push(FieldError::new(
-                            format!("robots_txt_rules[{i}].rules[{j}].path"),
-                            ErrorCode::ValidationInvalidFormat,
-                            "must be a path starting with /",
-                        ));
-                    }
-                }
-            }
-            put("robots_txt_rules", serde_json::to_value(groups).unwrap_or_default());
-        }
-        for (field, text) in [
-            ("seo_title_template", self.seo_title_template),
-            ("seo_default_description", self.seo_default_description),
-            ("code_injection_head", self.code_injection_head),
-            ("code_injection_footer", self.code_injection_footer),
-        ] {
-            if let Some(text) = text {
-                put(field, text.into());
-            }
-        }
-        if let Some(image) = self.seo_default_og_image_id {
-            put("seo_default_og_image_id", image.map(|id| id.to_string()).into());
-        }
-        if errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(errors)
-        }
-    }
-}
+pub use service::UpdateSiteSettings;
 
 #[utoipa::path(get, path = "/sites/{site_id}/settings", tag = "Sites",
     params(("site_id" = Uuid, Path)),
@@ -199,54 +38,6 @@ pub async fn update_settings(
     let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let before = state.site_state(site_id).await?.settings.clone();
-    let changes = body.into_inner().into_overrides().map_err(ApiError::validation)?;
-
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = site_setting::Entity::find_by_id(site_id).one(&txn).await?;
-    let mut overrides = match stored.as_ref().map(|s| &s.overrides) {
-        Some(Value::Object(map)) => map.clone(),
-        _ => Map::new(),
-    };
-    overrides.extend(changes);
-    let after = SiteSettings::effective(Some(&Value::Object(overrides.clone())))?;
-    let row = site_setting::ActiveModel {
-        site_id: Set(site_id),
-        overrides: Set(Value::Object(overrides)),
-        updated_at: Set(now),
-    };
-    if stored.is_some() {
-        row.update(&txn).await?;
-    } else {
-        row.insert(&txn).await?;
-    }
-    let entry = AuditEntry {
-        actor: &principal.actor_id(),
-        action: Action::Update,
-        entity_type: "site_settings",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    };
-    audit::record(&txn, now, entry, &before, &after).await?;
-    txn.commit().await?;
-    state.invalidate_site(site_id);
-    Ok(HttpResponse::Ok().json(after))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn updates_are_validated_field_by_field() {
-        let update = UpdateSiteSettings {
-            theme_color: Some("red".into()),
-            max_media_file_size: Some(0),
-            contact_email: Some("nope".into()),
-            ..Default::default()
-        };
-        let errors = update.into_overrides().err().unwrap_or_default();
-        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["max_media_file_size", "contact_email", "theme_color"]);
-    }
+    let updated = service::update(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(updated))
 }

@@ -1,20 +1,83 @@
-//! Site writes. Each runs in one transaction with its audit entry.
+//! Sites: reads of the site rows, and the site writes, each in one transaction
+//! with its audit entry. Locales, settings, onboarding and the content reset
+//! each have their own file.
+
+pub mod locales;
+pub mod onboarding;
+pub mod reset;
+pub mod settings;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site, site_member, site_setting};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder,
+};
 use serde_json::json;
 use uuid::Uuid;
 
-use super::locales;
-use super::model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
+use super::model::{
+    CreateSite, SiteContext, SiteFeatures, SiteLocaleInput, SiteModules, SiteResponse, SiteSuggestions, UpdateSite,
+};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{KeyCapability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
 use crate::values::{required_text, BaseUrl, Slug};
 
 const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5_000;
+
+/// Sites the caller may see, live or deleted.
+pub async fn visible(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
+    let mut query = site::Entity::find().order_by_asc(site::Column::CreatedAt).order_by_asc(site::Column::Id);
+    query = if deleted {
+        query.filter(site::Column::DeletedAt.is_not_null())
+    } else {
+        query.filter(site::Column::DeletedAt.is_null())
+    };
+    if let Some(ids) = principal.visible_site_ids(state).await? {
+        query = query.filter(site::Column::Id.is_in(ids));
+    }
+    Ok(query.all(&state.db).await?)
+}
+
+/// The live site with this slug; not found when there is none or it is deleted.
+pub async fn find_live_by_slug(db: &impl ConnectionTrait, slug: &str) -> ApiResult<site::Model> {
+    site::Entity::find()
+        .filter(site::Column::Slug.eq(slug))
+        .filter(site::Column::DeletedAt.is_null())
+        .one(db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("site", slug))
+}
+
+/// What a front end needs to know about a site for a member with `role`.
+pub async fn context(state: &AppState, site_id: Uuid, role: Role) -> ApiResult<SiteContext> {
+    let site = state.site_state(site_id).await?;
+    let member_count =
+        site_member::Entity::find().filter(site_member::Column::SiteId.eq(site_id)).count(&state.db).await?;
+    let s = &site.settings;
+    Ok(SiteContext {
+        member_count,
+        current_user_role: role.as_str().to_string(),
+        features: SiteFeatures {
+            editorial_workflow: s.editorial_workflow_enabled,
+            scheduling: true,
+            versioning: s.module_legal_enabled,
+            analytics: s.analytics_enabled,
+        },
+        suggestions: SiteSuggestions { show_team_workflow_prompt: member_count > 1 && !s.editorial_workflow_enabled },
+        modules: SiteModules {
+            blog: s.module_blog_enabled,
+            pages: s.module_pages_enabled,
+            portfolio: s.module_portfolio_enabled,
+            legal: s.module_legal_enabled,
+            documents: s.module_documents_enabled,
+            ai: s.module_ai_enabled,
+        },
+    })
+}
 
 fn audit_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: "site", entity_id: site_id.to_string(), site_id: Some(site_id) }
@@ -154,7 +217,7 @@ pub async fn create(
 }
 
 /// A site created without `locales` gets English as its only, default locale.
-async fn default_locales<C: sea_orm::ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocaleInput>> {
+async fn default_locales<C: ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocaleInput>> {
     let english = locale::Entity::find().filter(locale::Column::Code.eq("en")).one(db).await?;
     Ok(english.map(|l| SiteLocaleInput { locale_id: l.id, is_default: true, url_prefix: None }).into_iter().collect())
 }
@@ -210,7 +273,7 @@ pub async fn update(
 }
 
 /// The site unless it does not exist or is soft-deleted.
-async fn find_live<C: sea_orm::ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site::Model> {
+async fn find_live<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site::Model> {
     site::Entity::find_by_id(site_id)
         .filter(site::Column::DeletedAt.is_null())
         .one(db)

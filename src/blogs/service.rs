@@ -1,0 +1,189 @@
+//! What only blogs have beyond the content engine: the RSS feed and the sample
+//! posts for a fresh site.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{content, content_localization};
+use quick_xml::events::BytesText;
+use quick_xml::Writer;
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use uuid::Uuid;
+
+use crate::auth::Principal;
+use crate::content::model::{ContentResponse, CreateContent};
+use crate::content::{events, read, write, ContentKind};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
+use crate::state::{CachedBody, SiteState};
+
+const FEED_ITEMS: u64 = 50;
+const FEED_TTL: Duration = Duration::from_secs(3600);
+
+fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::Result<Vec<u8>> {
+    let mut writer = Writer::new(Vec::new());
+    writer.write_event(quick_xml::events::Event::Decl(quick_xml::events::BytesDecl::new(
+        "1.0",
+        Some("UTF-8"),
+        None,
+    )))?;
+    let text = |w: &mut Writer<Vec<u8>>, name: &str, value: &str| -> std::io::Result<()> {
+        w.create_element(name).write_text_content(BytesText::new(value))?;
+        Ok(())
+    };
+    writer
+        .create_element("rss")
+        .with_attribute(("version", "2.0"))
+        .with_attribute(("xmlns:dc", "http://purl.org/dc/elements/1.1/"))
+        .write_inner_content(|w| {
+            w.create_element("channel").write_inner_content(|w| {
+                text(w, "title", &site.site.name)?;
+                text(w, "link", link_base)?;
+                text(w, "description", &site.site.description)?;
+                if let Some(locale) = site.default_locale() {
+                    text(w, "language", &locale.code)?;
+                }
+                if let Some(latest) = posts.first().and_then(|p| p.published_at) {
+                    text(w, "lastBuildDate", &latest.to_rfc2822())?;
+                }
+                for post in posts {
+                    w.create_element("item").write_inner_content(|w| {
+                        text(w, "title", &post.title)?;
+                        text(w, "link", &format!("{link_base}/blog/{}", post.slug))?;
+                        w.create_element("guid")
+                            .with_attribute(("isPermaLink", "false"))
+                            .write_text_content(BytesText::new(&post.id.to_string()))?;
+                        if let Some(at) = post.published_at {
+                            text(w, "pubDate", &at.to_rfc2822())?;
+                        }
+                        if let Some(author) = &post.author {
+                            text(w, "dc:creator", author)?;
+                        }
+                        text(w, "description", &post.excerpt)
+                    })?;
+                }
+                Ok(())
+            })?;
+            Ok(())
+        })?;
+    Ok(writer.into_inner())
+}
+
+/// RSS 2.0 of the site's last published posts, from the site's cache.
+pub async fn feed(state: &AppState, site_id: Uuid) -> ApiResult<Arc<CachedBody>> {
+    let site = state.site_state(site_id).await?;
+    site.public
+        .get_or_build("feed.rss".into(), FEED_TTL, async {
+            let posts = read::published_on(ContentKind::Blog, site_id)
+                .order_by_desc(content::Column::PublishedAt)
+                .limit(FEED_ITEMS)
+                .all(&state.db)
+                .await?;
+            let link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
+            let body = rss(&site, &link_base, &posts).map_err(ApiError::internal)?;
+            Ok(CachedBody { content_type: "application/rss+xml; charset=utf-8", body: body.into() })
+        })
+        .await
+}
+
+/// The sample posts: title, excerpt and body.
+const SAMPLES: [(&str, &str, &str); 3] = [
+    (
+        "Welcome to your new blog",
+        "A first post to show how posts look.",
+        "This is a sample post. Edit it, or delete all samples when you are ready.",
+    ),
+    (
+        "Writing in several languages",
+        "Posts can be translated per locale.",
+        "Add a localization for each language your site speaks.",
+    ),
+    (
+        "Publishing with a review step",
+        "Turn on the editorial workflow to review before publishing.",
+        "Submit a post for review; a reviewer approves it or asks for changes.",
+    ),
+];
+
+/// Live sample posts of the site.
+fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
+    let samples = content::Entity::find()
+        .filter(content::Column::Kind.eq(ContentKind::Blog.as_str()))
+        .filter(content::Column::IsSample.eq(true))
+        .filter(content::Column::IsDeleted.eq(false));
+    read::on_site_only(samples, site_id)
+}
+
+/// Writes the three sample Drafts, unless the site has samples already.
+pub async fn seed(
+    state: &AppState,
+    principal: &Principal,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+) -> ApiResult<Vec<ContentResponse>> {
+    let site = state.site_state(site_id).await?;
+    let locale_id = site.default_locale().map(|l| l.locale_id).ok_or_else(|| {
+        ApiError::new(ErrorCode::BlogNoDefaultLocale, "the site has no default locale to write the samples in")
+    })?;
+    if samples_of(site_id).count(&state.db).await? > 0 {
+        return Err(ApiError::new(ErrorCode::BlogSampleExists, "the site already has sample posts; delete them first"));
+    }
+    let mut checked = Vec::new();
+    for (title, excerpt, body) in SAMPLES {
+        let request = CreateContent {
+            site_ids: vec![site_id],
+            title: title.into(),
+            excerpt: excerpt.into(),
+            body: body.into(),
+            ..CreateContent::default()
+        };
+        checked.push((title, excerpt, body, write::check_new(state, principal, ContentKind::Blog, request).await?));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let mut ids = Vec::new();
+    for (title, excerpt, body, item) in checked {
+        let id = write::insert(&txn, principal, ContentKind::Blog, item, true).await?;
+        content_localization::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            content_id: Set(id),
+            locale_id: Set(locale_id),
+            title: Set(title.into()),
+            excerpt: Set(excerpt.into()),
+            body: Set(body.into()),
+            meta_title: Set(title.into()),
+            meta_description: Set(excerpt.into()),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+        ids.push(id);
+    }
+    let mut created = Vec::new();
+    let mut events = Vec::new();
+    for id in ids {
+        let item = write::audit_created(&txn, now, principal, ContentKind::Blog, id).await?;
+        events.extend(events::created_events(ContentKind::Blog, &item, now));
+        created.push(item);
+    }
+    events::commit_with_events(state, txn, events).await?;
+    Ok(created)
+}
+
+/// Moves the site's live sample posts to the trash; answers how many.
+pub async fn delete_samples(
+    state: &AppState,
+    principal: &Principal,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+) -> ApiResult<u64> {
+    let txn = crate::db::begin_write(&state.db).await?;
+    let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
+    let deleted = write::soft_delete_many(&txn, now, principal, ContentKind::Blog, &ids).await?;
+    let events = deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
+    events::commit_with_events(state, txn, events).await?;
+    Ok(deleted.len() as u64)
+}
