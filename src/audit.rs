@@ -108,7 +108,8 @@ pub struct Write<'a, F> {
     pub after: Option<Value>,
 }
 
-type ModelOf<A> = <<A as ActiveModelTrait>::Entity as EntityTrait>::Model;
+/// The model of an active model's table.
+pub type ModelOf<A> = <<A as ActiveModelTrait>::Entity as EntityTrait>::Model;
 
 impl<'a, F> Write<'a, F> {
     pub async fn run<A, R>(
@@ -157,7 +158,7 @@ impl<'a, F> Write<'a, F> {
         self.execute(store, respond, then).await
     }
 
-    /// Deletes `row` for good (its `before` is what the entry keeps of it).
+    /// Deletes `row` for good; the entry keeps `before` and records nothing after.
     pub async fn remove<M, A>(self, row: M) -> ApiResult<()>
     where
         M: ModelTrait + IntoActiveModel<A> + Clone + Send + Sync,

@@ -3,10 +3,12 @@
 //! capability on the row's site checked, and named the same way in 404s and in
 //! the audit trail.
 
-use sea_orm::{ColumnTrait, EntityTrait, PrimaryKeyTrait, QueryFilter};
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PrimaryKeyTrait, QueryFilter};
+use serde_json::Value;
 use uuid::Uuid;
 
-use crate::audit::{Action, AuditEntry};
+use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -30,6 +32,18 @@ pub trait SiteRow: Sized + Send + Sync {
             site_id: Some(self.site_id()),
         }
     }
+}
+
+/// An audited write of a site row by `actor`, its entry naming the row as
+/// [`SiteRow::audit_entry`] does; the entry's `after` is the response.
+pub fn audited_write<'a, M: SiteRow>(
+    db: &'a DatabaseConnection,
+    at: DateTime<Utc>,
+    actor: &'a str,
+    action: Action,
+    before: Value,
+) -> audit::Write<'a, impl FnOnce(&M) -> AuditEntry<'a>> {
+    audit::Write { db, at, action, entry: move |row: &M| row.audit_entry(actor, action), before, after: None }
 }
 
 /// The row `id` (outside the trash), after checking the caller has `capability`

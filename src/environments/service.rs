@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateEnvironment, EnvironmentResponse, UpdateEnvironment};
-use crate::audit::{self, Action};
+use crate::audit::Action;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
-use crate::site_rows::SiteRow;
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::values::{BaseUrl, Slug};
 
@@ -131,14 +131,7 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let write = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Create,
-        entry: |m: &environment::Model| m.audit_entry(actor, Action::Create),
-        before: Value::Null,
-        after: None,
-    };
+    let write = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null);
     let taken = on_constraint(Constraint::Unique, || name_taken(&name));
     let make_default = body.is_default;
     let (created, ()) = write
@@ -183,14 +176,7 @@ pub async fn update(
         row.is_default = Set(is_default);
     }
     row.updated_at = Set(now);
-    let write = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Update,
-        entry: |m: &environment::Model| m.audit_entry(actor, Action::Update),
-        before,
-        after: None,
-    };
+    let write = site_rows::audited_write(&state.db, now, actor, Action::Update, before);
     let taken = on_constraint(Constraint::Unique, || name_taken(name.as_deref().unwrap_or_default()));
     let (updated, ()) = write
         .run_with(
@@ -210,14 +196,7 @@ pub async fn update(
 
 /// Removes an environment; removing the default leaves the site without one.
 pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: environment::Model) -> ApiResult<()> {
-    audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Delete,
-        entry: |m: &environment::Model| m.audit_entry(actor, Action::Delete),
-        before: json!(EnvironmentResponse::from(&current)),
-        after: Some(Value::Null),
-    }
-    .remove(current)
-    .await
+    site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(EnvironmentResponse::from(&current)))
+        .remove(current)
+        .await
 }

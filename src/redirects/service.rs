@@ -11,10 +11,10 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateRedirect, RedirectResponse, ResolvedRedirect, UpdateRedirect};
-use crate::audit::{self, Action};
+use crate::audit::Action;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, Page, Paginated};
-use crate::site_rows::SiteRow;
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 
 /// How many hops `resolve` follows (and loop detection looks ahead).
@@ -158,21 +158,14 @@ pub async fn create(
             updated_at: Set(now),
         })
     };
-    let (created, ()) = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Create,
-        entry: |m: &redirect::Model| m.audit_entry(actor, Action::Create),
-        before: Value::Null,
-        after: None,
-    }
-    .run_with(
-        check_loops,
-        |m| RedirectResponse::from(m),
-        on_constraint(Constraint::Unique, || source_taken(&source)),
-        async |_, _| Ok(()),
-    )
-    .await?;
+    let (created, ()) = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
+        .run_with(
+            check_loops,
+            |m| RedirectResponse::from(m),
+            on_constraint(Constraint::Unique, || source_taken(&source)),
+            async |_, _| Ok(()),
+        )
+        .await?;
     Ok(created)
 }
 
@@ -212,33 +205,19 @@ pub async fn update(
         }
         Ok(row)
     };
-    let (updated, ()) = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Update,
-        entry: |m: &redirect::Model| m.audit_entry(actor, Action::Update),
-        before,
-        after: None,
-    }
-    .run_with(
-        check_loops,
-        |m| RedirectResponse::from(m),
-        on_constraint(Constraint::Unique, || source_taken(&source)),
-        async |_, _| Ok(()),
-    )
-    .await?;
+    let (updated, ()) = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
+        .run_with(
+            check_loops,
+            |m| RedirectResponse::from(m),
+            on_constraint(Constraint::Unique, || source_taken(&source)),
+            async |_, _| Ok(()),
+        )
+        .await?;
     Ok(updated)
 }
 
 pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: redirect::Model) -> ApiResult<()> {
-    audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Delete,
-        entry: |m: &redirect::Model| m.audit_entry(actor, Action::Delete),
-        before: json!(RedirectResponse::from(&current)),
-        after: Some(Value::Null),
-    }
-    .remove(current)
-    .await
+    site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(RedirectResponse::from(&current)))
+        .remove(current)
+        .await
 }

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::model::{CreateSocialLink, SocialLinkResponse, UpdateSocialLink};
 use crate::audit::{self, Action};
 use crate::error::{ApiError, ApiResult, FieldError};
-use crate::site_rows::SiteRow;
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
 
@@ -89,16 +89,9 @@ pub async fn create(
         deleted_at: Set(None),
         is_deleted: Set(false),
     };
-    audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Create,
-        entry: |m: &social_link::Model| m.audit_entry(actor, Action::Create),
-        before: Value::Null,
-        after: None,
-    }
-    .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
-    .await
+    site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
+        .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
+        .await
 }
 
 pub async fn update(
@@ -133,16 +126,9 @@ pub async fn update(
         row.is_active = Set(active);
     }
     row.updated_at = Set(now);
-    audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Update,
-        entry: |m: &social_link::Model| m.audit_entry(actor, Action::Update),
-        before: json!(before),
-        after: None,
-    }
-    .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
-    .await
+    site_rows::audited_write(&state.db, now, actor, Action::Update, json!(before))
+        .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
+        .await
 }
 
 /// Moves the link to the trash.
@@ -152,12 +138,8 @@ pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: 
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(now));
     audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Delete,
-        entry: |m: &social_link::Model| m.audit_entry(actor, Action::Delete),
-        before: json!(before),
         after: Some(json!({"is_deleted": true})),
+        ..site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(before))
     }
     .run(row, |_| (), ApiError::from)
     .await

@@ -66,12 +66,14 @@ impl TrashSource for SocialTrash {
             row.deleted_at = Set(None);
             let actor = principal.actor_id();
             let restored = audit::Write {
-                db: &state.db,
-                at: state.clock.now(),
-                action: Action::Restore,
-                entry: |m: &social_link::Model| m.audit_entry(&actor, Action::Restore),
-                before: json!({"is_deleted": true}),
                 after: Some(json!({"is_deleted": false})),
+                ..site_rows::audited_write(
+                    &state.db,
+                    state.clock.now(),
+                    &actor,
+                    Action::Restore,
+                    json!({"is_deleted": true}),
+                )
             }
             .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
             .await?;

@@ -13,10 +13,10 @@ use super::delivery::{self, enqueue, DeliveryStatus};
 use super::model::*;
 use super::WebhookRuntime;
 use super::{events, signature, ssrf};
-use crate::audit::{self, Action};
+use crate::audit::Action;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, Page, Paginated};
-use crate::site_rows::SiteRow;
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 
 const MAX_DEBOUNCE_SECONDS: i32 = 300;
@@ -116,16 +116,9 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let created = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Create,
-        entry: |m: &webhook::Model| m.audit_entry(actor, Action::Create),
-        before: Value::Null,
-        after: None,
-    }
-    .run(row, audited, ApiError::from)
-    .await?;
+    let created = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
+        .run(row, audited, ApiError::from)
+        .await?;
     hooks.invalidate(site_id);
     Ok(created.0)
 }
@@ -171,16 +164,9 @@ pub async fn update(
         row.secret = Set(signature::generate_secret());
     }
     row.updated_at = Set(now);
-    let updated = audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Update,
-        entry: |m: &webhook::Model| m.audit_entry(actor, Action::Update),
-        before,
-        after: None,
-    }
-    .run(row, audited, ApiError::from)
-    .await?;
+    let updated = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
+        .run(row, audited, ApiError::from)
+        .await?;
     hooks.invalidate(site_id);
     Ok(updated.0)
 }
@@ -194,16 +180,7 @@ pub async fn delete(
     current: webhook::Model,
 ) -> ApiResult<()> {
     let site_id = current.site_id;
-    audit::Write {
-        db: &state.db,
-        at: now,
-        action: Action::Delete,
-        entry: |m: &webhook::Model| m.audit_entry(actor, Action::Delete),
-        before: json!(audited(&current)),
-        after: Some(Value::Null),
-    }
-    .remove(current)
-    .await?;
+    site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(audited(&current))).remove(current).await?;
     hooks.invalidate(site_id);
     Ok(())
 }
