@@ -4,10 +4,15 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::audit_log;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DbErr};
+use sea_orm::{
+    ActiveModelBehavior, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction,
+    DbErr, EntityTrait, IntoActiveModel, ModelTrait,
+};
 use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
+
+use crate::error::{ApiError, ApiResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -88,11 +93,12 @@ pub async fn record<C: ConnectionTrait>(
 }
 
 /// One audited write of one row, the shape the small resources share: the row is
-/// stored (inserted for [`Action::Create`], else updated) and its audit entry
-/// recorded in one write transaction. Answers what `respond` makes of the stored
-/// row, which is also the entry's `after` unless `after` is given.
+/// stored (inserted for [`Action::Create`], else updated; or removed, see
+/// [`Write::remove`]) and its audit entry recorded in one write transaction.
+/// Answers what `respond` makes of the stored row, which is also the entry's
+/// `after` unless `after` is given.
 pub struct Write<'a, F> {
-    pub db: &'a sea_orm::DatabaseConnection,
+    pub db: &'a DatabaseConnection,
     pub at: DateTime<Utc>,
     pub action: Action,
     /// Builds the audit entry from the stored row.
@@ -102,33 +108,93 @@ pub struct Write<'a, F> {
     pub after: Option<Value>,
 }
 
+/// The model of an active model's table.
+pub type ModelOf<A> = <<A as ActiveModelTrait>::Entity as EntityTrait>::Model;
+
 impl<'a, F> Write<'a, F> {
     pub async fn run<A, R>(
         self,
         row: A,
-        respond: impl FnOnce(&<A::Entity as sea_orm::EntityTrait>::Model) -> R,
-        on_error: impl FnOnce(DbErr) -> crate::error::ApiError,
-    ) -> crate::error::ApiResult<R>
+        respond: impl FnOnce(&ModelOf<A>) -> R,
+        on_error: impl FnOnce(DbErr) -> ApiError,
+    ) -> ApiResult<R>
     where
-        A: sea_orm::ActiveModelBehavior + Send,
-        <A::Entity as sea_orm::EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
-        F: for<'m> FnOnce(&'m <A::Entity as sea_orm::EntityTrait>::Model) -> AuditEntry<'a>,
+        A: ActiveModelBehavior + Send,
+        ModelOf<A>: IntoActiveModel<A>,
+        F: for<'m> FnOnce(&'m ModelOf<A>) -> AuditEntry<'a>,
+        R: Serialize,
+    {
+        let (response, ()) = self.run_with(async |_| Ok(row), respond, on_error, async |_, _| Ok(())).await?;
+        Ok(response)
+    }
+
+    /// [`run`](Self::run) with work of the caller's inside the same transaction:
+    /// `prepare` runs first and answers the row to store (checks that must see
+    /// the transaction's data, rows to change before this one), `then` runs after
+    /// the audit entry, before the commit (events into the outbox), and its
+    /// answer comes back beside `respond`'s.
+    pub async fn run_with<A, R, T>(
+        self,
+        prepare: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<A>,
+        respond: impl FnOnce(&ModelOf<A>) -> R,
+        on_error: impl FnOnce(DbErr) -> ApiError,
+        then: impl AsyncFnOnce(&DatabaseTransaction, &ModelOf<A>) -> ApiResult<T>,
+    ) -> ApiResult<(R, T)>
+    where
+        A: ActiveModelBehavior + Send,
+        ModelOf<A>: IntoActiveModel<A>,
+        F: for<'m> FnOnce(&'m ModelOf<A>) -> AuditEntry<'a>,
+        R: Serialize,
+    {
+        let action = self.action;
+        let store = async |txn: &DatabaseTransaction| {
+            let row = prepare(txn).await?;
+            match action {
+                Action::Create => row.insert(txn).await,
+                _ => row.update(txn).await,
+            }
+            .map_err(on_error)
+        };
+        self.execute(store, respond, then).await
+    }
+
+    /// Deletes `row` for good; the entry keeps `before` and records nothing after.
+    pub async fn remove<M, A>(self, row: M) -> ApiResult<()>
+    where
+        M: ModelTrait + IntoActiveModel<A> + Clone + Send + Sync,
+        A: ActiveModelTrait<Entity = M::Entity> + ActiveModelBehavior + Send,
+        F: for<'m> FnOnce(&'m M) -> AuditEntry<'a>,
+    {
+        let delete = async |txn: &DatabaseTransaction| {
+            row.clone().delete(txn).await?;
+            Ok(row)
+        };
+        self.execute(delete, |_| (), async |_, _| Ok(())).await?;
+        Ok(())
+    }
+
+    /// The one transaction every audited write goes through.
+    async fn execute<M, R, T>(
+        self,
+        store: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<M>,
+        respond: impl FnOnce(&M) -> R,
+        then: impl AsyncFnOnce(&DatabaseTransaction, &M) -> ApiResult<T>,
+    ) -> ApiResult<(R, T)>
+    where
+        F: for<'m> FnOnce(&'m M) -> AuditEntry<'a>,
         R: Serialize,
     {
         let txn = crate::db::begin_write(self.db).await?;
-        let stored = match self.action {
-            Action::Create => row.insert(&txn).await,
-            _ => row.update(&txn).await,
-        }
-        .map_err(on_error)?;
+        let stored = store(&txn).await?;
         let response = respond(&stored);
         let after = match self.after {
             Some(after) => after,
             None => serde_json::to_value(&response).unwrap_or_default(),
         };
         record(&txn, self.at, (self.entry)(&stored), &self.before, &after).await?;
+        let extra = then(&txn, &stored).await?;
         txn.commit().await?;
-        Ok(response)
+        Ok((response, extra))
     }
 }
 

@@ -30,6 +30,7 @@ pub mod portfolio;
 pub mod public_files;
 pub mod redirects;
 pub mod routes;
+pub mod site_rows;
 pub mod sites;
 pub mod social_links;
 #[cfg(test)]

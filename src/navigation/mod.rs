@@ -9,6 +9,7 @@ mod items;
 mod menus;
 mod model;
 mod rules;
+mod service;
 pub mod trash;
 
 pub use model::*;

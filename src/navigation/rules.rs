@@ -1,5 +1,5 @@
-//! What menus and items share: lookups with their permission checks, the item
-//! tree, validation of links, labels and parents, events and audit entries.
+//! What menus and items share: how lookups and audit entries name them, the
+//! item tree, validation of links, labels and parents, events.
 
 use std::collections::HashMap;
 
@@ -9,11 +9,9 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
-use crate::audit::{Action, AuditEntry};
-use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
-use crate::state::AppState;
+use crate::site_rows::SiteRow;
 
 use super::model::*;
 
@@ -33,42 +31,36 @@ pub(super) fn event(
     }
 }
 
-pub(super) fn menu_entry<'a>(actor: &'a str, action: Action, menu: &nav_menu::Model) -> AuditEntry<'a> {
-    AuditEntry { actor, action, entity_type: "menu", entity_id: menu.id.to_string(), site_id: Some(menu.site_id) }
+impl SiteRow for nav_menu::Model {
+    type Table = nav_menu::Entity;
+    const KIND: &'static str = "menu";
+    const IS_DELETED: Option<nav_menu::Column> = Some(nav_menu::Column::IsDeleted);
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
+
+    fn site_id(&self) -> Uuid {
+        self.site_id
+    }
 }
 
-pub(super) fn item_entry<'a>(actor: &'a str, action: Action, item: &nav_item::Model) -> AuditEntry<'a> {
-    AuditEntry { actor, action, entity_type: "menu_item", entity_id: item.id.to_string(), site_id: Some(item.site_id) }
+impl SiteRow for nav_item::Model {
+    type Table = nav_item::Entity;
+    const KIND: &'static str = "menu_item";
+    const IS_DELETED: Option<nav_item::Column> = Some(nav_item::Column::IsDeleted);
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
+
+    fn site_id(&self) -> Uuid {
+        self.site_id
+    }
 }
 
 pub(super) fn slug_taken(slug: &str) -> ApiError {
     ApiError::slug_taken("menu", slug)
-}
-
-/// A live menu, after checking the caller has `capability` on its site.
-pub(super) async fn find_menu(
-    state: &AppState,
-    principal: &Principal,
-    id: Uuid,
-    capability: Capability,
-) -> ApiResult<nav_menu::Model> {
-    let menu = nav_menu::Entity::find_by_id(id)
-        .filter(nav_menu::Column::IsDeleted.eq(false))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("menu", id))?;
-    principal.require(state, menu.site_id, capability).await?;
-    Ok(menu)
-}
-
-pub(super) async fn find_item(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<nav_item::Model> {
-    let item = nav_item::Entity::find_by_id(id)
-        .filter(nav_item::Column::IsDeleted.eq(false))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("menu_item", id))?;
-    principal.require(state, item.site_id, Capability::EditAnyContent).await?;
-    Ok(item)
 }
 
 /// Live items of a menu.

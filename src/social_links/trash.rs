@@ -6,10 +6,11 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryF
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{audit_entry, SocialLinkResponse};
+use super::SocialLinkResponse;
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::trash::{TrashItem, TrashSource};
 
@@ -19,14 +20,6 @@ fn deleted_social_links(site_id: Uuid) -> sea_orm::Select<social_link::Entity> {
     social_link::Entity::find()
         .filter(social_link::Column::SiteId.eq(site_id))
         .filter(social_link::Column::IsDeleted.eq(true))
-}
-
-/// A social link (deleted or not), after checking the caller administers its site.
-async fn find_social_link(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<social_link::Model> {
-    let link =
-        social_link::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("social", id))?;
-    principal.require(state, link.site_id, Capability::AdministerSite).await?;
-    Ok(link)
 }
 
 impl TrashSource for SocialTrash {
@@ -65,19 +58,22 @@ impl TrashSource for SocialTrash {
         id: Uuid,
     ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(async move {
-            let link = find_social_link(state, principal, id).await?;
+            let link: social_link::Model =
+                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
             crate::trash::ensure_in_trash(link.is_deleted)?;
             let mut row: social_link::ActiveModel = link.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
             let actor = principal.actor_id();
             let restored = audit::Write {
-                db: &state.db,
-                at: state.clock.now(),
-                action: Action::Restore,
-                entry: |m: &social_link::Model| audit_entry(&actor, Action::Restore, m),
-                before: json!({"is_deleted": true}),
                 after: Some(json!({"is_deleted": false})),
+                ..site_rows::audited_write(
+                    &state.db,
+                    state.clock.now(),
+                    &actor,
+                    Action::Restore,
+                    json!({"is_deleted": true}),
+                )
             }
             .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
             .await?;
@@ -93,12 +89,13 @@ impl TrashSource for SocialTrash {
         id: Uuid,
     ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let link = find_social_link(state, principal, id).await?;
+            let link: social_link::Model =
+                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
             crate::trash::ensure_purgeable(link.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             social_link::Entity::delete_by_id(id).exec(&txn).await?;
             let actor = principal.actor_id();
-            let entry = audit_entry(&actor, Action::Purge, &link);
+            let entry = link.audit_entry(&actor, Action::Purge);
             audit::record(&txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &()).await?;
             txn.commit().await?;
             Ok(())

@@ -4,16 +4,18 @@
 pub mod delivery;
 pub mod dispatcher;
 pub mod events;
+mod model;
 mod routes;
+mod service;
 pub mod signature;
 pub mod ssrf;
 
 pub use dispatcher::{WebhookDispatcher, WebhookRuntime};
-pub(crate) use routes::*;
+pub use model::*;
 
 use crate::routes::Routes;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [list_webhooks, create_webhook, retry_delivery, get_webhook, update_webhook, delete_webhook,
+    crate::mount!(r, routes => [list_webhooks, create_webhook, retry_delivery, get_webhook, update_webhook, delete_webhook,
         test_webhook, list_deliveries, webhook_stats]);
 }

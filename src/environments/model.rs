@@ -1,0 +1,53 @@
+//! The request and response shapes of environments.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::environment;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::values::double_option;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct EnvironmentResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub base_url: Option<String>,
+    pub is_default: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&environment::Model> for EnvironmentResponse {
+    fn from(m: &environment::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            name: m.name.clone(),
+            base_url: m.base_url.clone(),
+            is_default: m.is_default,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateEnvironment {
+    /// Lowercase letters, digits and hyphens, e.g. `staging`.
+    pub name: String,
+    pub base_url: Option<String>,
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    pub is_default: bool,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateEnvironment {
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub base_url: Option<Option<String>>,
+    /// `true` makes this the site's default; the previous default stops being one.
+    pub is_default: Option<bool>,
+}

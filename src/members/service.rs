@@ -1,0 +1,193 @@
+//! Member rules and writes: a site has one owner, who keeps that role until
+//! ownership is transferred; every write records its audit entry in the same
+//! transaction and drops the site's cached state.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{site, site_member};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::model::{MemberResponse, Membership};
+use crate::audit::{self, Action};
+use crate::auth::Role;
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
+use crate::site_rows::{self, SiteRow};
+use crate::state::AppState;
+
+impl SiteRow for site_member::Model {
+    type Table = site_member::Entity;
+    const KIND: &'static str = "member";
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
+
+    fn site_id(&self) -> Uuid {
+        self.site_id
+    }
+}
+
+/// The member's role; an unknown one counts as read.
+pub fn role_of(member: &site_member::Model) -> Role {
+    Role::parse(&member.role).unwrap_or(Role::Read)
+}
+
+fn one_owner() -> ApiError {
+    ApiError::bad_request("a site has one owner: use transfer-ownership")
+}
+
+pub async fn find_member(state: &AppState, site_id: Uuid, id: Uuid) -> ApiResult<site_member::Model> {
+    site_member::Entity::find_by_id(id)
+        .filter(site_member::Column::SiteId.eq(site_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("member", id))
+}
+
+/// The live sites a user is a member of, with the role there.
+pub async fn memberships_of(state: &AppState, idp_user_id: &str) -> ApiResult<Vec<Membership>> {
+    let rows = site_member::Entity::find()
+        .filter(site_member::Column::IdpUserId.eq(idp_user_id))
+        .find_also_related(site::Entity)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(m, s)| {
+            s.filter(|s| s.deleted_at.is_none()).map(|s| Membership {
+                site_id: s.id,
+                site_name: s.name,
+                site_slug: s.slug,
+                role: m.role,
+            })
+        })
+        .collect())
+}
+
+pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MemberResponse>> {
+    state.site_state(site_id).await?;
+    let members = site_member::Entity::find()
+        .filter(site_member::Column::SiteId.eq(site_id))
+        .order_by_asc(site_member::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(members.iter().map(MemberResponse::from).collect())
+}
+
+/// Adds a member with any role but owner (a site has one, changed by a transfer).
+pub async fn add(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+    idp_user_id: String,
+    role: Role,
+) -> ApiResult<MemberResponse> {
+    if role == Role::Owner {
+        return Err(one_owner());
+    }
+    let row = site_member::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        site_id: Set(site_id),
+        idp_user_id: Set(idp_user_id),
+        role: Set(role.as_str().to_string()),
+        created_at: Set(now),
+        updated_at: Set(now),
+    };
+    let already = on_constraint(Constraint::Unique, || {
+        ApiError::new(ErrorCode::MemberAlreadyExists, "the user is already a member of this site")
+    });
+    let created = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
+        .run(row, |m| MemberResponse::from(m), already)
+        .await?;
+    state.invalidate_site(site_id);
+    Ok(created)
+}
+
+/// Gives the member another role; the owner's role changes only by a transfer.
+pub async fn change_role(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    current: site_member::Model,
+    role: Role,
+) -> ApiResult<MemberResponse> {
+    if role_of(&current) == Role::Owner {
+        return Err(ApiError::new(
+            ErrorCode::MemberCannotRemoveOwner,
+            "the owner keeps that role until ownership is transferred",
+        ));
+    }
+    if role == Role::Owner {
+        return Err(one_owner());
+    }
+    let site_id = current.site_id;
+    let before = json!(MemberResponse::from(&current));
+    let mut row: site_member::ActiveModel = current.into();
+    row.role = Set(role.as_str().to_string());
+    row.updated_at = Set(now);
+    let updated = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
+        .run(row, |m| MemberResponse::from(m), ApiError::from)
+        .await?;
+    state.invalidate_site(site_id);
+    Ok(updated)
+}
+
+/// The owner is neither removed nor leaves until ownership is transferred.
+pub fn ensure_removable(member: &site_member::Model, leaving: bool) -> ApiResult<()> {
+    if role_of(member) == Role::Owner {
+        let code = if leaving { ErrorCode::SiteOwnerCannotLeave } else { ErrorCode::MemberCannotRemoveOwner };
+        return Err(ApiError::new(code, "transfer ownership to another member first"));
+    }
+    Ok(())
+}
+
+pub async fn remove(state: &AppState, actor: &str, now: DateTime<Utc>, current: site_member::Model) -> ApiResult<()> {
+    let site_id = current.site_id;
+    site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(MemberResponse::from(&current)))
+        .remove(current)
+        .await?;
+    state.invalidate_site(site_id);
+    Ok(())
+}
+
+/// Makes the member `idp_user_id` the owner and the previous owner an admin.
+/// Answers the new owner and then the previous one.
+pub async fn transfer_ownership(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+    idp_user_id: &str,
+) -> ApiResult<Vec<MemberResponse>> {
+    let members = site_member::Entity::find().filter(site_member::Column::SiteId.eq(site_id)).all(&state.db).await?;
+    let target = members
+        .iter()
+        .find(|m| m.idp_user_id == idp_user_id)
+        .cloned()
+        .ok_or_else(|| ApiError::not_found("member", idp_user_id))?;
+    let previous = members.iter().find(|m| m.role == Role::Owner.as_str()).cloned();
+    if previous.as_ref().is_some_and(|p| p.id == target.id) {
+        return Err(ApiError::bad_request("that member already owns the site"));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let mut changed = Vec::new();
+    if let Some(previous) = previous {
+        let mut row: site_member::ActiveModel = previous.clone().into();
+        row.role = Set(Role::Admin.as_str().to_string());
+        row.updated_at = Set(now);
+        changed.push(row.update(&txn).await?);
+    }
+    let mut row: site_member::ActiveModel = target.into();
+    row.role = Set(Role::Owner.as_str().to_string());
+    row.updated_at = Set(now);
+    changed.insert(0, row.update(&txn).await?);
+    for member in &changed {
+        let entry = member.audit_entry(actor, Action::Update);
+        audit::record(&txn, now, entry, &json!({}), &MemberResponse::from(member)).await?;
+    }
+    txn.commit().await?;
+    state.invalidate_site(site_id);
+    Ok(changed.iter().map(MemberResponse::from).collect())
+}

@@ -1,0 +1,66 @@
+//! Moderation states and the request and response shapes of the moderation
+//! endpoints.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::user_moderation;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ModerationStatus {
+    Active,
+    Suspended,
+    Banned,
+    Deleted,
+}
+
+impl ModerationStatus {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            ModerationStatus::Active => "active",
+            ModerationStatus::Suspended => "suspended",
+            ModerationStatus::Banned => "banned",
+            ModerationStatus::Deleted => "deleted",
+        }
+    }
+
+    pub(super) fn parse(raw: &str) -> Self {
+        match raw {
+            "suspended" => ModerationStatus::Suspended,
+            "banned" => ModerationStatus::Banned,
+            _ => ModerationStatus::Active,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ModerationResult {
+    pub idp_user_id: String,
+    pub status: ModerationStatus,
+    pub reason: Option<String>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct SuspendUser {
+    pub reason: String,
+    /// 1 to 8784 (a year).
+    pub duration_hours: i64,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct BanUser {
+    pub reason: String,
+}
+
+/// The moderation state in effect at `now`: an expired suspension is active.
+pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>) -> ModerationStatus {
+    match row {
+        None => ModerationStatus::Active,
+        Some(r) => match ModerationStatus::parse(&r.status) {
+            ModerationStatus::Suspended if r.expires_at.is_some_and(|at| at <= now) => ModerationStatus::Active,
+            status => status,
+        },
+    }
+}

@@ -1,0 +1,55 @@
+//! The response shapes and query of notifications.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::notification;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct NotificationResponse {
+    pub id: Uuid,
+    pub site_id: Option<Uuid>,
+    /// e.g. `review_requested`
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub entity_type: Option<String>,
+    pub entity_id: Option<String>,
+    pub is_read: bool,
+    pub read_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&notification::Model> for NotificationResponse {
+    fn from(m: &notification::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            kind: m.kind.clone(),
+            title: m.title.clone(),
+            body: m.body.clone(),
+            entity_type: m.entity_type.clone(),
+            entity_id: m.entity_id.clone(),
+            is_read: m.read_at.is_some(),
+            read_at: m.read_at,
+            created_at: m.created_at,
+        }
+    }
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NotificationQuery {
+    pub page: Option<u64>,
+    /// Default 20, at most 100.
+    pub per_page: Option<u64>,
+    /// Only unread ones.
+    #[serde(default)]
+    pub unread: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MarkedRead {
+    pub updated: u64,
+}

@@ -1,0 +1,110 @@
+//! Notifications: created for reviewers inside the transaction of a review
+//! request, listed for their user, marked read.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{notification, site_member};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use uuid::Uuid;
+
+use super::model::{MarkedRead, NotificationQuery, NotificationResponse};
+use crate::auth::{Capability, Role};
+use crate::error::{ApiError, ApiResult};
+use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
+
+pub const DEFAULT_PER_PAGE: u64 = 20;
+
+/// What a review request is about.
+pub struct ReviewRequest<'a> {
+    pub site_ids: &'a [Uuid],
+    pub entity_type: &'a str,
+    pub entity_id: Uuid,
+    pub title: &'a str,
+    /// The submitting user, who is not notified of their own request.
+    pub submitted_by: Option<&'a str>,
+    /// When it was submitted (the app's clock).
+    pub at: DateTime<Utc>,
+}
+
+/// Notifies every reviewer, editor, admin and owner of the item's sites, inside
+/// the caller's transaction (so the notification exists exactly when the status
+/// change does).
+pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: ReviewRequest<'_>) -> ApiResult<()> {
+    let members = site_member::Entity::find()
+        .filter(site_member::Column::SiteId.is_in(request.site_ids.to_vec()))
+        .all(db)
+        .await?;
+    let now = request.at;
+    let mut notified = std::collections::HashSet::new();
+    for member in members {
+        let may_review = Role::parse(&member.role).is_some_and(|r| r.has(Capability::ReviewContent));
+        if !may_review
+            || request.submitted_by == Some(member.idp_user_id.as_str())
+            || !notified.insert(member.idp_user_id.clone())
+        {
+            continue;
+        }
+        notification::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            idp_user_id: Set(member.idp_user_id),
+            site_id: Set(Some(member.site_id)),
+            kind: Set("review_requested".into()),
+            title: Set(format!("Review requested: {}", request.title)),
+            body: Set(format!("A {} was submitted for review.", request.entity_type)),
+            entity_type: Set(Some(request.entity_type.to_string())),
+            entity_id: Set(Some(request.entity_id.to_string())),
+            read_at: Set(None),
+            created_at: Set(now),
+        }
+        .insert(db)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The user's notifications, newest first.
+pub async fn list(
+    state: &AppState,
+    idp_user_id: &str,
+    query: &NotificationQuery,
+) -> ApiResult<Paginated<NotificationResponse>> {
+    let mut select = notification::Entity::find()
+        .filter(notification::Column::IdpUserId.eq(idp_user_id))
+        .order_by_desc(notification::Column::CreatedAt)
+        .order_by_asc(notification::Column::Id);
+    if query.unread {
+        select = select.filter(notification::Column::ReadAt.is_null());
+    }
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(DEFAULT_PER_PAGE);
+    Ok(fetch_page(&state.db, select, page).await?.map(|m| NotificationResponse::from(&m)))
+}
+
+pub async fn find(state: &AppState, id: Uuid) -> ApiResult<notification::Model> {
+    notification::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("notification", id))
+}
+
+/// Marks the notification read at `now`; one already read keeps its time.
+pub async fn mark_read(
+    state: &AppState,
+    now: DateTime<Utc>,
+    found: notification::Model,
+) -> ApiResult<NotificationResponse> {
+    if found.read_at.is_some() {
+        return Ok(NotificationResponse::from(&found));
+    }
+    let mut row: notification::ActiveModel = found.into();
+    row.read_at = Set(Some(now));
+    let updated = row.update(&state.db).await?;
+    Ok(NotificationResponse::from(&updated))
+}
+
+pub async fn mark_all_read(state: &AppState, now: DateTime<Utc>, idp_user_id: &str) -> ApiResult<MarkedRead> {
+    let result = notification::Entity::update_many()
+        .col_expr(notification::Column::ReadAt, Expr::value(now))
+        .filter(notification::Column::IdpUserId.eq(idp_user_id))
+        .filter(notification::Column::ReadAt.is_null())
+        .exec(&state.db)
+        .await?;
+    Ok(MarkedRead { updated: result.rows_affected })
+}

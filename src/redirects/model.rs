@@ -1,0 +1,72 @@
+//! The request and response shapes of redirects.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::redirect;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RedirectResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub source_path: String,
+    pub destination: String,
+    pub status_code: i32,
+    pub is_active: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&redirect::Model> for RedirectResponse {
+    fn from(m: &redirect::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            source_path: m.source_path.clone(),
+            destination: m.destination.clone(),
+            status_code: m.status_code,
+            is_active: m.is_active,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateRedirect {
+    /// A path on the site, e.g. `/old-page`.
+    pub source_path: String,
+    /// A path on the site or an absolute http(s) URL.
+    /// `destination_path` is accepted too.
+    #[serde(alias = "destination_path")]
+    pub destination: String,
+    /// 301 (default), 302, 307 or 308.
+    pub status_code: Option<i32>,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateRedirect {
+    pub source_path: Option<String>,
+    #[serde(alias = "destination_path")]
+    pub destination: Option<String>,
+    pub status_code: Option<i32>,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ResolveQuery {
+    pub path: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ResolvedRedirect {
+    pub path: String,
+    /// Where the chain of active redirects ends.
+    pub destination: String,
+    /// The status of the first hop.
+    pub status_code: i32,
+    pub hops: usize,
+}

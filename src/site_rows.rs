@@ -1,0 +1,86 @@
+//! Rows that belong to one site (redirects, environments, webhooks, social
+//! links, menus and their items, members): found by id with the caller's
+//! capability on the row's site checked, and named the same way in 404s and in
+//! the audit trail.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PrimaryKeyTrait, QueryFilter};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+pub trait SiteRow: Sized + Send + Sync {
+    type Table: EntityTrait<Model = Self>;
+    /// How a 404 and an audit entry name the row: `redirect`, `menu_item`, …
+    const KIND: &'static str;
+    /// The `is_deleted` column of a table with a trash: [`find`] skips rows in it.
+    const IS_DELETED: Option<<Self::Table as EntityTrait>::Column> = None;
+
+    fn id(&self) -> Uuid;
+    fn site_id(&self) -> Uuid;
+
+    fn audit_entry<'a>(&self, actor: &'a str, action: Action) -> AuditEntry<'a> {
+        AuditEntry {
+            actor,
+            action,
+            entity_type: Self::KIND,
+            entity_id: self.id().to_string(),
+            site_id: Some(self.site_id()),
+        }
+    }
+}
+
+/// An audited write of a site row by `actor`, its entry naming the row as
+/// [`SiteRow::audit_entry`] does; the entry's `after` is the response.
+pub fn audited_write<'a, M: SiteRow>(
+    db: &'a DatabaseConnection,
+    at: DateTime<Utc>,
+    actor: &'a str,
+    action: Action,
+    before: Value,
+) -> audit::Write<'a, impl FnOnce(&M) -> AuditEntry<'a>> {
+    audit::Write { db, at, action, entry: move |row: &M| row.audit_entry(actor, action), before, after: None }
+}
+
+/// The row `id` (outside the trash), after checking the caller has `capability`
+/// on its site.
+pub async fn find<M: SiteRow>(state: &AppState, principal: &Principal, id: Uuid, capability: Capability) -> ApiResult<M>
+where
+    Uuid: Into<<<M::Table as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType>,
+{
+    let mut select = M::Table::find_by_id(id);
+    if let Some(is_deleted) = M::IS_DELETED {
+        select = select.filter(is_deleted.eq(false));
+    }
+    authorized(state, principal, select.one(&state.db).await?, id, capability).await
+}
+
+/// The row `id`, in the trash or not, after checking the caller has
+/// `capability` on its site.
+pub async fn find_with_trashed<M: SiteRow>(
+    state: &AppState,
+    principal: &Principal,
+    id: Uuid,
+    capability: Capability,
+) -> ApiResult<M>
+where
+    Uuid: Into<<<M::Table as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType>,
+{
+    authorized(state, principal, M::Table::find_by_id(id).one(&state.db).await?, id, capability).await
+}
+
+async fn authorized<M: SiteRow>(
+    state: &AppState,
+    principal: &Principal,
+    found: Option<M>,
+    id: Uuid,
+    capability: Capability,
+) -> ApiResult<M> {
+    let row = found.ok_or_else(|| ApiError::not_found(M::KIND, id))?;
+    principal.require(state, row.site_id(), capability).await?;
+    Ok(row)
+}

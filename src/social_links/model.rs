@@ -1,0 +1,64 @@
+//! The request and response shapes of social links.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::social_link;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SocialLinkResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub platform: String,
+    pub url: String,
+    pub label: String,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&social_link::Model> for SocialLinkResponse {
+    fn from(m: &social_link::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            platform: m.platform.clone(),
+            url: m.url.clone(),
+            label: m.label.clone(),
+            display_order: m.display_order,
+            is_active: m.is_active,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateSocialLink {
+    /// Lowercase name: `github`, `mastodon`, `linkedin`, …
+    /// `github`, `mastodon`, … (`icon` is accepted too); from the URL's host
+    /// (`github.com` → `github`) when omitted.
+    #[serde(default, alias = "icon")]
+    pub platform: Option<String>,
+    /// The profile's http(s) URL.
+    pub url: String,
+    /// Shown text; the platform when omitted.
+    #[serde(alias = "title")]
+    pub label: Option<String>,
+    #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    pub display_order: i32,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateSocialLink {
+    #[serde(alias = "icon")]
+    pub platform: Option<String>,
+    pub url: Option<String>,
+    #[serde(alias = "title")]
+    pub label: Option<String>,
+    pub display_order: Option<i32>,
+    pub is_active: Option<bool>,
+}
