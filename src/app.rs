@@ -139,28 +139,11 @@ impl Plinth {
     /// stop accepting and let in-flight requests finish (30 s at most).
     pub fn serve(&self, listener: TcpListener, handle_signals: bool) -> Result<RunningServer, BoxError> {
         let addr = listener.local_addr()?;
-        let state = self.state.clone();
-        let hooks = self.webhooks.clone();
+        let (state, hooks) = (self.state.clone(), self.webhooks.clone());
         let trash_sources = web::Data::new(crate::api::trash_sources());
-        let mut server = HttpServer::new(move || {
-            let cors = crate::cors::middleware(&state.config.cors_origins);
-            App::new()
-                .app_data(state.clone())
-                .app_data(hooks.clone())
-                .app_data(trash_sources.clone())
-                .app_data(json_config())
-                .app_data(path_config())
-                .app_data(query_config())
-                // Inside the problem rewrite, so a refused origin still gets problem+json.
-                .wrap(from_fn(crate::http_cache::cached_reads))
-                .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
-                .wrap(from_fn(rewrite_bare_errors))
-                .wrap(from_fn(telemetry::request_context))
-                .configure(routes)
-                .default_service(web::to(not_found_fallback))
-        })
-        .shutdown_timeout(30)
-        .listen(listener)?;
+        let mut server = HttpServer::new(move || application(&state, &hooks, &trash_sources))
+            .shutdown_timeout(30)
+            .listen(listener)?;
         if self.state.config.workers > 0 {
             server = server.workers(self.state.config.workers);
         }
@@ -169,6 +152,37 @@ impl Plinth {
         }
         Ok(RunningServer { addr, server: server.run(), webhooks: self.webhooks.clone() })
     }
+}
+
+/// The application one server worker runs: state, middleware and every route.
+/// Public so benchmarks can drive exactly what is served, in process.
+pub fn application(
+    state: &web::Data<AppState>,
+    hooks: &web::Data<WebhookRuntime>,
+    trash_sources: &web::Data<crate::trash::TrashSources>,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let cors = crate::cors::middleware(&state.config.cors_origins);
+    App::new()
+        .app_data(state.clone())
+        .app_data(hooks.clone())
+        .app_data(trash_sources.clone())
+        .app_data(json_config())
+        .app_data(path_config())
+        .app_data(query_config())
+        // Inside the problem rewrite, so a refused origin still gets problem+json.
+        .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
+        .wrap(from_fn(rewrite_bare_errors))
+        .wrap(from_fn(telemetry::request_context))
+        .configure(routes)
+        .default_service(web::to(not_found_fallback))
 }
 
 /// One Janitor pass: whatever is due now.

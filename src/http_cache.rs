@@ -45,8 +45,13 @@ pub async fn cached_reads(
         }
         return Ok(res?.map_into_boxed_body());
     }
-    let cache_key = match has_credentials(req.headers()) && state.responses.enabled() {
-        true => cache_key(&req).await,
+    let cache_key = match has_credentials(req.headers()) {
+        // Refused credentials (a spent rate limit, a revoked key) are answered
+        // here: the handler would answer the same, after routing its extractors.
+        true => match cache_key(&req).await {
+            Ok(key) => Some(key).filter(|_| state.responses.enabled()),
+            Err(refused) => return Ok(req.error_response(refused)),
+        },
         false => None,
     };
     if let Some(hit) = cache_key.as_deref().and_then(|key| state.responses.get(key)) {
@@ -96,15 +101,15 @@ fn has_credentials(headers: &HeaderMap) -> bool {
     headers.contains_key(API_KEY_HEADER) || headers.contains_key(actix_web::http::header::AUTHORIZATION)
 }
 
-/// The caller and the URL: what a cached answer may be reused for. `None` when
-/// the credentials are refused (the handler answers that, counted once).
-async fn cache_key(req: &ServiceRequest) -> Option<String> {
-    let principal = Principal::from_request(req.request(), &mut Payload::None).await.ok()?;
+/// The caller and the URL: what a cached answer may be reused for, or why the
+/// credentials are refused.
+async fn cache_key(req: &ServiceRequest) -> Result<String, crate::error::ApiError> {
+    let principal = Principal::from_request(req.request(), &mut Payload::None).await?;
     let caller = match &principal.credential {
         Credential::ApiKey(key) => format!("key:{}:{}", key.id, key.permission.as_str()),
         Credential::User(user) => format!("user:{}:{}", user.idp_user_id, principal.is_system_admin()),
     };
-    Some(format!("{caller} {}?{}", req.path(), req.query_string()))
+    Ok(format!("{caller} {}?{}", req.path(), req.query_string()))
 }
 
 /// `304` when the caller already holds this body, else the body.

@@ -9,8 +9,10 @@
 //! (`/sites/deleted`) before the patterns that would swallow them (`/sites/{id}`).
 
 use actix_web::http::Method;
+use actix_web::middleware::from_fn;
 use actix_web::web::{self, ServiceConfig};
 use actix_web::{Resource, Route};
+use std::rc::Rc;
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{Paths, RefOr};
@@ -22,12 +24,23 @@ struct Variant {
     documented: &'static str,
     mounted: String,
     /// Puts the variant's data (its `ContentKind`, its `Taxonomy`) on a resource.
-    data: Box<dyn Fn(Resource) -> Resource>,
+    data: ResourceData,
+}
+
+type ResourceData = Rc<dyn Fn(Resource) -> Resource>;
+
+/// One path's routes, built into an actix resource when registered.
+struct PendingResource {
+    path: String,
+    routes: Vec<Route>,
+    data: Option<ResourceData>,
+    /// Whether any of its routes needs credentials.
+    protected: bool,
 }
 
 #[derive(Default)]
 pub struct Routes {
-    resources: Vec<(String, Option<Resource>)>,
+    resources: Vec<PendingResource>,
     paths: Paths,
     /// The component schemas the documented operations refer to.
     schemas: Vec<(String, RefOr<Schema>)>,
@@ -50,23 +63,22 @@ impl Routes {
             Some(v) => documented.replace(&format!("/{}", v.documented), &format!("/{}", v.mounted)),
             None => documented.clone(),
         };
-        for method in P::methods() {
-            let route = handler().method(actix_method(&method));
-            let slot = match self.resources.iter().position(|(p, _)| *p == path) {
-                Some(i) => i,
-                None => {
-                    let resource = if path == "/" { web::resource(["", "/"]) } else { web::resource(path.as_str()) };
-                    let resource = match &self.variant {
-                        Some(v) => (v.data)(resource),
-                        None => resource,
-                    };
-                    self.resources.push((path.clone(), Some(resource)));
-                    self.resources.len() - 1
-                }
-            };
-            let entry = &mut self.resources[slot].1;
-            *entry = entry.take().map(|r| r.route(route));
-        }
+        let protected = !is_public(&P::operation());
+        let slot = match self.resources.iter().position(|r| r.path == path) {
+            Some(i) => i,
+            None => {
+                self.resources.push(PendingResource {
+                    path: path.clone(),
+                    routes: Vec::new(),
+                    data: self.variant.as_ref().map(|v| Rc::clone(&v.data)),
+                    protected: false,
+                });
+                self.resources.len() - 1
+            }
+        };
+        let resource = &mut self.resources[slot];
+        resource.routes.extend(P::methods().iter().map(|method| handler().method(actix_method(method))));
+        resource.protected |= protected;
         // A variant other than the documented one is derived in the document
         // (see `openapi::DerivedKinds`), with its own ids and tags.
         if self.variant.as_ref().is_none_or(|v| v.documented == v.mounted) {
@@ -93,7 +105,7 @@ impl Routes {
         self.variant = Some(Variant {
             documented,
             mounted: mounted.to_string(),
-            data: Box::new(move |r: Resource| r.app_data(data.clone())),
+            data: Rc::new(move |r: Resource| r.app_data(data.clone())),
         });
         mount(self);
         self.variant = None;
@@ -105,12 +117,61 @@ impl Routes {
         (self.paths, self.schemas)
     }
 
-    /// Registers every resource, in the order of first mention.
+    /// Registers every resource, in the order of first mention, grouped in one
+    /// scope per first path segment (`/sites`, `/blogs`): a request is matched
+    /// against its segment's patterns only, not against every pattern mounted
+    /// before it. Resources that take credentials answer reads through the
+    /// response cache and bump their site's generation on writes
+    /// (`http_cache`); public ones (system, public files) never authenticate a
+    /// caller they do not need.
     pub fn register(self, cfg: &mut ServiceConfig) {
-        for resource in self.resources.into_iter().filter_map(|(_, r)| r) {
-            cfg.service(resource);
+        let mut groups: Vec<(String, Vec<PendingResource>)> = Vec::new();
+        for resource in self.resources {
+            let segment = first_segment(&resource.path).to_string();
+            match groups.iter_mut().find(|(s, _)| *s == segment) {
+                Some((_, members)) => members.push(resource),
+                None => groups.push((segment, vec![resource])),
+            }
+        }
+        for (segment, members) in groups {
+            if segment.is_empty() {
+                members.into_iter().for_each(|r| mount_resource(cfg, r, ""));
+                continue;
+            }
+            let prefix = format!("/{segment}");
+            cfg.service(web::scope(&prefix).configure(|scope| {
+                members.into_iter().for_each(|r| mount_resource(scope, r, &prefix));
+            }));
         }
     }
+}
+
+/// `sites` for `/sites/{id}`; empty for `/` (mounted outside any scope).
+fn first_segment(path: &str) -> &str {
+    path.trim_start_matches('/').split('/').next().unwrap_or_default()
+}
+
+fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, prefix: &str) {
+    let path = &pending.path[prefix.len()..];
+    let mut resource = match path {
+        "/" if prefix.is_empty() => web::resource(["", "/"]),
+        _ => web::resource(path),
+    };
+    if let Some(data) = &pending.data {
+        resource = data(resource);
+    }
+    let resource = pending.routes.into_iter().fold(resource, Resource::route);
+    match pending.protected {
+        true => cfg.service(resource.wrap(from_fn(crate::http_cache::cached_reads))),
+        false => cfg.service(resource),
+    };
+}
+
+/// An operation documented with `security(())`: anyone may call it.
+fn is_public(operation: &utoipa::openapi::path::Operation) -> bool {
+    operation.security.as_ref().is_some_and(|requirements| {
+        requirements.iter().all(|r| serde_json::to_value(r).is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty())))
+    })
 }
 
 fn actix_method(method: &HttpMethod) -> Method {

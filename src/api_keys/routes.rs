@@ -94,6 +94,9 @@ pub async fn list_api_keys(
         })?;
         principal.require(&state, site_id, Capability::AdministerSite).await?;
     }
+    // Usage figures (last used, counts) move with every request the keys make,
+    // not with writes to the site: never answered from the response cache.
+    crate::state::responses::depends_on_time();
     let filter = KeyFilter {
         status: query.status.as_deref(),
         site_id: query.site_id,

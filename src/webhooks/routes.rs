@@ -166,6 +166,8 @@ pub async fn webhook_stats(
 ) -> ApiResult<HttpResponse> {
     let (window, span) = service::stats_window(query.window.as_deref())?;
     let hook = find_webhook(&state, &principal, id.into_inner()).await?;
+    // A sliding window: the figures change as time passes, not only with writes.
+    crate::state::responses::depends_on_time();
     let since = state.clock.now() - span;
     Ok(HttpResponse::Ok().json(service::stats(&state, hook.id, window, since).await?))
 }

@@ -1,0 +1,224 @@
+//! Instructions per request: `cargo bench --bench request_cost` (needs valgrind).
+//!
+//! Wall-clock figures on a shared 2-core machine swing by tens of percent; an
+//! instruction count does not. This bench re-runs itself under
+//! `valgrind --tool=callgrind`, collecting only inside the measuring function,
+//! and drives the served application in process (`plinth::app::application`,
+//! the same middleware and routes as a server worker, minus the socket) with a
+//! fixed number of requests per target, beside a bare actix-web handler.
+//! Prints instructions per request and the ratio to the bare handler.
+//!
+//! Settings: BENCH_REQUESTS (default 2000 per target).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use actix_web::http::StatusCode;
+use actix_web::test::{call_service, init_service, TestRequest};
+use actix_web::{web, App, HttpResponse};
+use plinth::{Config, Plinth};
+use serde_json::{json, Value};
+
+const UNDER_CALLGRIND: &str = "PLINTH_BENCH_UNDER_CALLGRIND";
+
+/// The requests of one target, in the order they are measured.
+struct Target {
+    label: &'static str,
+    request: fn(&Fixture) -> TestRequest,
+    expect: StatusCode,
+}
+
+struct Fixture {
+    site_id: String,
+    blog_id: String,
+    reader_key: String,
+    spent_key: String,
+    list_etag: String,
+}
+
+fn with_key(req: TestRequest, key: &str) -> TestRequest {
+    req.insert_header(("X-API-Key", key.to_string()))
+}
+
+const TARGETS: &[Target] = &[
+    Target {
+        label: "GET /sites/{id}, key",
+        request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}", f.site_id)), &f.reader_key),
+        expect: StatusCode::OK,
+    },
+    Target {
+        label: "GET /sites/{id}/blogs?per_page=10, key",
+        request: |f| {
+            with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}/blogs?per_page=10", f.site_id)), &f.reader_key)
+        },
+        expect: StatusCode::OK,
+    },
+    Target {
+        label: "GET /blogs/{id}, key",
+        request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/blogs/{}", f.blog_id)), &f.reader_key),
+        expect: StatusCode::OK,
+    },
+    Target {
+        label: "admin list, If-None-Match → 304",
+        request: |f| {
+            with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}/blogs?per_page=10", f.site_id)), &f.reader_key)
+                .insert_header(("If-None-Match", f.list_etag.clone()))
+        },
+        expect: StatusCode::NOT_MODIFIED,
+    },
+    Target {
+        label: "key over its limit → 429",
+        request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}", f.site_id)), &f.spent_key),
+        expect: StatusCode::TOO_MANY_REQUESTS,
+    },
+];
+
+fn main() {
+    let requests: u64 = std::env::var("BENCH_REQUESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    if let Some(target) = std::env::var(UNDER_CALLGRIND).ok().and_then(|t| t.parse().ok()) {
+        return measure(target, requests);
+    }
+    let labels: Vec<&str> =
+        std::iter::once("bare actix-web handler (fixed JSON)").chain(TARGETS.iter().map(|t| t.label)).collect();
+    // One valgrind process per target: callgrind collects only inside the
+    // measuring function, so start-up and seeding do not count.
+    let per_request: Vec<f64> = (0..labels.len())
+        .map(|target| {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("callgrind.out");
+            let status = Command::new("valgrind")
+                .args([
+                    "--tool=callgrind",
+                    "--collect-atstart=no",
+                    "--toggle-collect=*measure_requests*",
+                    &format!("--callgrind-out-file={}", out.display()),
+                ])
+                .arg(std::env::current_exe().unwrap())
+                .env(UNDER_CALLGRIND, target.to_string())
+                .env("BENCH_REQUESTS", requests.to_string())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .expect("valgrind is installed (apt-get install valgrind)");
+            assert!(status.success(), "the measured run of {} failed", labels[target]);
+            totals(&out).expect("callgrind wrote its totals") as f64 / requests as f64
+        })
+        .collect();
+    println!("callgrind, {requests} requests per target, in process (no socket)\n");
+    println!("{:<48} {:>16} {:>14}", "target", "instructions/req", "bare / target");
+    for (label, cost) in labels.iter().zip(&per_request) {
+        println!("{label:<48} {cost:>16.0} {:>14.2}", per_request[0] / cost);
+    }
+}
+
+/// The `totals:` (or `summary:`) line of a callgrind dump.
+fn totals(path: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|l| {
+        l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:"))?.trim().split(' ').next()?.parse().ok()
+    })
+}
+
+/// Runs `requests` requests through `app` to completion; the only function
+/// callgrind collects in (a plain function, so the polling happens inside it).
+#[inline(never)]
+fn measure_requests<S, B>(
+    system: &actix_web::rt::SystemRunner,
+    app: &S,
+    requests: u64,
+    request: impl Fn() -> TestRequest,
+    expect: StatusCode,
+) where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    system.block_on(async {
+        for _ in 0..requests {
+            let res = call_service(app, request().to_request()).await;
+            assert_eq!(res.status(), expect);
+            // Read the body as a client would; it is part of the cost.
+            let _ = actix_web::body::to_bytes(res.into_body()).await;
+        }
+    });
+}
+
+/// Target 0 is the bare handler; 1.. are `TARGETS`.
+fn measure(target: usize, requests: u64) {
+    let system = actix_web::rt::System::new();
+    let bare_body = json!({
+        "id": uuid::Uuid::new_v4(), "name": "Site bench", "slug": "bench", "description": "",
+        "base_url": null, "is_active": true, "logo_url": null, "favicon_url": null,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+    });
+    let bare = system.block_on(init_service(App::new().route(
+        "/bare",
+        web::get().to(move || {
+            let body = bare_body.clone();
+            async move { HttpResponse::Ok().json(body) }
+        }),
+    )));
+    if target == 0 {
+        return measure_requests(&system, &bare, requests, || TestRequest::get().uri("/bare"), StatusCode::OK);
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::defaults().unwrap();
+    config.database_url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    config.data_dir = dir.path().join("data");
+    config.bootstrap_api_key = Some("plk_bench_master_key".into());
+    config.log.filter = "error".into();
+    let plinth = system.block_on(Plinth::build(config)).unwrap();
+    let trash = web::Data::new(plinth::api::trash_sources());
+    let app = system.block_on(init_service(plinth::app::application(&plinth.state, &plinth.webhooks, &trash)));
+    let fixture = system.block_on(seed(&app));
+    let target = &TARGETS[target - 1];
+    // Warm: caches filled, the spent key's quota used up.
+    system.block_on(async {
+        for _ in 0..5 {
+            let _ = call_service(&app, (target.request)(&fixture).to_request()).await;
+        }
+    });
+    measure_requests(&system, &app, requests, || (target.request)(&fixture), target.expect);
+}
+
+async fn seed<S, B>(app: &S) -> Fixture
+where
+    S: actix_web::dev::Service<
+        actix_http::Request,
+        Response = actix_web::dev::ServiceResponse<B>,
+        Error = actix_web::Error,
+    >,
+    B: actix_web::body::MessageBody,
+{
+    let post = |path: &str, body: Value| {
+        with_key(TestRequest::post().uri(&format!("/api/v1{path}")), "plk_bench_master_key").set_json(body).to_request()
+    };
+    let json_of = |res: actix_web::dev::ServiceResponse<B>| async move {
+        let bytes = actix_web::body::to_bytes(res.into_body()).await.ok().unwrap();
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let site = json_of(call_service(app, post("/sites", json!({"name": "Bench", "slug": "bench"}))).await).await;
+    let site_id = site["id"].as_str().unwrap().to_string();
+    let key = |extra: Value| {
+        let mut body = json!({"name": "bench", "permission": "Read", "site_id": site_id});
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        post("/api-keys", body)
+    };
+    let reader = json_of(call_service(app, key(json!({}))).await).await;
+    let spent = json_of(call_service(app, key(json!({"rate_limit_per_hour": 1}))).await).await;
+    let mut blog_id = String::new();
+    for i in 0..30 {
+        let body = json!({"site_ids": [site_id], "title": format!("Post {i}"), "status": "Published"});
+        blog_id = json_of(call_service(app, post("/blogs", body)).await).await["id"].as_str().unwrap().to_string();
+    }
+    let reader_key = reader["key"].as_str().unwrap().to_string();
+    let list = format!("/api/v1/sites/{site_id}/blogs?per_page=10");
+    let res = call_service(app, with_key(TestRequest::get().uri(&list), &reader_key).to_request()).await;
+    let list_etag = res.headers().get("etag").unwrap().to_str().unwrap().to_string();
+    Fixture { site_id, blog_id, reader_key, spent_key: spent["key"].as_str().unwrap().to_string(), list_etag }
+}
