@@ -117,45 +117,76 @@ impl Routes {
         (self.paths, self.schemas)
     }
 
-    /// Registers every resource, in the order of first mention, grouped in one
-    /// scope per first path segment (`/sites`, `/blogs`): a request is matched
-    /// against its segment's patterns only, not against every pattern mounted
-    /// before it. Resources that take credentials answer reads through the
-    /// response cache and bump their site's generation on writes
-    /// (`http_cache`); public ones (system, public files) never authenticate a
-    /// caller they do not need.
+    /// Registers every resource as a tree of scopes, one per path segment that
+    /// several resources share: a request is matched segment by segment (a
+    /// string comparison for literal segments, one pattern per parameter)
+    /// instead of against every pattern mounted before its own. At each level
+    /// literal segments come before the parameter that would swallow them
+    /// (`/sites/deleted` before `/sites/{id}`); otherwise the order of first
+    /// mention holds. Parameters keep their position, so handlers extracting
+    /// `web::Path` by position see what they saw before.
+    ///
+    /// Resources that take credentials answer reads through the response cache
+    /// and bump their site's generation on writes (`http_cache`); public ones
+    /// (system, public files) never authenticate a caller they do not need.
     pub fn register(self, cfg: &mut ServiceConfig) {
-        let mut groups: Vec<(String, Vec<PendingResource>)> = Vec::new();
-        for resource in self.resources {
-            let segment = first_segment(&resource.path).to_string();
-            match groups.iter_mut().find(|(s, _)| *s == segment) {
-                Some((_, members)) => members.push(resource),
-                None => groups.push((segment, vec![resource])),
-            }
-        }
-        for (segment, members) in groups {
-            if segment.is_empty() {
-                members.into_iter().for_each(|r| mount_resource(cfg, r, ""));
-                continue;
-            }
-            let prefix = format!("/{segment}");
-            cfg.service(web::scope(&prefix).configure(|scope| {
-                members.into_iter().for_each(|r| mount_resource(scope, r, &prefix));
-            }));
-        }
+        let members = self.resources.into_iter().map(|r| (segments(&r.path), r)).collect();
+        mount_tree(cfg, 0, members);
     }
 }
 
-/// `sites` for `/sites/{id}`; empty for `/` (mounted outside any scope).
-fn first_segment(path: &str) -> &str {
-    path.trim_start_matches('/').split('/').next().unwrap_or_default()
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
 
-fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, prefix: &str) {
-    let path = &pending.path[prefix.len()..];
+fn is_parameter(segment: &str) -> bool {
+    segment.starts_with('{')
+}
+
+type Member = (Vec<String>, PendingResource);
+
+/// Mounts resources that share their first `depth` segments.
+fn mount_tree(cfg: &mut ServiceConfig, depth: usize, members: Vec<Member>) {
+    let mut groups: Vec<(String, Vec<Member>)> = Vec::new();
+    for (segments, resource) in members {
+        let Some(segment) = segments.get(depth).cloned() else {
+            // Exactly this scope's path (or `/` at the top).
+            let path = if depth == 0 { ResourcePath::Root } else { ResourcePath::Exact };
+            mount_resource(cfg, resource, path);
+            continue;
+        };
+        // All parameters at one level share a group: they match the same requests.
+        let key = if is_parameter(&segment) { "{}".to_string() } else { segment };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, group)) => group.push((segments, resource)),
+            None => groups.push((key, vec![(segments, resource)])),
+        }
+    }
+    groups.sort_by_key(|(key, _)| key == "{}"); // stable: literals first, in order
+    for (_, mut group) in groups {
+        if group.len() == 1 {
+            let (segments, resource) = group.remove(0);
+            mount_resource(cfg, resource, ResourcePath::Rest(format!("/{}", segments[depth..].join("/"))));
+            continue;
+        }
+        let prefix = format!("/{}", group[0].0[depth]);
+        cfg.service(web::scope(&prefix).configure(|scope| mount_tree(scope, depth + 1, group)));
+    }
+}
+
+enum ResourcePath {
+    /// `/` of the API, with or without the slash.
+    Root,
+    /// The enclosing scope's own path.
+    Exact,
+    Rest(String),
+}
+
+fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, path: ResourcePath) {
     let mut resource = match path {
-        "/" if prefix.is_empty() => web::resource(["", "/"]),
-        _ => web::resource(path),
+        ResourcePath::Root => web::resource(["", "/"]),
+        ResourcePath::Exact => web::resource(""),
+        ResourcePath::Rest(rest) => web::resource(rest),
     };
     if let Some(data) = &pending.data {
         resource = data(resource);

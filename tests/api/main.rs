@@ -33,6 +33,7 @@ mod receiver;
 mod redirects;
 mod response_cache;
 mod role_matrix;
+mod routing;
 mod sites;
 mod social_links;
 mod system;
