@@ -50,8 +50,8 @@ impl KeyLimits {
 /// What a client is told about its limits (IETF RateLimit header fields draft).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RateLimitStatus {
-    /// `(policy name, quota, window seconds)` of every configured window.
-    pub policies: Vec<(&'static str, u32, u64)>,
+    /// The `RateLimit-Policy` value of the key's windows, built once per key.
+    pub policy: Arc<str>,
     /// The window with the least remaining capacity.
     pub tightest: &'static str,
     pub remaining: u32,
@@ -63,8 +63,8 @@ pub struct RateLimitStatus {
 
 impl RateLimitStatus {
     /// `RateLimit-Policy: "per-second";q=10;w=1, "per-minute";q=100;w=60`
-    pub fn policy_header(&self) -> String {
-        self.policies.iter().map(|(name, q, w)| format!("\"{name}\";q={q};w={w}")).collect::<Vec<_>>().join(", ")
+    pub fn policy_header(&self) -> &str {
+        &self.policy
     }
 
     /// `RateLimit: "per-second";r=0;t=1`
@@ -82,6 +82,8 @@ pub enum KeyDecision {
 struct KeyWindows {
     limits: KeyLimits,
     windows: Vec<(&'static str, u32, u64, WindowLimiter)>,
+    /// What every answer to this key says in `RateLimit-Policy`.
+    policy: Arc<str>,
     last_seen_ms: AtomicU64,
 }
 
@@ -94,8 +96,14 @@ impl KeyWindows {
                 let q = Quota::with_period(period)?.allow_burst(quota);
                 Some((name, quota.get(), secs, governor::RateLimiter::direct(q).with_middleware()))
             })
-            .collect();
-        Self { limits, windows, last_seen_ms: AtomicU64::new(0) }
+            .collect::<Vec<_>>();
+        let policy = windows
+            .iter()
+            .map(|(name, q, w, _)| format!("\"{name}\";q={q};w={w}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+            .into();
+        Self { limits, windows, policy, last_seen_ms: AtomicU64::new(0) }
     }
 }
 
@@ -174,7 +182,7 @@ impl RateLimitTrackers {
         windows.last_seen_ms.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
 
         let mut status = RateLimitStatus {
-            policies: windows.windows.iter().map(|(n, q, w, _)| (*n, *q, *w)).collect(),
+            policy: Arc::clone(&windows.policy),
             tightest: "",
             remaining: u32::MAX,
             reset_secs: 0,

@@ -244,14 +244,19 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
     Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
 }
 
+/// A key hammering past its limit is answered at the rate it hammers: the
+/// problem body is rendered once per window (`per-second`, …) and kept; only
+/// `Retry-After` and the `RateLimit` fields are written per answer.
 fn rate_limited(status: &RateLimitStatus) -> ApiError {
-    let secs = status.retry_after_secs.unwrap_or(1);
-    let (name, value) = retry_after(secs);
-    let mut error = ApiError::new(
-        ErrorCode::RateLimitExceeded,
-        format!("the API key's {} limit is used up; retry in {secs} s", status.tightest),
-    )
-    .with_header(name, value);
+    static RENDERED: std::sync::LazyLock<dashmap::DashMap<&'static str, ApiError>> =
+        std::sync::LazyLock::new(dashmap::DashMap::new);
+    let rendered = RENDERED.entry(status.tightest).or_insert_with(|| {
+        let detail = format!("the API key's {} limit is used up; retry after Retry-After seconds", status.tightest);
+        ApiError::new(ErrorCode::RateLimitExceeded, detail).prerendered()
+    });
+    let (name, value) = retry_after(status.retry_after_secs.unwrap_or(1));
+    let mut error = rendered.clone().with_header(name, value);
+    drop(rendered);
     for (name, value) in rate_limit_headers(status) {
         error = error.with_header(name, value);
     }
@@ -260,7 +265,7 @@ fn rate_limited(status: &RateLimitStatus) -> ApiError {
 
 /// `RateLimit-Policy` and `RateLimit` (IETF httpapi rate-limit headers draft).
 pub fn rate_limit_headers(status: &RateLimitStatus) -> Vec<(HeaderName, HeaderValue)> {
-    [("ratelimit-policy", status.policy_header()), ("ratelimit", status.limit_header())]
+    [("ratelimit-policy", status.policy_header()), ("ratelimit", &status.limit_header())]
         .into_iter()
         .filter_map(|(name, value)| Some((HeaderName::from_static(name), HeaderValue::from_str(&value).ok()?)))
         .collect()

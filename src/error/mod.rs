@@ -71,6 +71,8 @@ pub struct ApiError {
     entity_type: Option<String>,
     errors: Vec<FieldError>,
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// The problem body, rendered ahead for errors answered in bulk (429s).
+    rendered: Option<actix_web::web::Bytes>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -84,7 +86,15 @@ impl ApiError {
             entity_type: None,
             errors: Vec::new(),
             headers: Vec::new(),
+            rendered: None,
         }
+    }
+
+    /// Renders the problem body now, so every clone answers without rendering
+    /// it again: for errors kept and answered many times over.
+    pub fn prerendered(mut self) -> Self {
+        self.rendered = serde_json::to_vec(&self.problem()).ok().map(Into::into);
+        self
     }
 
     pub fn code(&self) -> ErrorCode {
@@ -195,7 +205,10 @@ impl ResponseError for ApiError {
         for (name, value) in &self.headers {
             response.insert_header((name.clone(), value.clone()));
         }
-        response.json(self.problem())
+        match &self.rendered {
+            Some(body) => response.body(body.clone()),
+            None => response.json(self.problem()),
+        }
     }
 }
 

@@ -71,18 +71,30 @@ struct Cached {
     loaded: Instant,
 }
 
-/// Known keys by secret hash. Entries are re-read after `ttl`, so a key revoked
-/// on another instance stops working within that time; on this instance a
-/// revocation takes effect at once.
+/// Known keys by a tag of their secret. Entries are re-read after `ttl`, so a
+/// key revoked on another instance stops working within that time; on this
+/// instance a revocation takes effect at once.
+///
+/// The tag is a 128-bit keyed hash (two SipHash instances with keys drawn at
+/// start), not the SHA-256 the database stores: a cached request then costs no
+/// SHA-256, the secret itself is never held, and without the process's random
+/// keys nobody can craft a secret that collides with a cached one.
 pub struct KeyStore {
-    by_hash: DashMap<String, Cached>,
+    by_tag: DashMap<u128, Cached>,
+    tag_keys: (std::hash::RandomState, std::hash::RandomState),
     ttl: Duration,
     defaults: RateLimitConfig,
 }
 
 impl KeyStore {
     pub fn new(ttl: Duration, defaults: RateLimitConfig) -> Self {
-        Self { by_hash: DashMap::new(), ttl, defaults }
+        let tag_keys = (std::hash::RandomState::new(), std::hash::RandomState::new());
+        Self { by_tag: DashMap::new(), tag_keys, ttl, defaults }
+    }
+
+    fn tag(&self, secret: &str) -> u128 {
+        use std::hash::BuildHasher;
+        (u128::from(self.tag_keys.0.hash_one(secret)) << 64) | u128::from(self.tag_keys.1.hash_one(secret))
     }
 
     /// The live key with this secret, or `None` (unknown or revoked).
@@ -91,28 +103,29 @@ impl KeyStore {
         db: &DatabaseConnection,
         secret: &str,
     ) -> Result<Option<Arc<ApiKeyRecord>>, DbErr> {
-        let hash = hash_secret(secret);
-        if let Some(hit) = self.by_hash.get(&hash) {
+        let tag = self.tag(secret);
+        if let Some(hit) = self.by_tag.get(&tag) {
             if hit.loaded.elapsed() < self.ttl {
                 return Ok(Some(Arc::clone(&hit.record)));
             }
         }
+        let hash = hash_secret(secret);
         let model = api_key::Entity::find()
             .filter(api_key::Column::KeyHash.eq(hash.as_str()))
             .filter(api_key::Column::RevokedAt.is_null())
             .one(db)
             .await?;
         let Some(record) = model.as_ref().and_then(|m| ApiKeyRecord::from_model(m, &self.defaults)) else {
-            self.by_hash.remove(&hash);
+            self.by_tag.remove(&tag);
             return Ok(None);
         };
         let record = Arc::new(record);
-        self.by_hash.insert(hash, Cached { record: Arc::clone(&record), loaded: Instant::now() });
+        self.by_tag.insert(tag, Cached { record: Arc::clone(&record), loaded: Instant::now() });
         Ok(Some(record))
     }
 
     /// Forgets a key at once (revoked or changed).
     pub fn forget(&self, key_id: Uuid) {
-        self.by_hash.retain(|_, cached| cached.record.id != key_id);
+        self.by_tag.retain(|_, cached| cached.record.id != key_id);
     }
 }
