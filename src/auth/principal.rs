@@ -267,7 +267,7 @@ fn rate_limited(status: &RateLimitStatus) -> ApiError {
 pub fn rate_limit_headers(status: &RateLimitStatus) -> Vec<(HeaderName, HeaderValue)> {
     [("ratelimit-policy", status.policy_header()), ("ratelimit", &status.limit_header())]
         .into_iter()
-        .filter_map(|(name, value)| Some((HeaderName::from_static(name), HeaderValue::from_str(&value).ok()?)))
+        .filter_map(|(name, value)| Some((HeaderName::from_static(name), HeaderValue::from_str(value).ok()?)))
         .collect()
 }
 

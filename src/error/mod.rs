@@ -72,7 +72,7 @@ pub struct ApiError {
     errors: Vec<FieldError>,
     headers: Vec<(HeaderName, HeaderValue)>,
     /// The problem body, rendered ahead for errors answered in bulk (429s).
-    rendered: Option<actix_web::web::Bytes>,
+    rendered: Option<std::sync::Arc<actix_web::web::Bytes>>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -93,7 +93,7 @@ impl ApiError {
     /// Renders the problem body now, so every clone answers without rendering
     /// it again: for errors kept and answered many times over.
     pub fn prerendered(mut self) -> Self {
-        self.rendered = serde_json::to_vec(&self.problem()).ok().map(Into::into);
+        self.rendered = serde_json::to_vec(&self.problem()).ok().map(|body| std::sync::Arc::new(body.into()));
         self
     }
 
@@ -206,7 +206,7 @@ impl ResponseError for ApiError {
             response.insert_header((name.clone(), value.clone()));
         }
         match &self.rendered {
-            Some(body) => response.body(body.clone()),
+            Some(body) => response.body(actix_web::web::Bytes::clone(body)),
             None => response.json(self.problem()),
         }
     }
