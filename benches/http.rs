@@ -238,6 +238,17 @@ fn fresh_postgres(admin_url: &str) -> String {
     format!("{base}/{name}")
 }
 
+/// Gathers PostgreSQL's statistics after seeding, as autovacuum would within a
+/// minute: without them the planner takes 1,000 fresh rows for one and nests
+/// loops (30-50 ms per list instead of under 1 ms).
+fn analyze(url: &str) {
+    actix_web::rt::System::new().block_on(async {
+        use sea_orm::ConnectionTrait;
+        let db = sea_orm::Database::connect(url).await.unwrap();
+        db.execute_unprepared("ANALYZE").await.unwrap();
+    });
+}
+
 struct Row {
     name: String,
     figures: Figures,
@@ -351,6 +362,9 @@ fn main() {
         std::fs::create_dir_all(&backend_dir).unwrap();
         let (cached_addr, seeded) = start_plinth(config_for(&backend_dir, &url, 64 << 20), true);
         let seeded = seeded.unwrap();
+        if url.starts_with("postgres") {
+            analyze(&url);
+        }
         // A second instance on the same database with the response cache off.
         let (uncached_addr, _) = start_plinth(config_for(&backend_dir, &url, 0), false);
         let warm = rows_for(cached_addr, &seeded, &bearer, seconds, connections, true);

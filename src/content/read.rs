@@ -38,22 +38,19 @@ pub async fn require_site_read(
 }
 
 /// Keeps the items that appear on `site_id` (any kind, deleted or not).
+///
+/// A join with the site's rows in `content_sites` (primary key `content_id,
+/// site_id`, so one row per item), which with [`on_site`]'s kind filter can use
+/// the `(site_id, kind, slug)` index on a database of many sites.
 pub fn on_site_only(select: Select<content::Entity>, site_id: Uuid) -> Select<content::Entity> {
-    select.filter(
-        content::Column::Id.in_subquery(
-            Query::select()
-                .column(content_site::Column::ContentId)
-                .from(content_site::Entity)
-                .and_where(content_site::Column::SiteId.eq(site_id))
-                .to_owned(),
-        ),
-    )
+    select.inner_join(content_site::Entity).filter(content_site::Column::SiteId.eq(site_id))
 }
 
-/// Live items of `kind` on `site_id`.
+/// Live items of `kind` on `site_id`: the site's `(site_id, kind, slug)` index.
 fn on_site(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
     let live = content::Entity::find()
         .filter(content::Column::Kind.eq(kind.as_str()))
+        .filter(content_site::Column::Kind.eq(kind.as_str()))
         .filter(content::Column::IsDeleted.eq(false));
     on_site_only(live, site_id)
 }
