@@ -79,7 +79,15 @@ impl Plinth {
             site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
         };
-        let deliverer = Deliverer::new(&config, clock.clone());
+        let instance = webhooks::claims::instance_id(&config.data_dir)?;
+        // Before any worker sends: what this instance was sending when it last
+        // stopped is due now, not when its claims would have lapsed.
+        let taken_back =
+            webhooks::claims::take_back_own(&db, instance, clock.now()).await.map_err(|e| e.to_string())?;
+        if taken_back > 0 {
+            tracing::info!(deliveries = taken_back, "took back deliveries in flight when this instance last stopped");
+        }
+        let deliverer = Deliverer::new(&config, clock.clone(), instance);
         let responses = crate::state::ResponseCache::new(config.sites.response_cache_bytes);
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
@@ -124,6 +132,9 @@ impl Plinth {
             }),
         )
         .start();
+        if taken_back > 0 {
+            webhook_retrier.do_send(plinth_actors::RunNow);
+        }
         Ok(Self {
             state,
             webhooks: hooks,

@@ -43,6 +43,9 @@ pub struct WebhookConfig {
     pub flush_poll_secs: u64,
     pub flush_batch: u64,
     pub timeout_secs: u64,
+    /// How long a delivery being sent is reserved for the instance sending it;
+    /// longer than `timeout_secs`, so a slow attempt is never sent twice.
+    pub claim_lease_secs: u64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -193,6 +196,7 @@ impl Config {
             ("PLINTH_WEBHOOK_RETRY_POLL_SECS", &mut self.webhooks.retry_poll_secs),
             ("PLINTH_WEBHOOK_FLUSH_POLL_SECS", &mut self.webhooks.flush_poll_secs),
             ("PLINTH_RESPONSE_CACHE_BYTES", &mut self.sites.response_cache_bytes),
+            ("PLINTH_WEBHOOK_CLAIM_LEASE_SECS", &mut self.webhooks.claim_lease_secs),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;
@@ -204,6 +208,12 @@ impl Config {
         }
         self.bind_addr()?;
         self.check_cors_origins()?;
+        if self.webhooks.claim_lease_secs <= self.webhooks.timeout_secs {
+            return Err(ConfigError::Invalid(format!(
+                "webhooks.claim_lease_secs ({}) must exceed webhooks.timeout_secs ({}): a slow attempt would be sent twice",
+                self.webhooks.claim_lease_secs, self.webhooks.timeout_secs
+            )));
+        }
         Ok(())
     }
 

@@ -16,7 +16,10 @@ pub struct Model {
     /// pending, success, failed (will retry), dead
     pub status: String,
     pub attempts: i32,
+    /// While an attempt is in flight: its due time is the claim's end.
     pub next_attempt_at: Option<DateTimeUtc>,
+    /// The instance sending it now; cleared when the attempt is recorded.
+    pub claimed_by: Option<Uuid>,
     pub last_status_code: Option<i32>,
     pub last_error: Option<String>,
     pub created_at: DateTimeUtc,

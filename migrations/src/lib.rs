@@ -17,6 +17,7 @@ mod m20261121_000011_user_settings;
 mod m20261121_000012_site_onboarding;
 mod m20261121_000013_user_moderation;
 mod m20261123_000014_bare_url_prefixes;
+mod m20261124_000015_delivery_claims;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000012_site_onboarding::Migration),
             Box::new(m20261121_000013_user_moderation::Migration),
             Box::new(m20261123_000014_bare_url_prefixes::Migration),
+            Box::new(m20261124_000015_delivery_claims::Migration),
         ]
     }
 }

@@ -18,8 +18,6 @@ use crate::error::ApiResult;
 
 /// Attempts per delivery: the first plus one per configured retry delay.
 pub const MAX_ATTEMPTS: i32 = 6;
-/// How long a claimed delivery is left alone by other senders.
-pub const CLAIM_LEASE: chrono::Duration = chrono::Duration::seconds(120);
 const EXCERPT_BYTES: usize = 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,10 +54,21 @@ pub struct Deliverer {
     clock: Arc<dyn Clock>,
     allowlist: Vec<String>,
     retry_delays: Vec<u64>,
+    /// Who claims the deliveries this process sends, and for how long.
+    pub claim: Claim,
+}
+
+/// A claim on a delivery while its attempt is in flight: the instance (kept
+/// across restarts in the data directory, see `claims::instance_id`) and the
+/// lease after which any instance may send it again.
+#[derive(Clone, Copy, Debug)]
+pub struct Claim {
+    pub instance: Uuid,
+    pub lease: chrono::Duration,
 }
 
 impl Deliverer {
-    pub fn new(config: &Config, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(config: &Config, clock: Arc<dyn Clock>, instance: Uuid) -> Self {
         let http = reqwest::Client::builder()
             // A redirect is a failure: following it could reach a private address.
             .redirect(reqwest::redirect::Policy::none())
@@ -72,6 +81,7 @@ impl Deliverer {
             clock,
             allowlist: config.ssrf_allowlist.clone(),
             retry_delays: config.webhooks.retry_delays.clone(),
+            claim: Claim { instance, lease: chrono::Duration::seconds(config.webhooks.claim_lease_secs as i64) },
         }
     }
 
@@ -188,6 +198,7 @@ pub async fn record(
     row.attempts = Set(attempt);
     row.status = Set(status.as_str().to_string());
     row.next_attempt_at = Set(next);
+    row.claimed_by = Set(None);
     row.last_status_code = Set(result.status_code.map(i32::from));
     row.last_error = Set(result.error.clone());
     row.updated_at = Set(now);
@@ -196,10 +207,12 @@ pub async fn record(
     Ok(updated)
 }
 
-/// Stores a new delivery, claimed by the caller (who sends it at once); if the
-/// process dies first, the retry worker sends it when the claim lapses.
+/// Stores a new delivery, claimed by this instance (which sends it at once); if
+/// the process dies first, it takes the claim back when it starts again, and any
+/// instance's retry worker sends it once the lease lapses.
 pub async fn enqueue<C: ConnectionTrait>(
     db: &C,
+    claim: Claim,
     hook: &webhook::Model,
     event: &str,
     payload: &Value,
@@ -213,7 +226,8 @@ pub async fn enqueue<C: ConnectionTrait>(
         payload: Set(payload.to_string()),
         status: Set(DeliveryStatus::Pending.as_str().to_string()),
         attempts: Set(0),
-        next_attempt_at: Set(Some(now + CLAIM_LEASE)),
+        next_attempt_at: Set(Some(now + claim.lease)),
+        claimed_by: Set(Some(claim.instance)),
         last_status_code: Set(None),
         last_error: Set(None),
         created_at: Set(now),
@@ -238,7 +252,7 @@ mod tests {
 
     #[test]
     fn the_schedule_follows_the_spec_and_ends_after_six_attempts() -> Result<(), crate::config::ConfigError> {
-        let deliverer = Deliverer::new(&Config::defaults()?, Arc::new(plinth_actors::SystemClock));
+        let deliverer = Deliverer::new(&Config::defaults()?, Arc::new(plinth_actors::SystemClock), Uuid::new_v4());
         let now = Utc::now();
         let delays: Vec<i64> = (1..MAX_ATTEMPTS)
             .filter_map(|n| deliverer.next_attempt_after(n, now))

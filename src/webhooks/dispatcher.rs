@@ -23,7 +23,7 @@ use sea_orm::{
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::delivery::{enqueue, webhook_of, Deliverer, DeliveryStatus, CLAIM_LEASE};
+use super::delivery::{enqueue, webhook_of, Deliverer, DeliveryStatus};
 use super::events::wants;
 use crate::error::ApiResult;
 use crate::events::DomainEvent;
@@ -127,6 +127,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             return Ok(handled); // another instance is on them
         }
         let now = state.clock.now();
+        let claim = hooks.deliverer.claim;
         let mut to_send = Vec::new();
         for row in &claimed {
             let event = DomainEvent {
@@ -135,10 +136,13 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 site_id: row.site_id,
                 data: row.data.clone(),
             };
-            let hooks = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
-            for hook in hooks.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
+            let subscribed = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
+            for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
                 if hook.debounce_seconds == 0 {
-                    to_send.push((enqueue(&txn, hook, &event.event, &event_body(&event), now).await?, hook.clone()));
+                    to_send.push((
+                        enqueue(&txn, claim, hook, &event.event, &event_body(&event), now).await?,
+                        hook.clone(),
+                    ));
                 } else {
                     webhook_buffer::ActiveModel {
                         seq: NotSet,
@@ -248,7 +252,7 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
             "event_count": events.len(),
             "batch_window_seconds": hook.debounce_seconds,
         });
-        let delivery = enqueue(&txn, hook, "batch", &body, now).await?;
+        let delivery = enqueue(&txn, hooks.deliverer.claim, hook, "batch", &body, now).await?;
         txn.commit().await?;
         send_now(hooks.clone(), delivery, hook.clone());
         flushed += 1;
@@ -276,7 +280,8 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
     let due = select.all(&txn).await?;
     let ids: Vec<Uuid> = due.iter().map(|d| d.id).collect();
     webhook_delivery::Entity::update_many()
-        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now + CLAIM_LEASE))
+        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now + hooks.deliverer.claim.lease))
+        .col_expr(webhook_delivery::Column::ClaimedBy, Expr::value(hooks.deliverer.claim.instance))
         .filter(webhook_delivery::Column::Id.is_in(ids))
         .exec(&txn)
         .await?;

@@ -1,6 +1,7 @@
 //! Webhooks (spec "Webhooks"): endpoints, the SSRF guard, signed
 //! delivery, the dispatcher, debounce batches and persisted retries.
 
+pub mod claims;
 pub mod delivery;
 pub mod dispatcher;
 pub mod events;

@@ -200,7 +200,7 @@ pub async fn send_test(
         "site_id": hook.site_id,
         "data": {"id": hook.id, "title": "Test delivery", "slug": "webhook-test", "status": "Published"},
     });
-    let delivery = enqueue(&state.db, &hook, "webhook.test", &body, now).await?;
+    let delivery = enqueue(&state.db, hooks.deliverer.claim, &hook, "webhook.test", &body, now).await?;
     let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
     // A test is not retried: it ends with this one attempt.
     let mut stored = delivery::record(&state.db, &hooks.deliverer, now, delivery, &result).await?;

@@ -39,4 +39,5 @@ mod social_links;
 mod system;
 mod taxonomy;
 mod trash;
+mod webhook_claims;
 mod webhooks;
