@@ -242,7 +242,8 @@ impl RunningServer {
         let state = &hooks.state;
         // Committed events are in the outbox whatever happens; hand what is there
         // to the webhooks now rather than after the next start. Rows the
-        // dispatcher actor is holding are waited for (10 s at most).
+        // dispatcher actor is holding, and sends waiting for an answer, are
+        // waited for (10 s at most).
         let started = std::time::Instant::now();
         loop {
             if let Err(e) = webhooks::dispatcher::dispatch_outbox(hooks).await {
@@ -250,10 +251,16 @@ impl RunningServer {
                 break;
             }
             let left = plinth_entities::event_outbox::Entity::find().count(&state.db).await.unwrap_or(0);
-            if left == 0 || started.elapsed() > Duration::from_secs(10) {
+            let sending = hooks.results.sends_in_flight();
+            if (left == 0 && !sending) || started.elapsed() > Duration::from_secs(10) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Attempt results still in memory; a send cut off above is sent again
+        // after the next start (its claim is taken back).
+        if let Err(e) = webhooks::results::flush(hooks).await {
+            tracing::warn!(error = %e, "attempt results not recorded; their deliveries are sent again");
         }
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");

@@ -166,9 +166,25 @@ pub async fn record(
     delivery: webhook_delivery::Model,
     result: &AttemptResult,
 ) -> ApiResult<webhook_delivery::Model> {
-    let attempt = delivery.attempts + 1;
+    let (logged, moved) = settle(deliverer, now, delivery, result);
     let txn = crate::db::begin_write(db).await?;
-    webhook_attempt::ActiveModel {
+    logged.insert(&txn).await?;
+    let updated = moved.update(&txn).await?;
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// What an attempt changes: its log entry, and the delivery moved on (done,
+/// due again on the schedule, or dead). Stored by [`record`] one at a time and
+/// by `results::flush` many to a transaction.
+pub fn settle(
+    deliverer: &Deliverer,
+    now: DateTime<Utc>,
+    delivery: webhook_delivery::Model,
+    result: &AttemptResult,
+) -> (webhook_attempt::ActiveModel, webhook_delivery::ActiveModel) {
+    let attempt = delivery.attempts + 1;
+    let logged = webhook_attempt::ActiveModel {
         id: Set(Uuid::new_v4()),
         delivery_id: Set(delivery.id),
         webhook_id: Set(delivery.webhook_id),
@@ -180,9 +196,7 @@ pub async fn record(
         error: Set(result.error.clone()),
         response_excerpt: Set(result.response_excerpt.clone()),
         created_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
+    };
     let (status, next) = if result.success {
         (DeliveryStatus::Success, None)
     } else {
@@ -202,9 +216,7 @@ pub async fn record(
     row.last_status_code = Set(result.status_code.map(i32::from));
     row.last_error = Set(result.error.clone());
     row.updated_at = Set(now);
-    let updated = row.update(&txn).await?;
-    txn.commit().await?;
-    Ok(updated)
+    (logged, row)
 }
 
 /// Stores a new delivery, claimed by this instance (which sends it at once); if
@@ -218,24 +230,34 @@ pub async fn enqueue<C: ConnectionTrait>(
     payload: &Value,
     now: DateTime<Utc>,
 ) -> ApiResult<webhook_delivery::Model> {
-    let delivery = webhook_delivery::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        webhook_id: Set(hook.id),
-        site_id: Set(hook.site_id),
-        event: Set(event.to_string()),
-        payload: Set(payload.to_string()),
-        status: Set(DeliveryStatus::Pending.as_str().to_string()),
-        attempts: Set(0),
-        next_attempt_at: Set(Some(now + claim.lease)),
-        claimed_by: Set(Some(claim.instance)),
-        last_status_code: Set(None),
-        last_error: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(db)
-    .await?;
+    let delivery = new_delivery(claim, hook, event, payload, now);
+    webhook_delivery::ActiveModel::from(delivery.clone()).insert(db).await?;
     Ok(delivery)
+}
+
+/// A new delivery as [`enqueue`] stores it, for callers that store many at once.
+pub fn new_delivery(
+    claim: Claim,
+    hook: &webhook::Model,
+    event: &str,
+    payload: &Value,
+    now: DateTime<Utc>,
+) -> webhook_delivery::Model {
+    webhook_delivery::Model {
+        id: Uuid::new_v4(),
+        webhook_id: hook.id,
+        site_id: hook.site_id,
+        event: event.to_string(),
+        payload: payload.to_string(),
+        status: DeliveryStatus::Pending.as_str().to_string(),
+        attempts: 0,
+        next_attempt_at: Some(now + claim.lease),
+        claimed_by: Some(claim.instance),
+        last_status_code: None,
+        last_error: None,
+        created_at: now,
+        updated_at: now,
+    }
 }
 
 /// The webhook of a delivery, if it still exists.

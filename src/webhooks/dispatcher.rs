@@ -16,14 +16,13 @@ use dashmap::DashMap;
 use plinth_entities::{event_outbox, webhook, webhook_buffer, webhook_delivery};
 use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
-    ActiveModelTrait,
     ActiveValue::{NotSet, Set},
     ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::delivery::{enqueue, webhook_of, Deliverer, DeliveryStatus};
+use super::delivery::{enqueue, new_delivery, webhook_of, Deliverer, DeliveryStatus};
 use super::events::wants;
 use crate::error::ApiResult;
 use crate::events::DomainEvent;
@@ -38,12 +37,14 @@ const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);
 pub struct WebhookRuntime {
     pub state: web::Data<AppState>,
     pub deliverer: Deliverer,
+    /// Results of deliveries sent at once, written in batches.
+    pub results: super::results::ResultBuffer,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
 }
 
 impl WebhookRuntime {
     pub fn new(state: web::Data<AppState>, deliverer: Deliverer) -> Self {
-        Self { state, deliverer, subscriptions: DashMap::new() }
+        Self { state, deliverer, results: Default::default(), subscriptions: DashMap::new() }
     }
 
     /// After a webhook of the site changed.
@@ -80,19 +81,24 @@ pub fn event_body(event: &DomainEvent) -> Value {
 
 /// Sends a freshly enqueued delivery in the background.
 fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, hook: webhook::Model) {
+    hooks.results.sending();
     actix::spawn(async move {
-        let now = hooks.state.clock.now();
-        // The delivery was just stored; its attempt changes it again.
+        // The delivery was just stored; its recorded attempt changes it again.
         hooks.state.responses.site_changed(hook.site_id);
-        if let Err(e) = hooks.deliverer.attempt(&hooks.state.db, now, delivery, &hook).await {
-            tracing::warn!(error = %e, "could not record a webhook attempt; the retry worker will resend");
-        }
-        hooks.state.responses.site_changed(hook.site_id);
+        let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
+        let at = hooks.state.clock.now();
+        hooks.results.push(super::results::Outcome { delivery, result, at });
     });
 }
 
-/// Outbox rows handled per transaction.
+/// Outbox rows read per pass.
 const OUTBOX_BATCH: u64 = 200;
+/// Deliveries and buffer rows written per dispatch transaction (one event's
+/// fan-out is never split).
+const MAX_ROWS_PER_TRANSACTION: usize = 1000;
+/// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
+/// PostgreSQL's bound-parameter limits.
+const INSERT_CHUNK: usize = 500;
 
 /// Turns outbox rows into deliveries and buffer rows; returns how many events
 /// were handled. Deliveries without debounce are sent once committed.
@@ -115,6 +121,23 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 slot.insert(hooks.active_for(row.site_id).await?);
             }
         }
+        // As many events as fit in one short transaction (at least one): the
+        // write lock is held for a bounded number of rows, so content writes
+        // waiting for it are not queued behind a 50-webhook fan-out of 200 events.
+        let peeked = peek.len();
+        let mut rows = 0;
+        let take = peek
+            .iter()
+            .take_while(|row| {
+                let fan_out = hooks_by_site
+                    .get(&row.site_id)
+                    .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count());
+                let fits = rows == 0 || rows + fan_out <= MAX_ROWS_PER_TRANSACTION;
+                rows += fan_out.max(1);
+                fits
+            })
+            .count();
+        let peek = &peek[..take.max(1)];
         let txn = crate::db::begin_write(&state.db).await?;
         let mut claim = event_outbox::Entity::find()
             .filter(event_outbox::Column::Seq.is_in(peek.iter().map(|r| r.seq).collect::<Vec<_>>()))
@@ -129,6 +152,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         let now = state.clock.now();
         let claim = hooks.deliverer.claim;
         let mut to_send = Vec::new();
+        let mut buffered = Vec::new();
         for row in &claimed {
             let event = DomainEvent {
                 event: row.event.clone(),
@@ -139,22 +163,25 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             let subscribed = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
             for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
                 if hook.debounce_seconds == 0 {
-                    to_send.push((
-                        enqueue(&txn, claim, hook, &event.event, &event_body(&event), now).await?,
-                        hook.clone(),
-                    ));
+                    to_send.push((new_delivery(claim, hook, &event.event, &event_body(&event), now), hook.clone()));
                 } else {
-                    webhook_buffer::ActiveModel {
+                    buffered.push(webhook_buffer::ActiveModel {
                         seq: NotSet,
                         webhook_id: Set(hook.id),
                         event: Set(event.event.clone()),
                         data: Set(event.data.clone()),
                         created_at: Set(now),
-                    }
-                    .insert(&txn)
-                    .await?;
+                    });
                 }
             }
+        }
+        // Multi-row inserts: one statement per chunk, not one per delivery.
+        for chunk in to_send.chunks(INSERT_CHUNK) {
+            let rows = chunk.iter().map(|(delivery, _)| webhook_delivery::ActiveModel::from(delivery.clone()));
+            webhook_delivery::Entity::insert_many(rows).exec_without_returning(&txn).await?;
+        }
+        for chunk in buffered.chunks(INSERT_CHUNK) {
+            webhook_buffer::Entity::insert_many(chunk.to_vec()).exec_without_returning(&txn).await?;
         }
         event_outbox::Entity::delete_many()
             .filter(event_outbox::Column::Seq.is_in(claimed.iter().map(|r| r.seq).collect::<Vec<_>>()))
@@ -165,7 +192,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             send_now(hooks.clone(), delivery, hook);
         }
         handled += claimed.len();
-        if (claimed.len() as u64) < OUTBOX_BATCH {
+        if (peeked as u64) < OUTBOX_BATCH && claimed.len() == peeked {
             return Ok(handled);
         }
     }
@@ -185,6 +212,7 @@ impl Actor for WebhookDispatcher {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.spawn(super::results::keep_flushing(self.hooks.clone()).into_actor(self));
         let hooks = self.hooks.clone();
         let mut notices = hooks.state.events.subscribe();
         ctx.spawn(

@@ -6,6 +6,7 @@ pub mod delivery;
 pub mod dispatcher;
 pub mod events;
 mod model;
+pub mod results;
 mod routes;
 mod service;
 pub mod signature;

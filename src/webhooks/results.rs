@@ -1,0 +1,110 @@
+//! Attempt results, recorded in batches.
+//!
+//! A delivery sent at once (no debounce) is recorded here instead of in its own
+//! transaction: results gather for a few milliseconds (or until
+//! [`FLUSH_AT`] are waiting) and are written together — the attempts in
+//! multi-row inserts, the deliveries' new states, one transaction per
+//! [`FLUSH_AT`] results. Fifty webhooks on a busy site then take the database's
+//! write lock a few hundred times a second instead of thousands, and the
+//! editors' writes keep their pace.
+//!
+//! At least once, never lost: a result not yet written when the process dies
+//! leaves its delivery claimed, so it is sent again (same `webhook-id`) when the
+//! instance restarts or the claim lapses (`claims`). Draining on SIGTERM writes
+//! what is buffered.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{webhook_attempt, webhook_delivery};
+use sea_orm::{ActiveModelTrait, EntityTrait};
+
+use super::delivery::{settle, AttemptResult};
+use super::WebhookRuntime;
+use crate::error::ApiResult;
+
+/// Results written per transaction, and the count that flushes without waiting.
+pub const FLUSH_AT: usize = 500;
+/// How long the first waiting result waits for others to join it.
+pub const GATHER: Duration = Duration::from_millis(5);
+
+pub struct Outcome {
+    pub delivery: webhook_delivery::Model,
+    pub result: AttemptResult,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Default)]
+pub struct ResultBuffer {
+    waiting: Mutex<Vec<Outcome>>,
+    wake: tokio::sync::Notify,
+    /// Sends started whose result has not been pushed yet (drain waits for them).
+    in_flight: std::sync::atomic::AtomicUsize,
+}
+
+impl ResultBuffer {
+    /// Before a send: drain will wait for its result.
+    pub fn sending(&self) {
+        self.in_flight.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    pub fn push(&self, outcome: Outcome) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        waiting.push(outcome);
+        self.in_flight.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        self.wake.notify_one();
+    }
+
+    /// Whether a send is still waiting for its answer.
+    pub fn sends_in_flight(&self) -> bool {
+        self.in_flight.load(std::sync::atomic::Ordering::Acquire) > 0
+    }
+
+    fn take(&self) -> Vec<Outcome> {
+        std::mem::take(&mut *self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    fn len(&self) -> usize {
+        self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+}
+
+/// Runs for the life of the dispatcher: wakes on the first waiting result,
+/// gathers for [`GATHER`] (or until [`FLUSH_AT`] wait), writes them.
+pub async fn keep_flushing(hooks: actix_web::web::Data<WebhookRuntime>) {
+    loop {
+        hooks.results.wake.notified().await;
+        let deadline = tokio::time::Instant::now() + GATHER;
+        while hooks.results.len() < FLUSH_AT && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        if let Err(e) = flush(&hooks).await {
+            tracing::warn!(error = %e, "could not record webhook attempts; their deliveries are sent again when their claims end");
+        }
+    }
+}
+
+/// Writes every waiting result. Returns how many.
+pub async fn flush(hooks: &WebhookRuntime) -> ApiResult<usize> {
+    let outcomes = hooks.results.take();
+    let state = &hooks.state;
+    for chunk in outcomes.chunks(FLUSH_AT) {
+        let mut sites = BTreeSet::new();
+        let txn = crate::db::begin_write(&state.db).await?;
+        let mut logged = Vec::with_capacity(chunk.len());
+        for outcome in chunk {
+            sites.insert(outcome.delivery.site_id);
+            let (attempt, moved) = settle(&hooks.deliverer, outcome.at, outcome.delivery.clone(), &outcome.result);
+            logged.push(attempt);
+            moved.update(&txn).await?;
+        }
+        webhook_attempt::Entity::insert_many(logged).exec_without_returning(&txn).await?;
+        txn.commit().await?;
+        for site_id in sites {
+            state.responses.site_changed(site_id);
+        }
+    }
+    Ok(outcomes.len())
+}
