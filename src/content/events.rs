@@ -3,7 +3,6 @@
 //! announced after the commit.
 
 use chrono::{DateTime, Utc};
-use sea_orm::DatabaseTransaction;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -60,7 +59,7 @@ pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: 
 /// sites' cached state (published lists, feeds) and announces the events.
 pub(crate) async fn commit_with_events(
     state: &AppState,
-    txn: DatabaseTransaction,
+    txn: crate::db::WriteTxn,
     events: Vec<DomainEvent>,
 ) -> ApiResult<()> {
     crate::events::store(&txn, &events).await?;

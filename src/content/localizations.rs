@@ -1,10 +1,7 @@
 //! Per-locale text of content items.
 
 use plinth_entities::{content, content_localization, site_locale};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
@@ -48,7 +45,7 @@ async fn editable_item(
 /// with it, commit, announce.
 async fn commit_as_update(
     state: &AppState,
-    txn: DatabaseTransaction,
+    txn: crate::db::WriteTxn,
     kind: ContentKind,
     item: &content::Model,
     sites: Vec<Uuid>,

@@ -4,8 +4,8 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site_locale};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder,
 };
 use uuid::Uuid;
 
@@ -118,7 +118,7 @@ async fn save_update(
     state: &AppState,
     actor: &str,
     now: DateTime<Utc>,
-    txn: DatabaseTransaction,
+    txn: crate::db::WriteTxn,
     row: site_locale::ActiveModel,
     global: &locale::Model,
     before: SiteLocaleResponse,
