@@ -6,7 +6,8 @@
 //! every signed delivery. Prints writes/s, deliveries/s and the time to drain.
 //!
 //! Content writes alone (no webhook) come first, with their p50 and p99 as the
-//! 16 writers see them.
+//! 16 writers see them; the last row repeats 50 webhooks with one endpoint that
+//! answers in 2 s and counts the deliveries to the 49 others.
 //!
 //! Settings: BENCH_EVENTS_1 (default 2000, also the writes-alone count),
 //! BENCH_EVENTS_50 (default 200).
@@ -27,19 +28,29 @@ fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-async fn run(webhooks: usize, events: usize) {
+/// `slow`: one of the webhooks points at an endpoint that answers in 2 s; the
+/// row then counts only the deliveries to the others.
+async fn run(webhooks: usize, events: usize, slow: bool) {
     let received = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&received);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let receiver_addr = listener.local_addr().unwrap().to_string();
     let receiver = HttpServer::new(move || {
         let counter = Arc::clone(&counter);
-        App::new().default_service(web::to(move |_body: web::Bytes| {
-            counter.fetch_add(1, Ordering::Relaxed);
-            async { HttpResponse::Ok().finish() }
-        }))
+        App::new()
+            .route(
+                "/slow",
+                web::post().to(|_body: web::Bytes| async {
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                    HttpResponse::Ok().finish()
+                }),
+            )
+            .default_service(web::to(move |_body: web::Bytes| {
+                counter.fetch_add(1, Ordering::Relaxed);
+                async { HttpResponse::Ok().finish() }
+            }))
     })
-    .workers(1)
+    .workers(2)
     .disable_signals()
     .listen(listener)
     .unwrap()
@@ -72,18 +83,20 @@ async fn run(webhooks: usize, events: usize) {
         .await
         .unwrap();
     let site_id = site["id"].as_str().unwrap().to_string();
-    for _ in 0..webhooks {
+    for i in 0..webhooks {
+        let path = if slow && i == 0 { "slow" } else { "hook" };
         let res = client
             .post(format!("{base}/sites/{site_id}/webhooks"))
             .header("X-API-Key", &key)
-            .json(&json!({"url": format!("http://{receiver_addr}/hook"), "events": ["blog.created"]}))
+            .json(&json!({"url": format!("http://{receiver_addr}/{path}"), "events": ["blog.created"]}))
             .send()
             .await
             .unwrap();
         assert_eq!(res.status(), 201);
     }
 
-    let expected = (webhooks * events) as u64;
+    let fast_webhooks = if slow { webhooks - 1 } else { webhooks };
+    let expected = (fast_webhooks * events) as u64;
     let latencies = Arc::new(std::sync::Mutex::new(Vec::with_capacity(events)));
     let started = Instant::now();
     stream::iter(0..events)
@@ -114,8 +127,9 @@ async fn run(webhooks: usize, events: usize) {
     }
     let drained = started.elapsed();
     let got = received.load(Ordering::Relaxed);
+    let label = if slow { format!("{fast_webhooks}+1 slow") } else { format!("{webhooks:>3} webhook(s)") };
     println!(
-        "{webhooks:>3} webhook(s) {events:>5} events: writes {:>6.0}/s p50 {:>6.1} ms p99 {:>6.1} ms | deliveries {got:>6}/{expected} in {:>6.2} s = {:>7.0}/s | events end to end {:>6.0}/s",
+        "{label:>14} {events:>5} events: writes {:>6.0}/s p50 {:>6.1} ms p99 {:>6.1} ms | deliveries {got:>6}/{expected} in {:>6.2} s = {:>7.0}/s | events end to end {:>6.0}/s",
         events as f64 / writes_done.as_secs_f64(),
         percentile(0.50),
         percentile(0.99),
@@ -128,9 +142,12 @@ async fn run(webhooks: usize, events: usize) {
 fn main() {
     let (one, fifty) = (env_or("BENCH_EVENTS_1", 2000), env_or("BENCH_EVENTS_50", 200));
     actix_web::rt::System::new().block_on(async move {
-        run(0, one).await;
-        run(1, one).await;
-        run(50, fifty).await;
+        run(0, one, false).await;
+        run(1, one, false).await;
+        run(50, fifty, false).await;
+        // The same, with one endpoint that answers in 2 s: the other 49 keep
+        // their rate (deliveries counted to them only).
+        run(50, fifty, true).await;
         // Leave before the runtime is torn down under live connection pools.
         std::process::exit(0);
     });

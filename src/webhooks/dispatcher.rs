@@ -28,6 +28,12 @@ use crate::error::ApiResult;
 use crate::events::DomainEvent;
 use crate::state::AppState;
 
+/// Sends in flight at once, all webhooks together (each holds a connection and
+/// a task; keep-alive connections are reused per host by the one HTTP client).
+pub const MAX_SENDS: usize = 256;
+/// Sends in flight at once to one webhook.
+pub const MAX_SENDS_PER_WEBHOOK: usize = 16;
+
 /// How long a site's webhook list is trusted before it is read again.
 const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);
 
@@ -39,12 +45,24 @@ pub struct WebhookRuntime {
     pub deliverer: Deliverer,
     /// Results of deliveries sent at once, written in batches.
     pub results: super::results::ResultBuffer,
+    /// Sends in flight, all webhooks together.
+    sends: Arc<tokio::sync::Semaphore>,
+    /// Sends in flight per webhook: a slow endpoint queues its own deliveries
+    /// without holding the shared slots the others need.
+    sends_per_webhook: DashMap<Uuid, Arc<tokio::sync::Semaphore>>,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
 }
 
 impl WebhookRuntime {
     pub fn new(state: web::Data<AppState>, deliverer: Deliverer) -> Self {
-        Self { state, deliverer, results: Default::default(), subscriptions: DashMap::new() }
+        Self {
+            state,
+            deliverer,
+            results: Default::default(),
+            sends: Arc::new(tokio::sync::Semaphore::new(MAX_SENDS)),
+            sends_per_webhook: DashMap::new(),
+            subscriptions: DashMap::new(),
+        }
     }
 
     /// After a webhook of the site changed.
@@ -85,6 +103,17 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
     actix::spawn(async move {
         // The delivery was just stored; its recorded attempt changes it again.
         hooks.state.responses.site_changed(hook.site_id);
+        // The webhook's own slot first: while a slow endpoint's deliveries
+        // wait for theirs, they hold none of the shared slots.
+        let own = Arc::clone(
+            hooks
+                .sends_per_webhook
+                .entry(hook.id)
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(MAX_SENDS_PER_WEBHOOK)))
+                .value(),
+        );
+        let _own = own.acquire_owned().await;
+        let _shared = Arc::clone(&hooks.sends).acquire_owned().await;
         let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
         let at = hooks.state.clock.now();
         hooks.results.push(super::results::Outcome { delivery, result, at });
