@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::helpers::fresh_database;
 
-fn plinth(dir: &tempfile::TempDir, database_url: &str, port: u16) -> Command {
+pub fn plinth(dir: &tempfile::TempDir, database_url: &str, port: u16) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_plinth"));
     cmd.current_dir(dir.path())
         .env_remove("PLINTH_BOOTSTRAP_API_KEY")
@@ -24,7 +24,7 @@ fn plinth(dir: &tempfile::TempDir, database_url: &str, port: u16) -> Command {
 
 /// Reads the child's stdout until the banner's last line; returns the printed key
 /// and every line printed so far.
-fn wait_until_ready(child: &mut Child) -> (Option<String>, Vec<String>) {
+pub fn wait_until_ready(child: &mut Child) -> (Option<String>, Vec<String>) {
     let stdout = child.stdout.take().expect("piped stdout");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -53,7 +53,7 @@ fn wait_until_listening(child: &mut Child) -> Option<String> {
 
 /// A child process killed when the test ends, also when an assertion fails, so a
 /// failed test leaves no server running.
-struct Running(Child);
+pub struct Running(pub Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -62,7 +62,7 @@ impl Drop for Running {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 

@@ -18,6 +18,7 @@ mod blogs;
 mod cli;
 mod conformance;
 mod cors;
+mod crash;
 mod environments;
 mod errors;
 mod locales;
