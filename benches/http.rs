@@ -16,6 +16,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -226,27 +228,12 @@ fn start_bare() -> SocketAddr {
     rx.recv().unwrap()
 }
 
-/// A fresh database on the PostgreSQL server `admin_url` names.
 fn fresh_postgres(admin_url: &str) -> String {
-    let name = format!("plinth_bench_{}", uuid::Uuid::new_v4().simple());
-    actix_web::rt::System::new().block_on(async {
-        use sea_orm::ConnectionTrait;
-        let admin = sea_orm::Database::connect(admin_url).await.unwrap();
-        admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.unwrap();
-    });
-    let (base, _) = admin_url.rsplit_once('/').unwrap();
-    format!("{base}/{name}")
+    actix_web::rt::System::new().block_on(common::fresh_postgres(admin_url))
 }
 
-/// Gathers PostgreSQL's statistics after seeding, as autovacuum would within a
-/// minute: without them the planner takes 1,000 fresh rows for one and nests
-/// loops (30-50 ms per list instead of under 1 ms).
 fn analyze(url: &str) {
-    actix_web::rt::System::new().block_on(async {
-        use sea_orm::ConnectionTrait;
-        let db = sea_orm::Database::connect(url).await.unwrap();
-        db.execute_unprepared("ANALYZE").await.unwrap();
-    });
+    actix_web::rt::System::new().block_on(common::analyze(url));
 }
 
 struct Row {

@@ -1,6 +1,7 @@
 //! Webhook pipeline benchmark: `cargo bench --bench webhooks`.
 //!
-//! Plinth (SQLite in a temp dir) and a local receiver on 127.0.0.1 that answers
+//! Plinth (SQLite in a temp dir, then PostgreSQL when `PLINTH_TEST_DATABASE_URL`
+//! names a server: a fresh database there) and a local receiver on 127.0.0.1 that answers
 //! 200 and counts. A site gets 1 (then 50) subscribed webhooks; blog posts are
 //! created over HTTP (16 at a time) and the clock runs until the receiver has
 //! every signed delivery. Prints writes/s, deliveries/s and the time to drain.
@@ -13,6 +14,8 @@
 //! BENCH_EVENTS_50 (default 200).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,7 +33,7 @@ fn env_or(name: &str, default: usize) -> usize {
 
 /// `slow`: one of the webhooks points at an endpoint that answers in 2 s; the
 /// row then counts only the deliveries to the others.
-async fn run(webhooks: usize, events: usize, slow: bool) {
+async fn run(database_url: &str, webhooks: usize, events: usize, slow: bool) {
     let received = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&received);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -60,7 +63,10 @@ async fn run(webhooks: usize, events: usize, slow: bool) {
     let dir = tempfile::tempdir().unwrap();
     let key = "plk_bench_webhooks".to_string();
     let mut config = Config::defaults().unwrap();
-    config.database_url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    config.database_url = match database_url {
+        "sqlite" => format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display()),
+        admin_url => common::fresh_postgres(admin_url).await,
+    };
     config.data_dir = dir.path().join("data");
     config.workers = 1;
     config.bootstrap_api_key = Some(key.clone());
@@ -142,12 +148,19 @@ async fn run(webhooks: usize, events: usize, slow: bool) {
 fn main() {
     let (one, fifty) = (env_or("BENCH_EVENTS_1", 2000), env_or("BENCH_EVENTS_50", 200));
     actix_web::rt::System::new().block_on(async move {
-        run(0, one, false).await;
-        run(1, one, false).await;
-        run(50, fifty, false).await;
-        // The same, with one endpoint that answers in 2 s: the other 49 keep
-        // their rate (deliveries counted to them only).
-        run(50, fifty, true).await;
+        let mut backends = vec![("SQLite", "sqlite".to_string())];
+        if let Some(url) = std::env::var("PLINTH_TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+            backends.push(("PostgreSQL", url));
+        }
+        for (name, url) in &backends {
+            println!("{name}, 16 concurrent writers");
+            run(url, 0, one, false).await;
+            run(url, 1, one, false).await;
+            run(url, 50, fifty, false).await;
+            // The same, with one endpoint that answers in 2 s: the other 49 keep
+            // their rate (deliveries counted to them only).
+            run(url, 50, fifty, true).await;
+        }
         // Leave before the runtime is torn down under live connection pools.
         std::process::exit(0);
     });
