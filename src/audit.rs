@@ -124,7 +124,24 @@ impl<'a, F> Write<'a, F> {
         F: for<'m> FnOnce(&'m ModelOf<A>) -> AuditEntry<'a>,
         R: Serialize,
     {
-        let (response, ()) = self.run_with(async |_| Ok(row), respond, on_error, async |_, _| Ok(())).await?;
+        self.run_prepared(async |_| Ok(row), respond, on_error).await
+    }
+
+    /// [`run`](Self::run) with checks or changes of the caller's before the row
+    /// is stored, in the same transaction (see [`run_with`](Self::run_with)).
+    pub async fn run_prepared<A, R>(
+        self,
+        prepare: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<A>,
+        respond: impl FnOnce(&ModelOf<A>) -> R,
+        on_error: impl FnOnce(DbErr) -> ApiError,
+    ) -> ApiResult<R>
+    where
+        A: ActiveModelBehavior + Send,
+        ModelOf<A>: IntoActiveModel<A>,
+        F: for<'m> FnOnce(&'m ModelOf<A>) -> AuditEntry<'a>,
+        R: Serialize,
+    {
+        let (response, ()) = self.run_with(prepare, respond, on_error, async |_, _| Ok(())).await?;
         Ok(response)
     }
 

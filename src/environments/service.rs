@@ -132,22 +132,29 @@ pub async fn create(
         updated_at: Set(now),
     };
     let write = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null);
-    let taken = on_constraint(Constraint::Unique, || name_taken(&name));
-    let make_default = body.is_default;
-    let (created, ()) = write
-        .run_with(
-            async |txn| {
-                if make_default {
-                    clear_default(txn, site_id).await?;
-                }
-                Ok(row)
-            },
-            |m| EnvironmentResponse::from(m),
-            taken,
-            async |_, _| Ok(()),
-        )
-        .await?;
-    Ok(created)
+    store(write, site_id, body.is_default, row, &name).await
+}
+
+/// Stores an environment through `write`; one that becomes the site's default
+/// first takes the flag from the old default, in the same transaction.
+async fn store<'a, F>(
+    write: crate::audit::Write<'a, F>,
+    site_id: Uuid,
+    make_default: bool,
+    row: environment::ActiveModel,
+    name: &str,
+) -> ApiResult<EnvironmentResponse>
+where
+    F: for<'m> FnOnce(&'m environment::Model) -> crate::audit::AuditEntry<'a>,
+{
+    let prepare = async |txn: &sea_orm::DatabaseTransaction| {
+        if make_default {
+            clear_default(txn, site_id).await?;
+        }
+        Ok(row)
+    };
+    let taken = on_constraint(Constraint::Unique, || name_taken(name));
+    write.run_prepared(prepare, |m| EnvironmentResponse::from(m), taken).await
 }
 
 pub async fn update(
@@ -177,21 +184,7 @@ pub async fn update(
     }
     row.updated_at = Set(now);
     let write = site_rows::audited_write(&state.db, now, actor, Action::Update, before);
-    let taken = on_constraint(Constraint::Unique, || name_taken(name.as_deref().unwrap_or_default()));
-    let (updated, ()) = write
-        .run_with(
-            async |txn| {
-                if make_default {
-                    clear_default(txn, site_id).await?;
-                }
-                Ok(row)
-            },
-            |m| EnvironmentResponse::from(m),
-            taken,
-            async |_, _| Ok(()),
-        )
-        .await?;
-    Ok(updated)
+    store(write, site_id, make_default, row, name.as_deref().unwrap_or_default()).await
 }
 
 /// Removes an environment; removing the default leaves the site without one.

@@ -158,12 +158,11 @@ pub async fn create(
             updated_at: Set(now),
         })
     };
-    let (created, ()) = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
-        .run_with(
+    let created = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
+        .run_prepared(
             check_loops,
             |m| RedirectResponse::from(m),
             on_constraint(Constraint::Unique, || source_taken(&source)),
-            async |_, _| Ok(()),
         )
         .await?;
     Ok(created)
@@ -205,12 +204,11 @@ pub async fn update(
         }
         Ok(row)
     };
-    let (updated, ()) = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
-        .run_with(
+    let updated = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
+        .run_prepared(
             check_loops,
             |m| RedirectResponse::from(m),
             on_constraint(Constraint::Unique, || source_taken(&source)),
-            async |_, _| Ok(()),
         )
         .await?;
     Ok(updated)
