@@ -6,10 +6,11 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::draft::{store_relations, Draft, Existing};
 use super::events::{commit_with_events, created_events};
 use super::model::ContentResponse;
 use super::slug::available_slug;
-use super::write::{audit_entry, audited, checked_item, retry_lost_slug_race, still_unchanged, store_relations, Draft};
+use super::write::{audit_entry, audited, checked_item, retry_lost_slug_race, still_unchanged};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::Action;
 use crate::auth::{Capability, Principal};
@@ -126,7 +127,7 @@ async fn copy_item(
             primary_category_id: rel.primary_category_id,
             tag_ids: Some(rel.tag_ids.clone()),
         };
-        store_relations(&txn, kind, new_id, &draft, true).await?;
+        store_relations(&txn, kind, new_id, &draft, Existing::New).await?;
         let localizations = content_localization::Entity::find()
             .filter(content_localization::Column::ContentId.eq(id))
             .all(&txn)

@@ -55,8 +55,9 @@ pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: 
     events
 }
 
-/// Stores the events in the outbox with the change, commits, then drops the
-/// sites' cached state (published lists, feeds) and announces the events.
+/// Stores the events in the outbox with the change, commits, then drops what
+/// the sites' caches built from content (published lists, feeds, cached
+/// answers) and announces the events.
 pub(crate) async fn commit_with_events(
     state: &AppState,
     txn: crate::db::WriteTxn,
@@ -68,7 +69,7 @@ pub(crate) async fn commit_with_events(
     sites.sort();
     sites.dedup();
     for site_id in sites {
-        state.invalidate_site(site_id);
+        state.content_changed(site_id);
     }
     state.events.announce(&events);
     Ok(())

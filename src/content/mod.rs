@@ -4,6 +4,7 @@
 
 mod access;
 pub mod copy;
+mod draft;
 pub mod events;
 pub mod http;
 mod kind;

@@ -3,7 +3,7 @@
 //! review and bulk moves in `moves`; they share the helpers here.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_category, content_site, content_tag};
+use plinth_entities::content;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
 };
@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module, role_on_all};
+use super::draft::{route_taken_error, slug_taken_error, store_relations, Draft, Existing};
 use super::events::{change_events, commit_with_events, created_events, events_for};
 use super::model::{ContentResponse, CreateContent, KindInput, UpdateContent};
 use super::relations::{self, status_of};
@@ -18,20 +19,10 @@ use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
-use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::notifications;
 use crate::state::AppState;
 use crate::values::{required_text, Slug};
-
-/// An item's relations as they will be stored; `None` leaves a set untouched.
-pub(super) struct Draft {
-    pub(super) site_ids: Vec<Uuid>,
-    pub(super) slug: String,
-    pub(super) route: Option<String>,
-    pub(super) category_ids: Option<Vec<Uuid>>,
-    pub(super) primary_category_id: Option<Uuid>,
-    pub(super) tag_ids: Option<Vec<Uuid>>,
-}
 
 pub(super) fn audit_entry(
     actor: &str,
@@ -117,61 +108,6 @@ pub(super) async fn still_unchanged(
         ));
     }
     Ok(current)
-}
-
-pub(super) fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
-    ApiError::slug_taken(kind.as_str(), slug)
-}
-
-pub(super) fn route_taken_error(route: &str) -> ApiError {
-    ApiError::entity(ErrorCode::EntitySlugTaken, "page", format!("the route '{route}' is already used by another page"))
-}
-
-/// Writes the item's site rows (slug, route), categories and tags.
-pub(super) async fn store_relations(
-    txn: &DatabaseTransaction,
-    kind: ContentKind,
-    id: Uuid,
-    draft: &Draft,
-    replace_sites: bool,
-) -> ApiResult<()> {
-    if replace_sites {
-        content_site::Entity::delete_many().filter(content_site::Column::ContentId.eq(id)).exec(txn).await?;
-        for site_id in &draft.site_ids {
-            content_site::ActiveModel {
-                content_id: Set(id),
-                site_id: Set(*site_id),
-                kind: Set(kind.as_str().to_string()),
-                slug: Set(draft.slug.clone()),
-                route: Set(draft.route.clone()),
-            }
-            .insert(txn)
-            .await
-            .map_err(on_constraint(Constraint::Unique, || match &draft.route {
-                Some(route) => route_taken_error(route),
-                None => slug_taken_error(kind, &draft.slug),
-            }))?;
-        }
-    }
-    if let Some(category_ids) = &draft.category_ids {
-        content_category::Entity::delete_many().filter(content_category::Column::ContentId.eq(id)).exec(txn).await?;
-        for category_id in category_ids {
-            content_category::ActiveModel {
-                content_id: Set(id),
-                category_id: Set(*category_id),
-                is_primary: Set(draft.primary_category_id == Some(*category_id)),
-            }
-            .insert(txn)
-            .await?;
-        }
-    }
-    if let Some(tag_ids) = &draft.tag_ids {
-        content_tag::Entity::delete_many().filter(content_tag::Column::ContentId.eq(id)).exec(txn).await?;
-        for tag_id in tag_ids {
-            content_tag::ActiveModel { content_id: Set(id), tag_id: Set(*tag_id) }.insert(txn).await?;
-        }
-    }
-    Ok(())
 }
 
 /// After a status move: when it went live, and the publish timestamp to keep.
@@ -400,7 +336,7 @@ pub(crate) async fn insert(
         primary_category_id: body.primary_category_id,
         tag_ids: Some(body.tag_ids),
     };
-    store_relations(txn, kind, id, &draft, true).await?;
+    store_relations(txn, kind, id, &draft, Existing::New).await?;
     notify_if_submitted(
         txn,
         principal,
@@ -527,7 +463,8 @@ pub async fn update(
         primary_category_id: primary,
         tag_ids: body.tag_ids.is_some().then_some(tag_ids),
     };
-    store_relations(&txn, kind, id, &draft, sites_changed).await?;
+    let existing = if sites_changed { Existing::ReplaceSites } else { Existing::KeepSites };
+    store_relations(&txn, kind, id, &draft, existing).await?;
     let title = body.title.as_deref().unwrap_or(&current.title);
     notify_if_submitted(&txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
     let actor = principal.actor_id();

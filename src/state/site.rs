@@ -46,6 +46,8 @@ pub struct CachedBody {
 #[derive(Debug, Default)]
 pub struct PublicCache {
     entries: DashMap<String, (Instant, Arc<CachedBody>)>,
+    /// Bumped by [`PublicCache::clear`]: a body built across a clear is not kept.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl PublicCache {
@@ -60,12 +62,22 @@ impl PublicCache {
                 return Ok(Arc::clone(&hit.1));
             }
         }
+        let started = self.generation.load(std::sync::atomic::Ordering::Acquire);
         let built = Arc::new(build.await?);
         if self.entries.len() >= Self::MAX_ENTRIES {
             self.entries.clear();
         }
-        self.entries.insert(key, (Instant::now(), Arc::clone(&built)));
+        // Content written while this was built: answer it, but do not keep it.
+        if self.generation.load(std::sync::atomic::Ordering::Acquire) == started {
+            self.entries.insert(key, (Instant::now(), Arc::clone(&built)));
+        }
         Ok(built)
+    }
+
+    /// Drops every body; one being built now is not kept either.
+    pub fn clear(&self) {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        self.entries.clear();
     }
 }
 
@@ -147,15 +159,25 @@ impl AppState {
             .ok_or_else(|| ApiError::not_found("site", site_id))
     }
 
-    /// After any write to a site's row, settings or locales.
     /// After a write every site shows (a global locale changed).
     pub fn invalidate_all_sites(&self) {
         self.sites.invalidate_all();
         self.responses.everything_changed();
     }
 
+    /// After any write to a site's row, settings, locales or members.
     pub fn invalidate_site(&self, site_id: Uuid) {
         self.sites.invalidate(site_id);
+        self.responses.site_changed(site_id);
+    }
+
+    /// After a write to a site's content: the answers built from it go, the
+    /// site's row, settings, locales and members stay loaded (a busy editor
+    /// would otherwise cost every next request four queries).
+    pub fn content_changed(&self, site_id: Uuid) {
+        if let Some(site) = self.sites.get(site_id) {
+            site.public.clear();
+        }
         self.responses.site_changed(site_id);
     }
 }
