@@ -143,12 +143,12 @@ pub async fn seed(
         checked.push((title, excerpt, body, write::check_new(state, principal, ContentKind::Blog, request).await?));
     }
     let txn = crate::db::begin_write(&state.db).await?;
-    let mut ids = Vec::new();
+    let mut stored = Vec::new();
     for (title, excerpt, body, item) in checked {
-        let id = write::insert(&txn, principal, ContentKind::Blog, item, true).await?;
+        let inserted = write::insert(&txn, principal, ContentKind::Blog, item, true).await?;
         content_localization::ActiveModel {
             id: Set(Uuid::new_v4()),
-            content_id: Set(id),
+            content_id: Set(inserted.id),
             locale_id: Set(locale_id),
             title: Set(title.into()),
             excerpt: Set(excerpt.into()),
@@ -160,12 +160,12 @@ pub async fn seed(
         }
         .insert(&txn)
         .await?;
-        ids.push(id);
+        stored.push(inserted);
     }
     let mut created = Vec::new();
     let mut events = Vec::new();
-    for id in ids {
-        let item = write::audit_created(&txn, now, principal, ContentKind::Blog, id).await?;
+    for inserted in stored {
+        let item = write::audit_created(&txn, now, principal, inserted).await?;
         events.extend(events::created_events(ContentKind::Blog, &item, now));
         created.push(item);
     }

@@ -151,8 +151,8 @@ pub async fn create(
     let generated = checked.explicit_slug.is_none() && checked.route.is_none();
     retry_lost_slug_race(generated, || async {
         let txn = crate::db::begin_write(&state.db).await?;
-        let id = insert(&txn, principal, kind, checked.clone(), false).await?;
-        let created = audit_created(&txn, now, principal, kind, id).await?;
+        let inserted = insert(&txn, principal, kind, checked.clone(), false).await?;
+        let created = audit_created(&txn, now, principal, inserted).await?;
         commit_with_events(state, txn, created_events(kind, &created, now)).await?;
         Ok(created)
     })
@@ -181,17 +181,26 @@ where
     }
 }
 
+/// A new item as [`insert`] stored it: answered without reading it back.
+pub(crate) struct Inserted {
+    pub(crate) id: Uuid,
+    kind: ContentKind,
+    model: content::Model,
+    relations: relations::Relations,
+}
+
 /// Audits a created item and answers with it. The caller commits.
 pub(crate) async fn audit_created(
     txn: &DatabaseTransaction,
     at: DateTime<Utc>,
     principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
+    inserted: Inserted,
 ) -> ApiResult<ContentResponse> {
     let actor = principal.actor_id();
-    let entry = audit_entry(&actor, Action::Create, kind, id, None);
-    audited(txn, at, id, entry, &()).await
+    let entry = audit_entry(&actor, Action::Create, inserted.kind, inserted.id, None);
+    let response = relations::response(&inserted.model, inserted.relations);
+    audit::record(txn, at, entry, &(), &response).await?;
+    Ok(response)
 }
 
 /// A new item that passed every check that needs cached site state or
@@ -268,7 +277,7 @@ pub(crate) async fn insert(
     kind: ContentKind,
     checked: CheckedNew,
     is_sample: bool,
-) -> ApiResult<Uuid> {
+) -> ApiResult<Inserted> {
     let CheckedNew { body, kind_fields: (fields, subtype), title, explicit_slug, route, status, now } = checked;
     let title_for_notice = title.clone();
     validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
@@ -302,7 +311,7 @@ pub(crate) async fn insert(
         _ => None,
     };
     let id = Uuid::new_v4();
-    content::ActiveModel {
+    let model = content::ActiveModel {
         id: Set(id),
         kind: Set(kind.as_str().to_string()),
         subtype: Set(subtype),
@@ -347,7 +356,21 @@ pub(crate) async fn insert(
         &draft.site_ids,
     )
     .await?;
-    Ok(id)
+    // What `relations::load` would read back: sorted sets, the primary among them.
+    let sorted = |ids: &Option<Vec<Uuid>>| {
+        let mut ids = ids.clone().unwrap_or_default();
+        ids.sort();
+        ids
+    };
+    let category_ids = sorted(&draft.category_ids);
+    let relations = relations::Relations {
+        site_ids: sorted(&Some(draft.site_ids.clone())),
+        route: draft.route.clone(),
+        primary_category_id: draft.primary_category_id.filter(|p| category_ids.contains(p)),
+        category_ids,
+        tag_ids: sorted(&draft.tag_ids),
+    };
+    Ok(Inserted { id, kind, model, relations })
 }
 
 pub async fn update(

@@ -464,3 +464,31 @@ async fn a_blog_needs_no_title() {
         assert_eq!((blog["slug"].as_str(), blog["title"].as_str()), (Some(expected), Some("")));
     }
 }
+
+/// A create answers with what a read of the item returns (the answer is built
+/// from what was stored, not read back).
+#[actix_web::test]
+async fn a_created_item_answers_exactly_as_it_reads_back() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("as-stored").await;
+    let key = &app.admin_key;
+    let mut ids = Vec::new();
+    for (path, name) in [("categories", "Zeta"), ("categories", "Alpha"), ("tags", "rust"), ("tags", "actix")] {
+        let res: Value =
+            app.post(&format!("/sites/{site}/{path}"), key, json!({"name": name})).await.json().await.unwrap();
+        ids.push(res["id"].as_str().unwrap().to_string());
+    }
+    let body = json!({"site_ids": [site], "title": "Stored", "status": "Published", "category_ids": [ids[0], ids[1]],
+        "primary_category_id": ids[0], "tag_ids": [ids[3], ids[2]], "excerpt": "e", "body": "b"});
+    let res = app.post("/blogs", key, body).await;
+    assert_eq!(res.status(), 201);
+    let created: Value = res.json().await.unwrap();
+    let read: Value = app.get(&format!("/blogs/{}", created["id"].as_str().unwrap()), key).await.json().await.unwrap();
+    assert_eq!(created, read);
+    for page in [json!({"site_ids": [site], "title": "A page", "route": "/about/us"}), json!({"site_ids": [site]})] {
+        let created: Value = app.post("/pages", key, page).await.json().await.unwrap();
+        let read: Value =
+            app.get(&format!("/pages/{}", created["id"].as_str().unwrap()), key).await.json().await.unwrap();
+        assert_eq!(created, read);
+    }
+}
