@@ -42,6 +42,8 @@ pub struct ResultBuffer {
     wake: tokio::sync::Notify,
     /// Sends started whose result has not been pushed yet (drain waits for them).
     in_flight: std::sync::atomic::AtomicUsize,
+    /// Flushes writing now.
+    flushing: std::sync::atomic::AtomicUsize,
 }
 
 impl ResultBuffer {
@@ -60,6 +62,13 @@ impl ResultBuffer {
     /// Whether a send is still waiting for its answer.
     pub fn sends_in_flight(&self) -> bool {
         self.in_flight.load(std::sync::atomic::Ordering::Acquire) > 0
+    }
+
+    /// Nothing sending, nothing waiting, nothing being written.
+    pub fn is_idle(&self) -> bool {
+        !self.sends_in_flight()
+            && self.flushing.load(std::sync::atomic::Ordering::Acquire) == 0
+            && self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty()
     }
 
     fn take(&self) -> Vec<Outcome> {
@@ -88,7 +97,13 @@ pub async fn keep_flushing(hooks: actix_web::web::Data<WebhookRuntime>) {
 
 /// Writes every waiting result. Returns how many.
 pub async fn flush(hooks: &WebhookRuntime) -> ApiResult<usize> {
-    let outcomes = hooks.results.take();
+    hooks.results.flushing.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    let written = write_all(hooks, hooks.results.take()).await;
+    hooks.results.flushing.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    written
+}
+
+async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<usize> {
     let state = &hooks.state;
     for chunk in outcomes.chunks(FLUSH_AT) {
         let mut sites = BTreeSet::new();

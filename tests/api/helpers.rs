@@ -111,6 +111,18 @@ impl TestApp {
         (self._dir, self.database_url)
     }
 
+    /// Waits until no webhook send is in flight and every attempt result is
+    /// written: a test that ends with work in flight would have its database
+    /// connections dropped with the runtime.
+    pub async fn settle(&self) {
+        for _ in 0..500 {
+            if self.webhooks.results.is_idle() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     /// Moves the app's clock forward and runs the Janitor's due work.
     pub async fn advance_and_run_janitor(&self, by: chrono::Duration) {
         self.clock.advance(by);

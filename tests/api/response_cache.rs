@@ -78,6 +78,7 @@ async fn every_family_shows_a_write_on_the_next_read() {
         let after = app.get(&read, &reader).await.text().await.unwrap();
         assert_ne!(before, after, "{read} still answers as before {method} {write}");
     }
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -157,6 +158,7 @@ async fn a_webhook_attempt_in_the_background_shows_in_the_delivery_list() {
     let listed: Value = app.get(&deliveries, key).await.json().await.unwrap();
     assert_ne!(listed.to_string(), empty);
     assert_eq!(listed["data"][0]["success"], true, "{listed}");
+    app.settle().await;
 }
 
 #[actix_web::test]

@@ -82,6 +82,7 @@ async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_cla
         .await
         .unwrap();
     assert!(listed["data"].as_array().unwrap().iter().all(|d| d["success"] == true), "{listed}");
+    app.settle().await;
 }
 
 #[actix_web::test]

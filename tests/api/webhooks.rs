@@ -70,6 +70,7 @@ async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
         (Some(true), Some(200), Some(1))
     );
     assert_eq!(log["data"][0]["delivery_id"].as_str(), Some(request.headers["webhook-id"].as_str()));
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -99,6 +100,7 @@ async fn debounce_merges_a_burst_into_one_batch() {
     app.flush_webhooks().await;
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert_eq!(receiver.received().len(), 1, "a flushed buffer is not sent twice");
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -163,6 +165,7 @@ async fn a_failing_receiver_sees_six_attempts_on_the_schedule_then_a_manual_retr
         "WEBHOOK_INVALID_STATS_WINDOW",
     )
     .await;
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -205,6 +208,7 @@ async fn private_network_targets_are_refused() {
         )
         .await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -220,6 +224,7 @@ async fn the_test_endpoint_reports_success_and_failure() {
     assert!(verify(hook["secret"].as_str().unwrap(), sent));
     receiver.answer_with(302);
     assert_problem(app.post(&path, &app.admin_key, json!({})).await, 500, "WEBHOOK_TEST_FAILED").await;
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -245,6 +250,7 @@ async fn webhooks_belong_to_their_site_admins_and_go_with_their_history() {
     assert_eq!(listed["meta"]["total"], 1);
     assert_eq!(app.delete(&format!("/webhooks/{id}"), &app.admin_key).await.status(), 204);
     assert_problem(app.get(&format!("/webhooks/{id}/deliveries"), &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -282,6 +288,7 @@ async fn pending_retries_and_buffers_survive_a_restart() {
     assert_eq!(events, ["blog.created", "blog.created", "batch"]);
     assert_eq!(received[0].headers["webhook-id"], received[1].headers["webhook-id"]);
     assert_eq!(received[2].body["events"][0]["data"]["title"], "Survivor!");
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -300,6 +307,7 @@ async fn concurrent_writes_all_succeed_while_deliveries_are_recorded() {
     }
     assert!(failures.is_empty(), "{failures:?}");
     assert_eq!(receiver.wait_for(40).await.len(), 40);
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -342,4 +350,5 @@ async fn an_event_committed_just_before_a_crash_is_still_delivered() {
     let left: Vec<plinth_entities::event_outbox::Model> =
         plinth_entities::event_outbox::Entity::find().all(&app.state.db).await.unwrap();
     assert!(left.is_empty(), "the outbox row is gone once dispatched");
+    app.settle().await;
 }

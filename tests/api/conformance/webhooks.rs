@@ -62,6 +62,7 @@ async fn webhook_crud_rows_and_create_errors() {
     assert!(app.delete(&format!("/webhooks/{id}"), key).await.status().is_success());
     assert_problem(app.get(&format!("/webhooks/{id}"), key).await, 404, "ENTITY_NOT_FOUND").await;
     assert_problem(app.get(&format!("/webhooks/{id}/deliveries"), key).await, 404, "ENTITY_NOT_FOUND").await;
+    app.settle().await;
 }
 
 #[actix_web::test]
@@ -132,4 +133,5 @@ async fn deliveries_test_stats_and_retry_of_a_dead_delivery() {
     assert!(res.status().is_success(), "{}", res.status());
     app.retry_webhooks().await;
     assert_eq!(receiver.received().len(), before + 7, "sent again once re-enqueued");
+    app.settle().await;
 }
