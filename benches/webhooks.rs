@@ -143,6 +143,20 @@ async fn run(database_url: &str, webhooks: usize, events: usize, slow: bool) {
         got as f64 / drained.as_secs_f64(),
         events as f64 / drained.as_secs_f64(),
     );
+    if webhooks > 0 {
+        let (fan_out, results) = (app.webhooks.fan_out_holds.take(), app.webhooks.result_holds.take());
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!(
+            "{:>14} write lock held: fan-out {} txns, mean {:.2} ms, max {:.2} ms | results {} txns, mean {:.2} ms, max {:.2} ms",
+            "",
+            fan_out.transactions,
+            ms(fan_out.mean),
+            ms(fan_out.max),
+            results.transactions,
+            ms(results.mean),
+            ms(results.max),
+        );
+    }
 }
 
 fn main() {

@@ -45,6 +45,9 @@ pub struct WebhookRuntime {
     pub deliverer: Deliverer,
     /// Results of deliveries sent at once, written in batches.
     pub results: super::results::ResultBuffer,
+    /// Write-lock holds of the fan-out transactions and of the result batches.
+    pub fan_out_holds: super::holds::WriteHolds,
+    pub result_holds: super::holds::WriteHolds,
     /// Sends in flight, all webhooks together.
     sends: Arc<tokio::sync::Semaphore>,
     /// Sends in flight per webhook: a slow endpoint queues its own deliveries
@@ -59,6 +62,8 @@ impl WebhookRuntime {
             state,
             deliverer,
             results: Default::default(),
+            fan_out_holds: Default::default(),
+            result_holds: Default::default(),
             sends: Arc::new(tokio::sync::Semaphore::new(MAX_SENDS)),
             sends_per_webhook: DashMap::new(),
             subscriptions: DashMap::new(),
@@ -123,8 +128,9 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
 /// Outbox rows read per pass.
 const OUTBOX_BATCH: u64 = 200;
 /// Deliveries and buffer rows written per dispatch transaction (one event's
-/// fan-out is never split).
-const MAX_ROWS_PER_TRANSACTION: usize = 1000;
+/// fan-out is never split): about 2 ms of SQLite's write lock, so content
+/// writes queued behind it keep their pace.
+const MAX_ROWS_PER_TRANSACTION: usize = 100;
 /// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
 /// PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK: usize = 500;
@@ -168,6 +174,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             .count();
         let peek = &peek[..take.max(1)];
         let txn = crate::db::begin_write(&state.db).await?;
+        let locked = Instant::now();
         let mut claim = event_outbox::Entity::find()
             .filter(event_outbox::Column::Seq.is_in(peek.iter().map(|r| r.seq).collect::<Vec<_>>()))
             .order_by_asc(event_outbox::Column::Seq);
@@ -217,6 +224,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             .exec(&txn)
             .await?;
         txn.commit().await?;
+        hooks.fan_out_holds.record(locked.elapsed());
         for (delivery, hook) in to_send {
             send_now(hooks.clone(), delivery, hook);
         }

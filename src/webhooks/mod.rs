@@ -5,6 +5,7 @@ pub mod claims;
 pub mod delivery;
 pub mod dispatcher;
 pub mod events;
+pub mod holds;
 mod model;
 pub mod results;
 mod routes;

@@ -26,7 +26,9 @@ use super::WebhookRuntime;
 use crate::error::ApiResult;
 
 /// Results written per transaction, and the count that flushes without waiting.
-pub const FLUSH_AT: usize = 500;
+/// Small on purpose: on SQLite every writer waits while a batch holds the lock
+/// (50 results hold it about 4 ms; 500 held it 30 ms and tripled the writes' p99).
+pub const FLUSH_AT: usize = 50;
 /// How long the first waiting result waits for others to join it.
 pub const GATHER: Duration = Duration::from_millis(5);
 
@@ -108,6 +110,7 @@ async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<
     for chunk in outcomes.chunks(FLUSH_AT) {
         let mut sites = BTreeSet::new();
         let txn = crate::db::begin_write(&state.db).await?;
+        let locked = std::time::Instant::now();
         let mut logged = Vec::with_capacity(chunk.len());
         for outcome in chunk {
             sites.insert(outcome.delivery.site_id);
@@ -117,6 +120,7 @@ async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<
         }
         webhook_attempt::Entity::insert_many(logged).exec_without_returning(&txn).await?;
         txn.commit().await?;
+        hooks.result_holds.record(locked.elapsed());
         for site_id in sites {
             state.responses.site_changed(site_id);
         }
