@@ -128,9 +128,15 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
 /// Outbox rows read per pass.
 const OUTBOX_BATCH: u64 = 200;
 /// Deliveries and buffer rows written per dispatch transaction (one event's
-/// fan-out is never split): about 2 ms of SQLite's write lock, so content
-/// writes queued behind it keep their pace.
-const MAX_ROWS_PER_TRANSACTION: usize = 100;
+/// fan-out is never split). On SQLite about 2 ms of the one write lock, so
+/// content writes queued behind it keep their pace; PostgreSQL locks rows, so
+/// writers never wait on a fan-out and larger transactions move more.
+fn rows_per_transaction(backend: DbBackend) -> usize {
+    match backend {
+        DbBackend::Sqlite => 100,
+        _ => 1000,
+    }
+}
 /// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
 /// PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK: usize = 500;
@@ -167,7 +173,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 let fan_out = hooks_by_site
                     .get(&row.site_id)
                     .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count());
-                let fits = rows == 0 || rows + fan_out <= MAX_ROWS_PER_TRANSACTION;
+                let fits = rows == 0 || rows + fan_out <= rows_per_transaction(state.db.get_database_backend());
                 rows += fan_out.max(1);
                 fits
             })

@@ -2,9 +2,9 @@
 //!
 //! A delivery sent at once (no debounce) is recorded here instead of in its own
 //! transaction: results gather for a few milliseconds (or until
-//! [`FLUSH_AT`] are waiting) and are written together — the attempts in
+//! [`flush_at`] are waiting) and are written together — the attempts in
 //! multi-row inserts, the deliveries' new states, one transaction per
-//! [`FLUSH_AT`] results. Fifty webhooks on a busy site then take the database's
+//! [`flush_at`] results. Fifty webhooks on a busy site then take the database's
 //! write lock a few hundred times a second instead of thousands, and the
 //! editors' writes keep their pace.
 //!
@@ -26,9 +26,15 @@ use super::WebhookRuntime;
 use crate::error::ApiResult;
 
 /// Results written per transaction, and the count that flushes without waiting.
-/// Small on purpose: on SQLite every writer waits while a batch holds the lock
-/// (50 results hold it about 4 ms; 500 held it 30 ms and tripled the writes' p99).
-pub const FLUSH_AT: usize = 50;
+/// Small on SQLite, where every writer waits while a batch holds the lock (50
+/// results hold it about 4 ms; 500 held it 30 ms and tripled the writes' p99);
+/// PostgreSQL locks rows, so its batches can be larger.
+pub fn flush_at(backend: sea_orm::DbBackend) -> usize {
+    match backend {
+        sea_orm::DbBackend::Sqlite => 50,
+        _ => 500,
+    }
+}
 /// How long the first waiting result waits for others to join it.
 pub const GATHER: Duration = Duration::from_millis(5);
 
@@ -83,12 +89,13 @@ impl ResultBuffer {
 }
 
 /// Runs for the life of the dispatcher: wakes on the first waiting result,
-/// gathers for [`GATHER`] (or until [`FLUSH_AT`] wait), writes them.
+/// gathers for [`GATHER`] (or until [`flush_at`] wait), writes them.
 pub async fn keep_flushing(hooks: actix_web::web::Data<WebhookRuntime>) {
     loop {
         hooks.results.wake.notified().await;
         let deadline = tokio::time::Instant::now() + GATHER;
-        while hooks.results.len() < FLUSH_AT && tokio::time::Instant::now() < deadline {
+        let enough = flush_at(hooks.state.db.get_database_backend());
+        while hooks.results.len() < enough && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         if let Err(e) = flush(&hooks).await {
@@ -107,7 +114,7 @@ pub async fn flush(hooks: &WebhookRuntime) -> ApiResult<usize> {
 
 async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<usize> {
     let state = &hooks.state;
-    for chunk in outcomes.chunks(FLUSH_AT) {
+    for chunk in outcomes.chunks(flush_at(state.db.get_database_backend())) {
         let mut sites = BTreeSet::new();
         let txn = crate::db::begin_write(&state.db).await?;
         let locked = std::time::Instant::now();
