@@ -1,5 +1,7 @@
-//! Conditional and cached reads for authenticated callers: every `GET` answer
-//! gets an `ETag` (a hash of its body) and `If-None-Match` is answered `304`;
+//! Conditional and cached reads for authenticated callers, wrapped around every
+//! resource that takes credentials (`Routes::register`; public ones — system,
+//! public files — set their own caching): every `GET` answer gets an `ETag` (a
+//! hash of its body) and `If-None-Match` is answered `304`;
 //! answers that worked on one site come from the per-caller response cache
 //! (`state::responses`) while the site is unwritten. Every other method bumps
 //! the generation of the sites it worked on once its handler returned.
