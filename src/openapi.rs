@@ -120,8 +120,10 @@ pub fn document() -> utoipa::openapi::OpenApi {
 
 /// What every operation shares, applied once here instead of on each handler:
 /// the security requirement (an API key or a bearer token) unless the handler
-/// declares its own (`security(())` for public ones), and the problem answer
-/// for client errors unless the handler describes its 4XX itself.
+/// declares its own (`security(())` for public ones), the problem answer for
+/// client errors unless the handler describes its 4XX itself, and on every
+/// credentialed read the conditional request `http_cache` answers (an optional
+/// `If-None-Match`, a `304`).
 struct CommonParts;
 
 impl Modify for CommonParts {
@@ -135,7 +137,20 @@ impl Modify for CommonParts {
             .description("")
             .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build())
             .build();
+        let not_modified =
+            ResponseBuilder::new().description("Not Modified: the `If-None-Match` tag still matches").build();
+        let if_none_match = utoipa::openapi::path::ParameterBuilder::new()
+            .name("If-None-Match")
+            .parameter_in(utoipa::openapi::path::ParameterIn::Header)
+            .required(utoipa::openapi::Required::False)
+            .description(Some("An `ETag` of an earlier answer: `304` while it still matches"))
+            .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String)))
+            .build();
         for item in openapi.paths.paths.values_mut() {
+            if let Some(read) = item.get.as_mut().filter(|op| !crate::routes::is_public(op)) {
+                read.responses.responses.entry("304".to_string()).or_insert_with(|| not_modified.clone().into());
+                read.parameters.get_or_insert_with(Vec::new).push(if_none_match.clone());
+            }
             for op in
                 [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
             {

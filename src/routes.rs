@@ -199,7 +199,7 @@ fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, path: Resou
 }
 
 /// An operation documented with `security(())`: anyone may call it.
-fn is_public(operation: &utoipa::openapi::path::Operation) -> bool {
+pub(crate) fn is_public(operation: &utoipa::openapi::path::Operation) -> bool {
     operation.security.as_ref().is_some_and(|requirements| {
         requirements.iter().all(|r| serde_json::to_value(r).is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty())))
     })

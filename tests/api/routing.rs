@@ -35,3 +35,17 @@ async fn every_documented_operation_reaches_a_handler() {
     }
     assert!(checked > 150, "only {checked} operations in the document");
 }
+
+/// Credentialed reads document the conditional request they answer.
+#[actix_web::test]
+async fn credentialed_reads_document_if_none_match_and_304() {
+    let app = TestApp::spawn().await;
+    let document: Value =
+        app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let site_read = &document["paths"]["/api/v1/sites/{id}"]["get"];
+    assert!(site_read["responses"]["304"].is_object(), "{site_read}");
+    let params = site_read["parameters"].as_array().unwrap();
+    assert!(params.iter().any(|p| p["name"] == "If-None-Match" && p["in"] == "header"), "{params:?}");
+    let public_read = &document["paths"]["/api/v1/health"]["get"];
+    assert!(public_read["responses"]["304"].is_null(), "public reads set their own caching");
+}
