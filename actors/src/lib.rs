@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod key_usage;
+pub mod media_pool;
 pub mod periodic;
 pub mod rate_limiter;
 pub mod site_registry;

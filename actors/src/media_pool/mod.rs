@@ -1,0 +1,103 @@
+//! MediaPool: the CPU-heavy image work (decode, orient, resize, encode) on a
+//! fixed pool of threads (an actix `SyncArbiter`), so request threads only
+//! await an answer and never decode. The queue is bounded: when every worker is
+//! busy and `queue_limit` jobs wait, [`MediaPool::run`] answers
+//! [`PoolError::Busy`] at once instead of growing a backlog.
+
+mod imaging;
+mod process;
+mod strip;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
+use bytes::Bytes;
+
+pub use imaging::{check_dimensions, ImageError, Rendered, MAX_PIXELS};
+pub use process::{ProcessedImage, FAVICON_PNGS, THUMBNAIL, VARIANTS};
+
+/// Work a pool thread does.
+pub enum ImageJob {
+    /// Variants, placeholder and metadata-free original of a library image.
+    Library { bytes: Bytes, mime_type: String, focal: Option<(f64, f64)> },
+    /// The icons of a favicon package.
+    Favicon { bytes: Bytes },
+}
+
+pub enum ImageOutcome {
+    Library { image: ProcessedImage, clean_original: Option<Vec<u8>> },
+    Favicon { icons: Vec<Rendered> },
+}
+
+impl Message for ImageJob {
+    type Result = Result<ImageOutcome, ImageError>;
+}
+
+struct ImageWorker;
+
+impl Actor for ImageWorker {
+    type Context = SyncContext<Self>;
+}
+
+impl Handler<ImageJob> for ImageWorker {
+    type Result = Result<ImageOutcome, ImageError>;
+
+    fn handle(&mut self, job: ImageJob, _: &mut SyncContext<Self>) -> Self::Result {
+        match job {
+            ImageJob::Library { bytes, mime_type, focal } => {
+                let image = process::process_image(&bytes, focal)?;
+                let clean_original = strip::strip_metadata(&mime_type, &bytes, image.orientation);
+                Ok(ImageOutcome::Library { image, clean_original })
+            }
+            ImageJob::Favicon { bytes } => Ok(ImageOutcome::Favicon { icons: process::render_favicon(&bytes)? }),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    #[error("every image worker is busy and {0} jobs are waiting")]
+    Busy(usize),
+    #[error(transparent)]
+    Image(#[from] ImageError),
+    #[error("the image worker stopped")]
+    Stopped,
+}
+
+#[derive(Clone)]
+pub struct MediaPool {
+    workers: Addr<ImageWorker>,
+    /// Jobs accepted and not yet answered (running or queued).
+    pending: Arc<AtomicUsize>,
+    /// Most jobs accepted at once: the workers plus the queue.
+    capacity: usize,
+}
+
+/// Counts a job as pending until it is answered or abandoned.
+struct Pending<'a>(&'a AtomicUsize);
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl MediaPool {
+    /// `threads` workers (0 = one per core); at most `queue_limit` jobs wait
+    /// beyond those running. Must be called inside an actix system.
+    pub fn start(threads: usize, queue_limit: usize) -> Self {
+        let threads = if threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { threads };
+        let workers = SyncArbiter::start(threads, || ImageWorker);
+        Self { workers, pending: Arc::new(AtomicUsize::new(0)), capacity: threads + queue_limit }
+    }
+
+    pub async fn run(&self, job: ImageJob) -> Result<ImageOutcome, PoolError> {
+        let before = self.pending.fetch_add(1, Ordering::AcqRel);
+        let _pending = Pending(&self.pending);
+        if before >= self.capacity {
+            return Err(PoolError::Busy(before));
+        }
+        self.workers.send(job).await.map_err(|_| PoolError::Stopped)?.map_err(PoolError::Image)
+    }
+}
