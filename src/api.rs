@@ -3,8 +3,8 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, api_keys, blogs, environments, idp, legal, locales, members, moderation, navigation, notifications, pages,
-    portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
+    account, api_keys, blogs, environments, idp, legal, locales, media, members, moderation, navigation, notifications,
+    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
@@ -23,6 +23,7 @@ pub fn routes() -> Routes {
         legal::routes,
         redirects::routes,
         social_links::routes,
+        media::routes,
         navigation::routes,
         members::routes,
         account::routes,
@@ -44,6 +45,7 @@ pub fn trash_sources() -> crate::trash::TrashSources {
     crate::trash::TrashSources(vec![
         &crate::content::trash::ContentTrash,
         &crate::social_links::trash::SocialTrash,
+        &crate::media::trash::MediaTrash,
         &crate::navigation::trash::NavigationTrash,
     ])
 }

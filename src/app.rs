@@ -78,6 +78,7 @@ impl Plinth {
             .start(),
             site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
+            media_pool: plinth_actors::media_pool::MediaPool::start(config.media.pool_threads, config.media.pool_queue),
         };
         let instance = webhooks::claims::instance_id(&config.data_dir)?;
         // Before any worker sends: what this instance was sending when it last

@@ -33,6 +33,7 @@ pub struct Config {
     pub idp: IdpConfig,
     pub rate_limits: RateLimitConfig,
     pub sites: SitesConfig,
+    pub media: MediaConfig,
     pub imprint: ImprintConfig,
 }
 
@@ -89,6 +90,18 @@ pub struct SitesConfig {
     pub cache_max_age_secs: u64,
     /// Memory for built responses of authenticated reads; 0 turns the cache off.
     pub response_cache_bytes: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct MediaConfig {
+    /// Bytes of uploaded files (originals) one site may keep; 0 = no quota.
+    pub site_quota_bytes: u64,
+    /// The most any upload may stream before its site is known.
+    pub max_upload_bytes: u64,
+    /// Image worker threads; 0 = one per core.
+    pub pool_threads: usize,
+    /// Image jobs that may wait beyond those running before uploads get 503.
+    pub pool_queue: usize,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -197,6 +210,7 @@ impl Config {
             ("PLINTH_WEBHOOK_FLUSH_POLL_SECS", &mut self.webhooks.flush_poll_secs),
             ("PLINTH_RESPONSE_CACHE_BYTES", &mut self.sites.response_cache_bytes),
             ("PLINTH_WEBHOOK_CLAIM_LEASE_SECS", &mut self.webhooks.claim_lease_secs),
+            ("PLINTH_MEDIA_SITE_QUOTA_BYTES", &mut self.media.site_quota_bytes),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;

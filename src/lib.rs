@@ -18,6 +18,7 @@ pub mod http_cache;
 pub mod idp;
 pub mod legal;
 pub mod locales;
+pub mod media;
 pub mod members;
 pub mod moderation;
 pub mod navigation;

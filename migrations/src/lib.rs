@@ -18,6 +18,7 @@ mod m20261121_000012_site_onboarding;
 mod m20261121_000013_user_moderation;
 mod m20261123_000014_bare_url_prefixes;
 mod m20261124_000015_delivery_claims;
+mod m20261124_000016_media;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000013_user_moderation::Migration),
             Box::new(m20261123_000014_bare_url_prefixes::Migration),
             Box::new(m20261124_000015_delivery_claims::Migration),
+            Box::new(m20261124_000016_media::Migration),
         ]
     }
 }

@@ -188,6 +188,7 @@ catalog! {
     AccountBanned => ("ACCOUNT_BANNED", 403, "auth", "account banned"),
     MethodNotAllowed => ("METHOD_NOT_ALLOWED", 405, "general", "generic method not allowed for this path"),
     UnsupportedMediaType => ("UNSUPPORTED_MEDIA_TYPE", 415, "general", "generic unsupported request content type"),
+    RangeNotSatisfiable => ("RANGE_NOT_SATISFIABLE", 416, "general", "generic byte range outside the file"),
 }
 
 impl ErrorCode {

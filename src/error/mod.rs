@@ -61,6 +61,9 @@ pub struct Problem {
     /// Only for field validation failures.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    /// Only for a refused delete of referenced media: how many references.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_count: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +73,7 @@ pub struct ApiError {
     detail: String,
     entity_type: Option<String>,
     errors: Vec<FieldError>,
+    usage_count: Option<u32>,
     headers: Vec<(HeaderName, HeaderValue)>,
     /// The problem body, rendered ahead for errors answered in bulk (429s).
     rendered: Option<std::sync::Arc<actix_web::web::Bytes>>,
@@ -85,9 +89,16 @@ impl ApiError {
             detail: detail.into(),
             entity_type: None,
             errors: Vec::new(),
+            usage_count: None,
             headers: Vec::new(),
             rendered: None,
         }
+    }
+
+    /// Adds the `usage_count` member (a refused delete of referenced media).
+    pub fn with_usage_count(mut self, count: u32) -> Self {
+        self.usage_count = Some(count);
+        self
     }
 
     /// Renders the problem body now, so every clone answers without rendering
@@ -165,6 +176,7 @@ impl ApiError {
             409 => ErrorCode::Conflict,
             413 => ErrorCode::PayloadTooLarge,
             415 => ErrorCode::UnsupportedMediaType,
+            416 => ErrorCode::RangeNotSatisfiable,
             422 => ErrorCode::ValidationError,
             429 => ErrorCode::RateLimitExceeded,
             503 => ErrorCode::ServiceUnavailable,
@@ -184,6 +196,7 @@ impl ApiError {
             code: self.code.as_str().to_string(),
             entity_type: self.entity_type.clone(),
             errors: self.errors.clone(),
+            usage_count: self.usage_count,
         }
     }
 }

@@ -57,4 +57,6 @@ pub struct Actors {
     pub key_usage: Addr<KeyUsageRecorder>,
     pub site_registry: Addr<SiteRegistry<SiteState>>,
     pub rate_limiter: Addr<RateLimiter>,
+    /// Image work off the request threads.
+    pub media_pool: plinth_actors::media_pool::MediaPool,
 }

@@ -72,15 +72,17 @@ impl TestApp {
     }
 
     /// Starts an app on an existing configuration (used to restart on the same data).
-    pub async fn start(config: Config, dir: TempDir) -> TestApp {
+    pub async fn start(mut config: Config, dir: TempDir) -> TestApp {
         plinth::telemetry::init(&config.log);
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        // Links the API returns (served files) point at this server.
+        config.public_url = Some(format!("http://{}", listener.local_addr().expect("bound")));
         let admin_key = config.bootstrap_api_key.clone().expect("tests always set a bootstrap key");
         let database_url = config.database_url.clone();
         let clock = Arc::new(ShiftedClock::default());
         let app = Plinth::build_with_clock(config, clock.clone()).await.expect("app builds");
         let janitor = app.janitor.clone();
         let (webhook_flusher, webhook_retrier) = (app.webhook_flusher.clone(), app.webhook_retrier.clone());
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = app.serve(listener, false).expect("server starts");
         let base = format!("http://{}", running.addr);
         let server = running.server.handle();

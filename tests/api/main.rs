@@ -22,6 +22,7 @@ mod crash;
 mod environments;
 mod errors;
 mod locales;
+mod media;
 mod members;
 mod moderation;
 mod navigation;

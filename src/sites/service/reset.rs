@@ -95,6 +95,7 @@ pub async fn reset_content(
     counts.social_links = trash_all::<social_link::Entity>(&txn, now, site_id).await?;
     counts.navigation_items = trash_all::<nav_item::Entity>(&txn, now, site_id).await?;
     counts.navigation_menus = trash_all::<nav_menu::Entity>(&txn, now, site_id).await?;
+    counts.media_files = crate::media::trash::reset_site_media(&txn, now, site_id).await?;
     counts.total = counts.contents
         + counts.legal_documents
         + counts.documents

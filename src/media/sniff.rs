@@ -1,0 +1,156 @@
+//! What a file is, judged from its bytes (`infer`), never from the name or the
+//! client's `Content-Type`; then checked against the spec's allowed list.
+
+/// The types the library accepts, with the file extensions each may carry.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("image/jpeg", &["jpg", "jpeg", "jpe", "jfif"]),
+    ("image/png", &["png"]),
+    ("image/webp", &["webp"]),
+    ("image/gif", &["gif"]),
+    ("image/svg+xml", &["svg"]),
+    ("image/tiff", &["tif", "tiff"]),
+    ("image/bmp", &["bmp"]),
+    ("image/vnd.microsoft.icon", &["ico"]),
+    ("image/x-icon", &["ico"]),
+    ("video/mp4", &["mp4", "m4v"]),
+    ("video/webm", &["webm"]),
+    ("video/ogg", &["ogv", "ogg"]),
+    ("video/x-msvideo", &["avi"]),
+    ("video/quicktime", &["mov", "qt"]),
+    ("audio/mpeg", &["mp3"]),
+    ("audio/x-wav", &["wav"]),
+    ("audio/wav", &["wav"]),
+    ("audio/ogg", &["ogg", "oga", "opus"]),
+    ("audio/aac", &["aac"]),
+    ("audio/x-flac", &["flac"]),
+    ("audio/flac", &["flac"]),
+    ("audio/m4a", &["m4a"]),
+    ("application/pdf", &["pdf"]),
+    ("text/markdown", &["md", "markdown"]),
+    ("text/plain", &["txt", "text", "log", "csv"]),
+    ("application/zip", &["zip"]),
+    ("application/gzip", &["gz", "tgz"]),
+    ("application/x-tar", &["tar"]),
+    ("application/x-7z-compressed", &["7z"]),
+    ("application/vnd.rar", &["rar"]),
+    ("application/x-bzip2", &["bz2"]),
+    ("application/x-xz", &["xz"]),
+];
+
+/// The types the MediaPool decodes into variants.
+pub fn is_raster_image(mime_type: &str) -> bool {
+    matches!(mime_type, "image/jpeg" | "image/png" | "image/webp" | "image/gif")
+}
+
+/// Bytes to look at before deciding (enough for every magic number we use and
+/// to tell text from binary).
+pub const SNIFF_BYTES: usize = 8192;
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed(&'static str),
+    /// What it is, and why it is refused.
+    Refused(String),
+}
+
+/// Judges a file by its first bytes and its name.
+pub fn judge(head: &[u8], filename: &str) -> Verdict {
+    let extension = filename.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    let detected = detect(head, extension.as_deref());
+    let Some(detected) = detected else {
+        return Verdict::Refused("the file's content is not of a known type".into());
+    };
+    let Some((mime, extensions)) = ALLOWED.iter().find(|(mime, _)| *mime == detected) else {
+        return Verdict::Refused(format!("files of type {detected} are not accepted"));
+    };
+    // A name that claims another known type is a disguise (a text file named
+    // `.png`): refuse it rather than serve it under a misleading name.
+    if let Some(ext) = extension.as_deref() {
+        let claimed = ALLOWED.iter().any(|(_, exts)| exts.contains(&ext));
+        if claimed && !extensions.contains(&ext) {
+            return Verdict::Refused(format!("the name says .{ext} but the content is {detected}"));
+        }
+    }
+    Verdict::Allowed(mime)
+}
+
+fn detect(head: &[u8], extension: Option<&str>) -> Option<&'static str> {
+    // Before `infer`, which calls any XML document text/xml.
+    if looks_like_svg(head) {
+        return Some("image/svg+xml");
+    }
+    if let Some(kind) = infer::get(head) {
+        return Some(match kind.mime_type() {
+            "audio/x-flac" => "audio/flac",
+            "image/x-icon" => "image/vnd.microsoft.icon",
+            other => other,
+        });
+    }
+    // No magic number: text if it decodes as UTF-8 (the cut at SNIFF_BYTES may
+    // split a character) and holds no control bytes but whitespace.
+    let valid = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && head.len() - e.valid_up_to() < 4,
+    };
+    let text = valid && !head.iter().any(|b| b.is_ascii_control() && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0C));
+    match (text, extension) {
+        (true, Some("md" | "markdown")) => Some("text/markdown"),
+        (true, _) if !head.is_empty() => Some("text/plain"),
+        _ => None,
+    }
+}
+
+fn looks_like_svg(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&head[..head.len().min(1024)]).to_ascii_lowercase();
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    (start.starts_with("<?xml") || start.starts_with("<svg") || start.starts_with("<!doctype svg"))
+        && text.contains("<svg")
+}
+
+/// The category `mime_category` filters by.
+pub fn category_prefixes(category: &str) -> Option<&'static [&'static str]> {
+    Some(match category {
+        "image" => &["image/"],
+        "video" => &["video/"],
+        "audio" => &["audio/"],
+        "document" => &["application/pdf", "text/"],
+        _ => return None,
+    })
+}
+
+/// The extension files of `mime_type` are stored and served with.
+pub fn extension_of(mime_type: &str) -> &'static str {
+    ALLOWED.iter().find(|(mime, _)| *mime == mime_type).and_then(|(_, exts)| exts.first().copied()).unwrap_or("bin")
+}
+
+/// A type from a name alone (records made from metadata, which have no bytes).
+pub fn mime_from_name(filename: &str) -> Option<&'static str> {
+    let ext = filename.rsplit_once('.')?.1.to_ascii_lowercase();
+    ALLOWED.iter().find(|(_, exts)| exts.contains(&ext.as_str())).map(|(mime, _)| *mime)
+}
+
+pub fn is_allowed(mime_type: &str) -> bool {
+    ALLOWED.iter().any(|(mime, _)| *mime == mime_type)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_decides_and_a_disguise_is_refused() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(judge(png, "photo.png"), Verdict::Allowed("image/png"));
+        assert_eq!(judge(png, "photo"), Verdict::Allowed("image/png"));
+        assert!(matches!(judge(b"just some text", "photo.png"), Verdict::Refused(_)));
+        assert_eq!(judge(b"# Title\n", "notes.md"), Verdict::Allowed("text/markdown"));
+        assert_eq!(judge(b"hello", "notes.txt"), Verdict::Allowed("text/plain"));
+        assert_eq!(
+            judge(b"<?xml version='1.0'?><svg xmlns='http://www.w3.org/2000/svg'/>", "a.svg"),
+            Verdict::Allowed("image/svg+xml")
+        );
+        // An ELF executable is of a known type, not an allowed one.
+        assert!(matches!(judge(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0", "tool"), Verdict::Refused(_)));
+        assert!(matches!(judge(b"\0\x01\x02binary", "x.bin"), Verdict::Refused(_)));
+    }
+}

@@ -1,0 +1,152 @@
+//! Media in the trash (`media`), and a site's media when its content is reset.
+
+use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
+use plinth_entities::{media_file, media_site};
+use sea_orm::sea_query::{Expr, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::{records, service, stored};
+use crate::audit::{self, Action};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::trash::{TrashItem, TrashSource};
+
+pub struct MediaTrash;
+
+fn deleted_media(site_id: Uuid) -> sea_orm::Select<media_file::Entity> {
+    let on_site = Query::select()
+        .column(media_site::Column::MediaId)
+        .from(media_site::Entity)
+        .and_where(media_site::Column::SiteId.eq(site_id))
+        .to_owned();
+    media_file::Entity::find()
+        .filter(media_file::Column::IsDeleted.eq(true))
+        .filter(media_file::Column::Id.in_subquery(on_site))
+}
+
+impl TrashSource for MediaTrash {
+    fn entity_types(&self) -> &'static [&'static str] {
+        &["media"]
+    }
+
+    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
+        Box::pin(async move {
+            Ok(deleted_media(site_id)
+                .order_by_desc(media_file::Column::DeletedAt)
+                .limit(limit)
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|m| TrashItem {
+                    id: m.id,
+                    entity_type: "media".into(),
+                    title: m.filename.clone(),
+                    slug: m.filename,
+                    deleted_at: m.deleted_at,
+                })
+                .collect())
+        })
+    }
+
+    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
+        Box::pin(async move { Ok(deleted_media(site_id).count(&state.db).await?) })
+    }
+
+    fn restore<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        _: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<serde_json::Value>> {
+        Box::pin(async move {
+            let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
+            crate::trash::ensure_in_trash(media.file.is_deleted)?;
+            let now = state.clock.now();
+            let mut row: media_file::ActiveModel = media.file.clone().into();
+            row.is_deleted = Set(false);
+            row.deleted_at = Set(None);
+            let txn = crate::db::begin_write(&state.db).await?;
+            let restored = media_file::Entity::update(row).exec(&*txn).await?;
+            let actor = principal.actor_id();
+            let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
+            audit::record(&*txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+            txn.commit().await?;
+            let response = records::response(state, restored).await?;
+            serde_json::to_value(response).map_err(|e| ApiError::internal(format!("restored media: {e}")))
+        })
+    }
+
+    fn purge<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        _: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(async move {
+            let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
+            crate::trash::ensure_purgeable(media.file.is_deleted)?;
+            let txn = crate::db::begin_write(&state.db).await?;
+            // Sites, variants and metadata go with it (foreign keys cascade).
+            media_file::Entity::delete_by_id(id).exec(&*txn).await?;
+            let actor = principal.actor_id();
+            let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
+            audit::record(
+                &*txn,
+                state.clock.now(),
+                entry,
+                &json!({"filename": media.file.filename, "checksum": media.file.checksum}),
+                &(),
+            )
+            .await?;
+            txn.commit().await?;
+            // The bytes go when no other record shares them.
+            if let Some(checksum) = &media.file.checksum {
+                if media.file.storage_key.is_some() && stored::count_with_checksum(&state.db, checksum).await? == 0 {
+                    if let Err(e) = state.storage.delete_prefix(&format!("media/{checksum}")).await {
+                        tracing::warn!(error = %e, %checksum, "could not remove purged media files");
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Resetting a site's content: files only on this site go to the trash; files
+/// shared with other sites just leave this one. Answers how many were trashed.
+pub async fn reset_site_media(db: &impl ConnectionTrait, now: DateTime<Utc>, site_id: Uuid) -> Result<u64, DbErr> {
+    let shared = Query::select()
+        .column(media_site::Column::MediaId)
+        .from(media_site::Entity)
+        .and_where(media_site::Column::SiteId.ne(site_id))
+        .to_owned();
+    let on_site = Query::select()
+        .column(media_site::Column::MediaId)
+        .from(media_site::Entity)
+        .and_where(media_site::Column::SiteId.eq(site_id))
+        .to_owned();
+    let trashed = media_file::Entity::update_many()
+        .col_expr(media_file::Column::IsDeleted, Expr::value(true))
+        .col_expr(media_file::Column::DeletedAt, Expr::value(now))
+        .filter(media_file::Column::IsDeleted.eq(false))
+        .filter(media_file::Column::Id.in_subquery(on_site))
+        .filter(media_file::Column::Id.not_in_subquery(shared.clone()))
+        .exec(db)
+        .await?
+        .rows_affected;
+    media_site::Entity::delete_many()
+        .filter(media_site::Column::SiteId.eq(site_id))
+        .filter(media_site::Column::MediaId.in_subquery(shared))
+        .exec(db)
+        .await?;
+    Ok(trashed)
+}
