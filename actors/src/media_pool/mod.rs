@@ -55,6 +55,24 @@ impl Handler<ImageJob> for ImageWorker {
     }
 }
 
+/// Puts the calling (image) thread in Linux's `SCHED_IDLE` class: it runs on
+/// whatever CPU request threads leave, and a request thread that wakes up
+/// takes the core from it at once, so uploads being processed do not slow
+/// reads. Under sustained full load, image jobs wait (and the bounded queue
+/// answers 503) rather than requests. Elsewhere this does nothing.
+fn yield_to_requests() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 names the calling thread; the call only changes its
+        // scheduling class and reports failure through its return value.
+        let changed = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+        if changed != 0 {
+            tracing::warn!("could not move an image worker thread to SCHED_IDLE");
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum PoolError {
     #[error("every image worker is busy and {0} jobs are waiting")]
@@ -88,7 +106,10 @@ impl MediaPool {
     /// beyond those running. Must be called inside an actix system.
     pub fn start(threads: usize, queue_limit: usize) -> Self {
         let threads = if threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { threads };
-        let workers = SyncArbiter::start(threads, || ImageWorker);
+        let workers = SyncArbiter::start(threads, || {
+            yield_to_requests();
+            ImageWorker
+        });
         Self { workers, pending: Arc::new(AtomicUsize::new(0)), capacity: threads + queue_limit }
     }
 
@@ -99,5 +120,32 @@ impl MediaPool {
             return Err(PoolError::Busy(before));
         }
         self.workers.send(job).await.map_err(|_| PoolError::Stopped)?.map_err(PoolError::Image)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn photo() -> Bytes {
+        let (w, h) = (400u32, 300u32);
+        let pixels: Vec<u8> = (0..w * h).flat_map(|i| [(i % 256) as u8, 40, 90]).collect();
+        let mut out = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new(&mut out)
+            .encode(&pixels, w, h, image::ExtendedColorType::Rgb8)
+            .expect("encodes");
+        Bytes::from(out)
+    }
+
+    #[actix::test]
+    async fn a_full_pool_answers_busy_at_once_instead_of_queueing() {
+        // One worker, no queue: a second job while the first runs is refused.
+        let pool = MediaPool::start(1, 0);
+        let job = || ImageJob::Library { bytes: photo(), mime_type: "image/jpeg".into(), focal: None };
+        let (first, second) = futures_util::join!(pool.run(job()), pool.run(job()));
+        assert!(matches!(first, Ok(ImageOutcome::Library { .. })));
+        assert!(matches!(second, Err(PoolError::Busy(1))));
+        // Once answered, the slot is free again.
+        assert!(pool.run(job()).await.is_ok());
     }
 }

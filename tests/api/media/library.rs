@@ -174,6 +174,7 @@ async fn referenced_media_is_deleted_only_with_force_then_restored_and_purged() 
     let app = TestApp::spawn().await;
     let site = app.create_site_id("usage").await;
     let key = app.admin_key.clone();
+    let mut events = app.state.events.subscribe();
     let file = uploaded(&app, &site, "cover.jpg", jpeg(40, 40)).await;
     let id = file["id"].as_str().unwrap();
     let post = json_of(
@@ -200,6 +201,14 @@ async fn referenced_media_is_deleted_only_with_force_then_restored_and_purged() 
     assert_eq!(refused["usage_count"], 3);
     assert_eq!(app.delete(&format!("/media/{id}?force=true"), &key).await.status(), 204);
     assert_problem(app.get(&format!("/media/{id}"), &key).await, 404, "ENTITY_NOT_FOUND").await;
+    let mut seen = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if event.event.starts_with("media.") {
+            assert_eq!((event.site_id.to_string(), event.data["id"].as_str()), (site.clone(), Some(id)));
+            seen.push(event.event);
+        }
+    }
+    assert_eq!(seen, ["media.created", "media.deleted"]);
     let trash = json_of(app.get(&format!("/sites/{site}/trash"), &key).await, 200).await;
     assert!(trash["items"].as_array().unwrap().iter().any(|i| i["entity_type"] == "media" && i["id"] == file["id"]));
     let restored =
