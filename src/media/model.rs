@@ -125,6 +125,7 @@ pub struct MediaListQuery {
 /// A record of a file stored elsewhere (`POST /media`).
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMedia {
+    #[schema(min_length = 1, max_length = 255)]
     pub filename: String,
     /// Defaults to `filename`.
     pub original_filename: Option<String>,
@@ -143,7 +144,9 @@ pub struct CreateMedia {
     #[serde(default)]
     pub is_global: bool,
     pub folder_id: Option<Uuid>,
+    #[schema(min_items = 1)]
     pub site_ids: Vec<Uuid>,
+    #[schema(max_items = 20)]
     pub tags: Option<Vec<String>>,
 }
 
@@ -265,6 +268,7 @@ impl From<&media_folder::Model> for MediaFolderResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMediaFolder {
+    #[schema(min_length = 1, max_length = 100)]
     pub name: String,
     pub parent_id: Option<Uuid>,
     #[serde(default)]
