@@ -3,8 +3,9 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, api_keys, blogs, environments, idp, legal, locales, media, members, moderation, navigation, notifications,
-    pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash, webhooks,
+    account, api_keys, blogs, documents, environments, folders, idp, legal, locales, media, members, moderation,
+    navigation, notifications, pages, portfolio, public_files, redirects, sites, social_links, system, taxonomy, trash,
+    webhooks,
 };
 
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
@@ -24,6 +25,8 @@ pub fn routes() -> Routes {
         redirects::routes,
         social_links::routes,
         media::routes,
+        folders::routes,
+        documents::routes,
         navigation::routes,
         members::routes,
         account::routes,
@@ -46,6 +49,7 @@ pub fn trash_sources() -> crate::trash::TrashSources {
         &crate::content::trash::ContentTrash,
         &crate::social_links::trash::SocialTrash,
         &crate::media::trash::MediaTrash,
+        &crate::documents::trash::DocumentTrash,
         &crate::navigation::trash::NavigationTrash,
     ])
 }

@@ -34,6 +34,9 @@ pub struct Config {
     pub rate_limits: RateLimitConfig,
     pub sites: SitesConfig,
     pub media: MediaConfig,
+    /// Server-side recovery key of private documents (`DOCUMENT_ENCRYPTION_KEY`).
+    #[serde(default)]
+    pub document_encryption_key: Option<String>,
     pub imprint: ImprintConfig,
 }
 
@@ -170,6 +173,7 @@ impl Config {
             }
         };
         opt(&mut self.public_url, "PLINTH_PUBLIC_URL");
+        opt(&mut self.document_encryption_key, "DOCUMENT_ENCRYPTION_KEY");
         opt(&mut self.bootstrap_api_key, "PLINTH_BOOTSTRAP_API_KEY");
         opt(&mut self.idp.jwks_url, "PLINTH_IDP_JWKS_URL");
         opt(&mut self.idp.issuer, "PLINTH_IDP_ISSUER");

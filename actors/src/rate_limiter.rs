@@ -156,13 +156,22 @@ impl AuthFailureTracker {
 pub struct RateLimitTrackers {
     keys: DashMap<Uuid, Arc<KeyWindows>>,
     pub auth_failures: AuthFailureTracker,
+    /// Wrong passwords of private documents per client address.
+    pub document_attempts: AuthFailureTracker,
     clock: DefaultClock,
     started: Instant,
 }
 
 impl RateLimitTrackers {
     pub fn new(auth_failures: AuthFailureTracker) -> Self {
-        Self { keys: DashMap::new(), auth_failures, clock: DefaultClock::default(), started: Instant::now() }
+        Self {
+            keys: DashMap::new(),
+            auth_failures,
+            // 10 wrong document passwords a minute from one address, then 5 minutes off.
+            document_attempts: AuthFailureTracker::new(10, Duration::from_secs(300)),
+            clock: DefaultClock::default(),
+            started: Instant::now(),
+        }
     }
 
     /// Counts one request of `key` against its limits.
@@ -257,6 +266,7 @@ impl Actor for RateLimiter {
         ctx.run_interval(self.cleanup_every, |actor, _| {
             let evicted = actor.trackers.evict_idle();
             actor.trackers.auth_failures.cleanup();
+            actor.trackers.document_attempts.cleanup();
             if evicted > 0 {
                 tracing::debug!(evicted, "dropped idle rate-limit windows");
             }

@@ -3,16 +3,19 @@
 
 pub mod api_key;
 pub mod audit_log;
+pub mod blog_document;
 pub mod content;
 pub mod content_category;
 pub mod content_localization;
 pub mod content_site;
 pub mod content_tag;
+pub mod document;
+pub mod document_localization;
 pub mod environment;
 pub mod event_outbox;
+pub mod folder;
 pub mod locale;
 pub mod media_file;
-pub mod media_folder;
 pub mod media_metadata;
 pub mod media_site;
 pub mod media_variant;
@@ -20,6 +23,7 @@ pub mod nav_item;
 pub mod nav_menu;
 pub mod notification;
 pub mod redirect;
+pub mod server_secret;
 pub mod site;
 pub mod site_favicon;
 pub mod site_locale;

@@ -19,6 +19,7 @@ mod m20261121_000013_user_moderation;
 mod m20261123_000014_bare_url_prefixes;
 mod m20261124_000015_delivery_claims;
 mod m20261124_000016_media;
+mod m20261124_000017_documents;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000014_bare_url_prefixes::Migration),
             Box::new(m20261124_000015_delivery_claims::Migration),
             Box::new(m20261124_000016_media::Migration),
+            Box::new(m20261124_000017_documents::Migration),
         ]
     }
 }

@@ -177,7 +177,7 @@ impl FromRequest for Principal {
     }
 }
 
-fn client_address(req: &HttpRequest) -> IpAddr {
+pub fn client_address(req: &HttpRequest) -> IpAddr {
     req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
 }
 

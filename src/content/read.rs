@@ -110,7 +110,11 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
             name: c.name,
         })
         .collect();
-    Ok(ContentDetail { item, localizations, categories, documents: Vec::new() })
+    let documents = match kind {
+        ContentKind::Blog => crate::documents::attachments::for_detail(state, id).await?,
+        _ => Vec::new(),
+    };
+    Ok(ContentDetail { item, localizations, categories, documents })
 }
 
 pub async fn list(

@@ -42,7 +42,7 @@ fn etag_of(key: &str) -> String {
 }
 
 /// `bytes=a-b`, `bytes=a-`, `bytes=-n`; several ranges or another unit: the whole file.
-fn parse_range(raw: &str) -> Option<GetRange> {
+pub fn parse_range(raw: &str) -> Option<GetRange> {
     let spec = raw.trim().strip_prefix("bytes=")?;
     if spec.contains(',') {
         return None;

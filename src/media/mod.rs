@@ -4,7 +4,6 @@
 
 pub mod favicon;
 pub mod files;
-pub mod folders;
 pub mod metadata;
 mod model;
 pub mod records;
@@ -35,7 +34,6 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_media, upload_media, create_media, get_media, media_usage, update_media, delete_media]);
     crate::mount!(r, files => [serve_file]);
     metadata::routes(r);
-    folders::routes(r);
     favicon::routes(r);
 }
 

@@ -1,7 +1,7 @@
 //! Wire shapes of the media library.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{media_file, media_folder, media_metadata, media_variant};
+use plinth_entities::{media_file, media_metadata, media_variant};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -239,49 +239,6 @@ pub struct UpdateMediaMetadata {
     pub alt_text: Option<String>,
     pub caption: Option<String>,
     pub title: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct MediaFolderResponse {
-    pub id: Uuid,
-    pub site_id: Uuid,
-    pub parent_id: Option<Uuid>,
-    pub name: String,
-    pub display_order: i32,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-impl From<&media_folder::Model> for MediaFolderResponse {
-    fn from(f: &media_folder::Model) -> Self {
-        Self {
-            id: f.id,
-            site_id: f.site_id,
-            parent_id: f.parent_id,
-            name: f.name.clone(),
-            display_order: f.display_order,
-            created_at: f.created_at,
-            updated_at: f.updated_at,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Deserialize, ToSchema)]
-pub struct CreateMediaFolder {
-    #[schema(min_length = 1, max_length = 100)]
-    pub name: String,
-    pub parent_id: Option<Uuid>,
-    #[serde(default)]
-    pub display_order: i32,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-pub struct UpdateMediaFolder {
-    pub name: Option<String>,
-    #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<Uuid>)]
-    pub parent_id: Option<Option<Uuid>>,
-    pub display_order: Option<i32>,
 }
 
 /// A site's favicon package.

@@ -3,7 +3,7 @@
 //! of files stored elsewhere, updates, deletes and usage.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{media_file, media_folder, media_metadata, media_site, media_variant};
+use plinth_entities::{media_file, media_metadata, media_site, media_variant};
 use sea_orm::sea_query::{Expr, Func, LikeExpr, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder,
@@ -123,18 +123,9 @@ fn check_focal(field: &str, value: Option<f64>) -> Result<Option<f64>, FieldErro
     }
 }
 
-/// A folder given with a file must be a folder of one of the file's sites.
+/// A folder given with a file must be a media folder of one of its sites.
 pub async fn check_folder(db: &impl ConnectionTrait, folder_id: Option<Uuid>, site_ids: &[Uuid]) -> ApiResult<()> {
-    let Some(folder_id) = folder_id else { return Ok(()) };
-    let folder = media_folder::Entity::find_by_id(folder_id).one(db).await?;
-    match folder {
-        Some(f) if site_ids.contains(&f.site_id) => Ok(()),
-        _ => Err(ApiError::validation(vec![FieldError::new(
-            "folder_id",
-            ErrorCode::ValidationInvalidFormat,
-            "no such folder on the file's sites",
-        )])),
-    }
+    crate::folders::service::check_folder(db, crate::folders::Library::Media, folder_id, site_ids, "folder_id").await
 }
 
 /// The sites of a new file: at least one, no repeats, each existing.

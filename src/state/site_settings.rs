@@ -56,6 +56,20 @@ pub struct SiteSettings {
     pub code_injection_footer: String,
 }
 
+impl SiteSettings {
+    /// MODULE_NOT_ENABLED unless the documents module is on.
+    pub fn require_documents(&self) -> ApiResult<()> {
+        if self.module_documents_enabled {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                crate::error::ErrorCode::ModuleNotEnabled,
+                "the documents module is not enabled for this site (module_documents_enabled)",
+            ))
+        }
+    }
+}
+
 impl Default for SiteSettings {
     /// The spec's defaults, as an unconfigured site reflects them.
     fn default() -> Self {

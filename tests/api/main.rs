@@ -19,6 +19,7 @@ mod cli;
 mod conformance;
 mod cors;
 mod crash;
+mod documents;
 mod environments;
 mod errors;
 mod locales;

@@ -2,7 +2,7 @@
 //! transaction; the site row, settings, members and locales stay.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, nav_item, nav_menu, social_link};
+use plinth_entities::{content, document, nav_item, nav_menu, social_link};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde::Serialize;
@@ -39,6 +39,11 @@ trait SiteTrash: EntityTrait {
 impl SiteTrash for social_link::Entity {
     const COLUMNS: [Self::Column; 3] =
         [social_link::Column::SiteId, social_link::Column::IsDeleted, social_link::Column::DeletedAt];
+}
+
+impl SiteTrash for document::Entity {
+    const COLUMNS: [Self::Column; 3] =
+        [document::Column::SiteId, document::Column::IsDeleted, document::Column::DeletedAt];
 }
 
 impl SiteTrash for nav_item::Entity {
@@ -96,6 +101,7 @@ pub async fn reset_content(
     counts.navigation_items = trash_all::<nav_item::Entity>(&txn, now, site_id).await?;
     counts.navigation_menus = trash_all::<nav_menu::Entity>(&txn, now, site_id).await?;
     counts.media_files = crate::media::trash::reset_site_media(&txn, now, site_id).await?;
+    counts.documents = trash_all::<document::Entity>(&txn, now, site_id).await?;
     counts.total = counts.contents
         + counts.legal_documents
         + counts.documents

@@ -1,15 +1,15 @@
 use sea_orm::entity::prelude::*;
 
-/// A folder of a site's media library; folders nest through `parent_id`.
+/// A document's name and description in one locale.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-#[sea_orm(table_name = "media_folders")]
+#[sea_orm(table_name = "document_localizations")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
-    pub site_id: Uuid,
-    pub parent_id: Option<Uuid>,
+    pub document_id: Uuid,
+    pub locale_id: Uuid,
     pub name: String,
-    pub display_order: i32,
+    pub description: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

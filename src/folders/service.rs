@@ -1,23 +1,25 @@
-//! Folder rules: names, nesting within one site without cycles, and deletion
-//! that leaves the files (and sub-folders) in the parent.
+//! Folder rules, one engine for both libraries: names, nesting within one
+//! site and library without cycles, and deletion that leaves the files
+//! unassigned and the sub-folders in the parent.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{media_file, media_folder};
+use plinth_entities::{document, folder as media_folder, media_file};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::model::{CreateMediaFolder, MediaFolderResponse, UpdateMediaFolder};
+use super::Library;
 use crate::audit::{self, Action};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
-use crate::media::model::{CreateMediaFolder, MediaFolderResponse, UpdateMediaFolder};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::values::required_text;
 
 impl SiteRow for media_folder::Model {
     type Table = media_folder::Entity;
-    const KIND: &'static str = "media_folder";
+    const KIND: &'static str = "folder";
 
     fn id(&self) -> Uuid {
         self.id
@@ -36,10 +38,11 @@ fn parent_error(message: &str) -> ApiError {
     ApiError::validation(vec![FieldError::new("parent_id", ErrorCode::ValidationInvalidFormat, message)])
 }
 
-/// The parent must be a folder of the same site, and (for a move) neither
-/// the folder itself nor one of its descendants.
+/// The parent must be a folder of the same site and library, and (for a
+/// move) neither the folder itself nor one of its descendants.
 async fn check_parent(
     db: &impl ConnectionTrait,
+    library: Library,
     site_id: Uuid,
     parent_id: Uuid,
     moving: Option<Uuid>,
@@ -56,16 +59,45 @@ async fn check_parent(
         }
         let folder = media_folder::Entity::find_by_id(id).one(db).await?;
         match folder {
-            Some(f) if f.site_id == site_id => current = f.parent_id,
+            Some(f) if f.site_id == site_id && f.library == library.as_str() => current = f.parent_id,
             _ => return Err(parent_error("no such folder on this site")),
         }
     }
     Ok(())
 }
 
-pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MediaFolderResponse>> {
+/// A folder of `library` on `site_id`, or a 422 naming `field`.
+pub async fn check_folder(
+    db: &impl ConnectionTrait,
+    library: Library,
+    folder_id: Option<Uuid>,
+    site_ids: &[Uuid],
+    field: &str,
+) -> ApiResult<()> {
+    let Some(folder_id) = folder_id else { return Ok(()) };
+    match media_folder::Entity::find_by_id(folder_id).one(db).await? {
+        Some(f) if site_ids.contains(&f.site_id) && f.library == library.as_str() => Ok(()),
+        _ => Err(ApiError::validation(vec![FieldError::new(
+            field,
+            ErrorCode::ValidationInvalidFormat,
+            "no such folder on the site",
+        )])),
+    }
+}
+
+/// The folder `id` of `library` (the other library's folders are not found).
+pub fn of_library(folder: media_folder::Model, library: Library) -> ApiResult<media_folder::Model> {
+    if folder.library == library.as_str() {
+        Ok(folder)
+    } else {
+        Err(ApiError::not_found("folder", folder.id))
+    }
+}
+
+pub async fn list(state: &AppState, library: Library, site_id: Uuid) -> ApiResult<Vec<MediaFolderResponse>> {
     let folders = media_folder::Entity::find()
         .filter(media_folder::Column::SiteId.eq(site_id))
+        .filter(media_folder::Column::Library.eq(library.as_str()))
         .order_by_asc(media_folder::Column::DisplayOrder)
         .order_by_asc(media_folder::Column::Name)
         .all(&state.db)
@@ -77,17 +109,19 @@ pub async fn create(
     state: &AppState,
     actor: &str,
     now: DateTime<Utc>,
+    library: Library,
     site_id: Uuid,
     body: CreateMediaFolder,
 ) -> ApiResult<MediaFolderResponse> {
     state.site_state(site_id).await?;
     let name = required_text("name", &body.name, MAX_NAME).map_err(|e| ApiError::validation(vec![e]))?;
     if let Some(parent) = body.parent_id {
-        check_parent(&state.db, site_id, parent, None).await?;
+        check_parent(&state.db, library, site_id, parent, None).await?;
     }
     let row = media_folder::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
+        library: Set(library.as_str().to_string()),
         parent_id: Set(body.parent_id),
         name: Set(name),
         display_order: Set(body.display_order),
@@ -113,7 +147,8 @@ pub async fn update(
         .transpose()
         .map_err(|e| ApiError::validation(vec![e]))?;
     if let Some(Some(parent)) = body.parent_id {
-        check_parent(&state.db, current.site_id, parent, Some(current.id)).await?;
+        let library = if current.library == Library::Documents.as_str() { Library::Documents } else { Library::Media };
+        check_parent(&state.db, library, current.site_id, parent, Some(current.id)).await?;
     }
     let before = MediaFolderResponse::from(&current);
     let mut row: media_folder::ActiveModel = current.into();
@@ -139,6 +174,11 @@ pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, folder: m
     media_file::Entity::update_many()
         .col_expr(media_file::Column::FolderId, Expr::value(Option::<Uuid>::None))
         .filter(media_file::Column::FolderId.eq(folder.id))
+        .exec(&*txn)
+        .await?;
+    document::Entity::update_many()
+        .col_expr(document::Column::FolderId, Expr::value(Option::<Uuid>::None))
+        .filter(document::Column::FolderId.eq(folder.id))
         .exec(&*txn)
         .await?;
     media_folder::Entity::update_many()

@@ -1,0 +1,128 @@
+//! Documents attached to blog posts, and the `documents` array of a post's detail.
+
+use std::collections::HashMap;
+
+use plinth_entities::{blog_document, content, content_site, document};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use uuid::Uuid;
+
+use super::model::{AttachDocument, BlogDocumentResponse};
+use super::service::response;
+use crate::auth::{Capability, Principal};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::state::AppState;
+
+/// The sites of the live blog post `blog_id`, once the caller may read one of them.
+pub async fn blog_sites(state: &AppState, principal: &Principal, blog_id: Uuid) -> ApiResult<Vec<Uuid>> {
+    let blog = content::Entity::find_by_id(blog_id)
+        .filter(content::Column::Kind.eq("blog"))
+        .filter(content::Column::IsDeleted.eq(false))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("blog", blog_id))?;
+    let sites: Vec<Uuid> = content_site::Entity::find()
+        .filter(content_site::Column::ContentId.eq(blog.id))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|s| s.site_id)
+        .collect();
+    let mut first_error = None;
+    for site in &sites {
+        match principal.require(state, *site, Capability::Read).await {
+            Ok(_) => return Ok(sites),
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    Err(first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "the post is on no site")))
+}
+
+/// The post's live documents in display order: two queries whatever their number.
+pub async fn list(state: &AppState, blog_id: Uuid) -> ApiResult<Vec<BlogDocumentResponse>> {
+    let links = blog_document::Entity::find()
+        .filter(blog_document::Column::BlogId.eq(blog_id))
+        .order_by_asc(blog_document::Column::DisplayOrder)
+        .order_by_asc(blog_document::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let ids: Vec<Uuid> = links.iter().map(|l| l.document_id).collect();
+    let docs: HashMap<Uuid, document::Model> = document::Entity::find()
+        .filter(document::Column::Id.is_in(ids))
+        .filter(document::Column::IsDeleted.eq(false))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|d| (d.id, d))
+        .collect();
+    Ok(links
+        .into_iter()
+        .filter_map(|l| {
+            let doc = docs.get(&l.document_id)?;
+            Some(BlogDocumentResponse {
+                id: l.id,
+                blog_id: l.blog_id,
+                document_id: l.document_id,
+                display_order: l.display_order,
+                document: response(state, doc, None),
+                created_at: l.created_at,
+            })
+        })
+        .collect())
+}
+
+/// For a post's detail: its attachments as JSON.
+pub async fn for_detail(state: &AppState, blog_id: Uuid) -> ApiResult<Vec<serde_json::Value>> {
+    Ok(list(state, blog_id).await?.into_iter().filter_map(|a| serde_json::to_value(a).ok()).collect())
+}
+
+pub async fn attach(
+    state: &AppState,
+    blog_id: Uuid,
+    sites: &[Uuid],
+    body: AttachDocument,
+) -> ApiResult<BlogDocumentResponse> {
+    let doc = document::Entity::find_by_id(body.document_id)
+        .one(&state.db)
+        .await?
+        .filter(|d| !d.is_deleted && sites.contains(&d.site_id))
+        .ok_or_else(|| {
+            ApiError::validation(vec![FieldError::new(
+                "document_id",
+                ErrorCode::ValidationInvalidFormat,
+                "no such document on the post's sites",
+            )])
+        })?;
+    let row = blog_document::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        blog_id: Set(blog_id),
+        document_id: Set(doc.id),
+        display_order: Set(body.display_order),
+        created_at: Set(state.clock.now()),
+    };
+    let stored = blog_document::Entity::insert(row)
+        .exec_with_returning(&state.db)
+        .await
+        .map_err(on_constraint(Constraint::Unique, || {
+            ApiError::new(ErrorCode::Conflict, "the document is attached to this post already")
+        }))?;
+    Ok(BlogDocumentResponse {
+        id: stored.id,
+        blog_id,
+        document_id: doc.id,
+        display_order: stored.display_order,
+        document: response(state, &doc, None),
+        created_at: stored.created_at,
+    })
+}
+
+pub async fn detach(state: &AppState, blog_id: Uuid, document_id: Uuid) -> ApiResult<()> {
+    let removed = blog_document::Entity::delete_many()
+        .filter(blog_document::Column::BlogId.eq(blog_id))
+        .filter(blog_document::Column::DocumentId.eq(document_id))
+        .exec(&state.db)
+        .await?;
+    if removed.rows_affected == 0 {
+        return Err(ApiError::not_found("blog_document", document_id));
+    }
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! Wire shapes of documents.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{document, document_localization};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::values::double_option;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct DocumentLocalizationResponse {
+    pub id: Uuid,
+    pub document_id: Uuid,
+    pub locale_id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&document_localization::Model> for DocumentLocalizationResponse {
+    fn from(l: &document_localization::Model) -> Self {
+        Self {
+            id: l.id,
+            document_id: l.document_id,
+            locale_id: l.locale_id,
+            name: l.name.clone(),
+            description: l.description.clone(),
+            created_at: l.created_at,
+            updated_at: l.updated_at,
+        }
+    }
+}
+
+/// A document; `localizations` only in the detail.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct DocumentResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub folder_id: Option<Uuid>,
+    /// An outside document's address.
+    pub url: Option<String>,
+    pub document_type: String,
+    pub display_order: i32,
+    pub file_name: Option<String>,
+    pub file_size: Option<i64>,
+    pub mime_type: Option<String>,
+    /// Whether the document is an uploaded file (which can be made private).
+    pub has_file: bool,
+    /// Where the file is downloaded (a private one needs an access token).
+    pub download_url: Option<String>,
+    pub is_private: bool,
+    /// Private documents: when access ends.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Private documents: locked after 3 wrong passwords until an admin unlocks.
+    pub is_locked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub localizations: Option<Vec<DocumentLocalizationResponse>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl DocumentResponse {
+    pub fn new(d: &document::Model, base: &str, localizations: Option<Vec<DocumentLocalizationResponse>>) -> Self {
+        Self {
+            id: d.id,
+            site_id: d.site_id,
+            folder_id: d.folder_id,
+            url: d.url.clone(),
+            document_type: d.document_type.clone(),
+            display_order: d.display_order,
+            file_name: d.file_name.clone(),
+            file_size: d.file_size,
+            mime_type: d.mime_type.clone(),
+            has_file: d.storage_key.is_some(),
+            download_url: d.storage_key.as_ref().map(|_| format!("{base}/api/v1/documents/{}/download", d.id)),
+            is_private: d.is_private,
+            expires_at: d.expires_at,
+            is_locked: d.locked_at.is_some(),
+            localizations,
+            created_at: d.created_at,
+            updated_at: d.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DocumentListQuery {
+    pub folder_id: Option<Uuid>,
+    pub page: Option<u64>,
+    pub per_page: Option<u64>,
+}
+
+/// Either `url`, or an inline file: `file_data` (base64) with `file_name` and
+/// `mime_type` (DESIGN §8).
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateDocument {
+    /// e.g. `pdf`; default: from the file name or `file`.
+    #[schema(max_length = 50)]
+    pub document_type: Option<String>,
+    pub url: Option<String>,
+    /// The file, base64; at most the site's max_document_file_size once decoded.
+    pub file_data: Option<String>,
+    pub file_name: Option<String>,
+    pub mime_type: Option<String>,
+    /// Accepted for compatibility; the decoded size is what counts.
+    pub file_size: Option<i64>,
+    pub folder_id: Option<Uuid>,
+    #[serde(default)]
+    pub display_order: i32,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateDocument {
+    #[schema(max_length = 50)]
+    pub document_type: Option<String>,
+    /// Outside documents only.
+    pub url: Option<String>,
+    /// Replaces the file (public documents only).
+    pub file_data: Option<String>,
+    pub file_name: Option<String>,
+    pub mime_type: Option<String>,
+    pub file_size: Option<i64>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub folder_id: Option<Option<Uuid>>,
+    pub display_order: Option<i32>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateDocumentLocalization {
+    pub locale_id: Uuid,
+    #[schema(min_length = 1, max_length = 500)]
+    pub name: String,
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateDocumentLocalization {
+    #[schema(min_length = 1, max_length = 500)]
+    pub name: Option<String>,
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+}
+
+/// `POST /documents/{id}/privacy`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct MakePrivate {
+    /// 8 to 1024 characters.
+    pub password: String,
+    /// End of access: in the future and at most a year ahead.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// `DELETE /documents/{id}/privacy`: the password, or nothing when the
+/// server's recovery key is configured.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct MakePublic {
+    pub password: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct VerifyAccess {
+    pub password: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AccessToken {
+    /// Pass as `?token=` to the download; valid 1 hour.
+    pub access_token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadQuery {
+    pub token: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct AttachDocument {
+    pub document_id: Uuid,
+    #[serde(default)]
+    pub display_order: i32,
+}
+
+/// A document attached to a blog post.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BlogDocumentResponse {
+    pub id: Uuid,
+    pub blog_id: Uuid,
+    pub document_id: Uuid,
+    pub display_order: i32,
+    pub document: DocumentResponse,
+    pub created_at: DateTime<Utc>,
+}

@@ -1,0 +1,107 @@
+//! Documents in the trash (`document`).
+
+use futures_util::future::BoxFuture;
+use plinth_entities::document;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::service::{response, save};
+use crate::audit::{self, Action};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult};
+use crate::site_rows::{self, SiteRow};
+use crate::state::AppState;
+use crate::trash::{TrashItem, TrashSource};
+
+pub struct DocumentTrash;
+
+fn deleted_documents(site_id: Uuid) -> sea_orm::Select<document::Entity> {
+    document::Entity::find().filter(document::Column::SiteId.eq(site_id)).filter(document::Column::IsDeleted.eq(true))
+}
+
+fn title(d: &document::Model) -> String {
+    d.file_name.clone().or_else(|| d.url.clone()).unwrap_or_else(|| d.document_type.clone())
+}
+
+impl TrashSource for DocumentTrash {
+    fn entity_types(&self) -> &'static [&'static str] {
+        &["document"]
+    }
+
+    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
+        Box::pin(async move {
+            Ok(deleted_documents(site_id)
+                .order_by_desc(document::Column::DeletedAt)
+                .limit(limit)
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|d| TrashItem {
+                    id: d.id,
+                    entity_type: "document".into(),
+                    title: title(&d),
+                    slug: d.document_type.clone(),
+                    deleted_at: d.deleted_at,
+                })
+                .collect())
+        })
+    }
+
+    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
+        Box::pin(async move { Ok(deleted_documents(site_id).count(&state.db).await?) })
+    }
+
+    fn restore<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        _: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<serde_json::Value>> {
+        Box::pin(async move {
+            let doc: document::Model =
+                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            crate::trash::ensure_in_trash(doc.is_deleted)?;
+            let mut row: document::ActiveModel = doc.into();
+            row.is_deleted = Set(false);
+            row.deleted_at = Set(None);
+            let restored =
+                save(state, &principal.actor_id(), Action::Restore, &json!({"is_deleted": true}), row, None).await?;
+            serde_json::to_value(response(state, &restored, None))
+                .map_err(|e| ApiError::internal(format!("restored document: {e}")))
+        })
+    }
+
+    fn purge<'a>(
+        &'a self,
+        state: &'a AppState,
+        principal: &'a Principal,
+        _: &'a str,
+        id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(async move {
+            let doc: document::Model =
+                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            crate::trash::ensure_purgeable(doc.is_deleted)?;
+            let txn = crate::db::begin_write(&state.db).await?;
+            document::Entity::delete_by_id(id).exec(&*txn).await?;
+            let actor = principal.actor_id();
+            audit::record(
+                &*txn,
+                state.clock.now(),
+                doc.audit_entry(&actor, Action::Purge),
+                &json!({"title": title(&doc)}),
+                &(),
+            )
+            .await?;
+            txn.commit().await?;
+            if let Some(key) = &doc.storage_key {
+                if let Err(e) = state.storage.delete(key).await {
+                    tracing::warn!(error = %e, "could not remove a purged document's file");
+                }
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! Wire shapes of folders (the same for both libraries).
+
+use chrono::{DateTime, Utc};
+use plinth_entities::folder;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::values::double_option;
+
+/// A folder of a site's media or document library.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MediaFolderResponse {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub parent_id: Option<Uuid>,
+    pub name: String,
+    pub display_order: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<&folder::Model> for MediaFolderResponse {
+    fn from(f: &folder::Model) -> Self {
+        Self {
+            id: f.id,
+            site_id: f.site_id,
+            parent_id: f.parent_id,
+            name: f.name.clone(),
+            display_order: f.display_order,
+            created_at: f.created_at,
+            updated_at: f.updated_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CreateMediaFolder {
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+    pub parent_id: Option<Uuid>,
+    #[serde(default)]
+    pub display_order: i32,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateMediaFolder {
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub parent_id: Option<Option<Uuid>>,
+    pub display_order: Option<i32>,
+}
