@@ -84,7 +84,7 @@ pub async fn feed(state: &AppState, site_id: Uuid) -> ApiResult<Arc<CachedBody>>
                 .await?;
             let link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
             let body = rss(&site, &link_base, &posts).map_err(ApiError::internal)?;
-            Ok(CachedBody { content_type: "application/rss+xml; charset=utf-8", body: body.into() })
+            Ok(CachedBody::new("application/rss+xml; charset=utf-8", body))
         })
         .await
 }

@@ -168,7 +168,7 @@ pub async fn list_published(
             let select = select.order_by_desc(content::Column::PublishedAt).order_by_asc(content::Column::Id);
             let items = page_of(state, select, page).await?;
             let body = serde_json::to_vec(&items).map_err(ApiError::internal)?;
-            Ok(CachedBody { content_type: "application/json", body: body.into() })
+            Ok(CachedBody::new("application/json", body))
         })
         .await
 }

@@ -3,18 +3,38 @@
 //! (dropped on any content change) and served with `max-age=3600`.
 
 mod service;
+mod site_files;
 
 pub use service::{sitemap_entries, SitemapEntry};
 
 use actix_web::web::{self};
-use actix_web::HttpResponse;
+use actix_web::{HttpRequest, HttpResponse};
+use site_files::SiteFile;
+
+use crate::state::CachedBody;
 
 use crate::error::{ApiResult, Problem};
 use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [sitemap]);
+    crate::mount!(r, self => [sitemap, robots_txt, web_manifest, browserconfig]);
+}
+
+/// A built public file: `max-age=3600`, its ETag, 304 when the caller holds it.
+fn respond(request: &HttpRequest, file: &CachedBody) -> HttpResponse {
+    let held = request
+        .headers()
+        .get(actix_web::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == file.etag || t.trim() == "*"));
+    let mut response = if held { HttpResponse::NotModified() } else { HttpResponse::Ok() };
+    response.insert_header(("Cache-Control", "public, max-age=3600")).insert_header(("ETag", file.etag.clone()));
+    if held {
+        response.finish()
+    } else {
+        response.content_type(file.content_type).body(file.body.clone())
+    }
 }
 
 #[utoipa::path(
@@ -28,10 +48,59 @@ pub fn routes(r: &mut Routes) {
     ),
     security(())
 )]
-pub async fn sitemap(state: web::Data<AppState>, slug: web::Path<String>) -> ApiResult<HttpResponse> {
-    let body = service::sitemap(&state, &slug).await?;
-    Ok(HttpResponse::Ok()
-        .content_type(body.content_type)
-        .insert_header(("Cache-Control", "public, max-age=3600"))
-        .body(body.body.clone()))
+pub async fn sitemap(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    slug: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let file = service::sitemap(&state, &slug).await?;
+    Ok(respond(&request, &file))
+}
+
+#[utoipa::path(get, path = "/sites/{slug}/robots.txt", tag = "Public site files", params(("slug" = String, Path)),
+    responses(
+        (status = 200, content_type = "text/plain", body = String, description = "From robots_txt_rules, with a Sitemap: line when base_url is set; Cache-Control: public, max-age=3600; ETag"),
+        (status = 304, description = "The copy held is current"),
+        (status = 404, body = Problem, content_type = "application/problem+json")
+    ),
+    security(()))]
+pub async fn robots_txt(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    slug: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let file = site_files::site_file(&state, &slug, SiteFile::Robots).await?;
+    Ok(respond(&request, &file))
+}
+
+#[utoipa::path(get, path = "/sites/{slug}/site.webmanifest", tag = "Public site files", params(("slug" = String, Path)),
+    responses(
+        (status = 200, content_type = "application/manifest+json", body = Object, description = "name, short_name, icons (after a favicon upload), theme_color, background_color, display"),
+        (status = 304, description = "The copy held is current"),
+        (status = 404, body = Problem, content_type = "application/problem+json")
+    ),
+    security(()))]
+pub async fn web_manifest(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    slug: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let file = site_files::site_file(&state, &slug, SiteFile::Manifest).await?;
+    Ok(respond(&request, &file))
+}
+
+#[utoipa::path(get, path = "/sites/{slug}/browserconfig.xml", tag = "Public site files", params(("slug" = String, Path)),
+    responses(
+        (status = 200, content_type = "application/xml", body = String, description = "The Windows tile: the 192px icon and theme_color"),
+        (status = 304, description = "The copy held is current"),
+        (status = 404, body = Problem, content_type = "application/problem+json")
+    ),
+    security(()))]
+pub async fn browserconfig(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    slug: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let file = site_files::site_file(&state, &slug, SiteFile::BrowserConfig).await?;
+    Ok(respond(&request, &file))
 }

@@ -18,7 +18,7 @@ use crate::state::AppState;
 use crate::state::{CachedBody, SiteState};
 
 /// How long a built sitemap is served before it is built again.
-const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
+pub const PUBLIC_MAX_AGE: Duration = Duration::from_secs(3600);
 
 /// One `<url>` of the sitemap.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,7 +154,7 @@ pub async fn sitemap(state: &AppState, slug: &str) -> ApiResult<Arc<CachedBody>>
         .get_or_build("sitemap.xml".into(), PUBLIC_MAX_AGE, async {
             let entries = sitemap_entries(state, &site, &base_url).await?;
             let xml = render(&entries).map_err(ApiError::internal)?;
-            Ok(CachedBody { content_type: "application/xml; charset=utf-8", body: xml.into() })
+            Ok(CachedBody::new("application/xml; charset=utf-8", xml))
         })
         .await
 }

@@ -39,6 +39,17 @@ pub struct SiteState {
 pub struct CachedBody {
     pub content_type: &'static str,
     pub body: Bytes,
+    /// A strong validator of `body` (quoted).
+    pub etag: String,
+}
+
+impl CachedBody {
+    pub fn new(content_type: &'static str, body: impl Into<Bytes>) -> Self {
+        use sha2::Digest;
+        let body = body.into();
+        let etag = format!("\"{}\"", hex::encode(&sha2::Sha256::digest(&body)[..16]));
+        Self { content_type, body, etag }
+    }
 }
 
 /// Responses built from a site's published content, by key, each kept for at

@@ -1,3 +1,4 @@
+use image::ImageEncoder;
 use serde_json::json;
 
 use crate::helpers::{assert_problem, TestApp};
@@ -87,4 +88,65 @@ async fn the_sitemap_lists_published_pages_posts_and_legal_documents() {
     assert!(xml.contains("/blog/fresh"));
     assert_problem(app.client.get(app.url("/sites/nope/sitemap.xml")).send().await.unwrap(), 404, "ENTITY_NOT_FOUND")
         .await;
+}
+
+#[actix_web::test]
+async fn robots_manifest_and_browserconfig_follow_the_settings_and_the_favicon() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("files").await;
+    let key = app.admin_key.clone();
+    let get = |path: &str| app.client.get(app.url(&format!("/sites/files/{path}"))).send();
+
+    let res = get("robots.txt").await.unwrap();
+    assert_eq!(res.headers()["cache-control"], "public, max-age=3600");
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert_eq!(res.text().await.unwrap(), "User-agent: *\nAllow: /\n\n");
+    app.put(&format!("/sites/{site}"), &key, json!({"base_url": "https://files.example"})).await;
+    let rules =
+        json!({"robots_txt_rules": [{"user_agent": "*", "rules": [{"directive": "Disallow", "path": "/admin"}]}]});
+    app.put(&format!("/sites/{site}/settings"), &key, rules).await;
+    let res = get("robots.txt").await.unwrap();
+    let etag = res.headers()["etag"].to_str().unwrap().to_string();
+    assert_eq!(
+        res.text().await.unwrap(),
+        "User-agent: *\nDisallow: /admin\n\nSitemap: https://files.example/sitemap.xml\n"
+    );
+    let res = app.client.get(app.url("/sites/files/robots.txt")).header("If-None-Match", &etag).send().await.unwrap();
+    assert_eq!(res.status(), 304);
+
+    let res = get("site.webmanifest").await.unwrap();
+    assert_eq!(res.headers()["content-type"], "application/manifest+json");
+    let manifest: serde_json::Value = res.json().await.unwrap();
+    assert_eq!((manifest["name"].as_str(), manifest["short_name"].as_str()), (Some("Site files"), Some("Site files")));
+    assert_eq!(
+        (manifest["display"].as_str(), manifest["icons"].as_array().map(Vec::len)),
+        (Some("standalone"), Some(0))
+    );
+    assert!(manifest["theme_color"].is_string() && manifest["background_color"].is_string());
+
+    // A favicon puts its icons in the manifest and the tile.
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&[200u8; 64 * 64 * 3], 64, 64, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(png).file_name("icon.png"));
+    let res = app
+        .client
+        .post(app.url(&format!("/sites/{site}/favicon")))
+        .header("X-API-Key", &key)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let manifest: serde_json::Value = get("site.webmanifest").await.unwrap().json().await.unwrap();
+    let sizes: Vec<&str> = manifest["icons"].as_array().unwrap().iter().map(|i| i["sizes"].as_str().unwrap()).collect();
+    assert_eq!(sizes, ["180x180", "192x192", "512x512"]);
+    let res = get("browserconfig.xml").await.unwrap();
+    assert_eq!(res.headers()["cache-control"], "public, max-age=3600");
+    let xml = res.text().await.unwrap();
+    assert!(xml.contains("<square150x150logo src=\"http") && xml.contains("android-chrome-192x192.png"), "{xml}");
+    assert!(xml.contains("<TileColor>"));
+    let res = app.client.get(app.url("/sites/no-such-site/robots.txt")).send().await.unwrap();
+    assert_eq!(res.status(), 404);
 }
