@@ -44,6 +44,8 @@ pub struct Plinth {
     pub webhook_flusher: Addr<Periodic>,
     /// Re-sends due failed deliveries (every 15 s).
     pub webhook_retrier: Addr<Periodic>,
+    /// Writes buffered pageviews (every second).
+    pub pageview_writer: Addr<Periodic>,
     pub webhook_dispatcher: Addr<WebhookDispatcher>,
 }
 
@@ -102,6 +104,7 @@ impl Plinth {
             key_usage,
             sites,
             responses,
+            pageviews: Default::default(),
             storage,
             events: EventBus::default(),
             clock,
@@ -136,6 +139,7 @@ impl Plinth {
         if taken_back > 0 {
             webhook_retrier.do_send(plinth_actors::RunNow);
         }
+        let pageview_writer = Periodic::new("pageviews", Duration::from_secs(1), pageview_task(state.clone())).start();
         Ok(Self {
             state,
             webhooks: hooks,
@@ -144,6 +148,7 @@ impl Plinth {
             webhook_flusher,
             webhook_retrier,
             webhook_dispatcher,
+            pageview_writer,
         })
     }
 
@@ -198,10 +203,36 @@ pub fn application(
 }
 
 /// One Janitor pass: whatever is due now.
-fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
+fn pageview_task(state: web::Data<AppState>) -> plinth_actors::Task {
     Arc::new(move || {
         let state = state.clone();
         Box::pin(async move {
+            if let Err(e) = crate::analytics::flush_pageviews(&state).await {
+                tracing::warn!(error = %e, "pageviews kept in memory; will retry");
+            }
+        })
+    })
+}
+
+fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
+    // The day analytics were last rolled up (once a day, on the first pass of the day).
+    let rolled_up = Arc::new(std::sync::Mutex::new(String::new()));
+    Arc::new(move || {
+        let state = state.clone();
+        let rolled_up = rolled_up.clone();
+        Box::pin(async move {
+            let today = state.clock.now().format("%Y-%m-%d").to_string();
+            let due = {
+                let mut last = rolled_up.lock().unwrap_or_else(|e| e.into_inner());
+                let due = *last != today;
+                *last = today;
+                due
+            };
+            if due {
+                if let Err(e) = crate::analytics::aggregate_all(&state).await {
+                    tracing::warn!(error = %e, "analytics rollup failed; will retry tomorrow or on demand");
+                }
+            }
             match content::schedule::run_due(&state).await {
                 Ok(0) => {}
                 Ok(moved) => tracing::info!(moved, "scheduled status changes applied"),
@@ -262,6 +293,9 @@ impl RunningServer {
         // after the next start (its claim is taken back).
         if let Err(e) = webhooks::results::flush(hooks).await {
             tracing::warn!(error = %e, "attempt results not recorded; their deliveries are sent again");
+        }
+        if let Err(e) = crate::analytics::flush_pageviews(state).await {
+            tracing::warn!(error = %e, "pageviews not written on shutdown");
         }
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");

@@ -1,6 +1,7 @@
 //! Plinth: a multi-site headless CMS served as a JSON REST API.
 
 pub mod account;
+pub mod analytics;
 pub mod api;
 pub mod api_keys;
 pub mod app;

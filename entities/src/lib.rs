@@ -1,6 +1,8 @@
 //! sea-orm entities of Plinth. One module per table; the migrations crate creates
 //! the same tables for SQLite and PostgreSQL.
 
+pub mod analytics_daily;
+pub mod analytics_event;
 pub mod api_key;
 pub mod audit_log;
 pub mod blog_document;

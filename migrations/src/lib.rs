@@ -20,6 +20,7 @@ mod m20261123_000014_bare_url_prefixes;
 mod m20261124_000015_delivery_claims;
 mod m20261124_000016_media;
 mod m20261124_000017_documents;
+mod m20261124_000018_analytics;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000015_delivery_claims::Migration),
             Box::new(m20261124_000016_media::Migration),
             Box::new(m20261124_000017_documents::Migration),
+            Box::new(m20261124_000018_analytics::Migration),
         ]
     }
 }

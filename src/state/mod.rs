@@ -18,6 +18,7 @@ pub mod gate;
 pub mod identity_provider;
 pub mod jwt;
 pub mod keys;
+pub mod pageviews;
 pub mod responses;
 pub mod site;
 pub mod site_settings;
@@ -26,6 +27,7 @@ pub use gate::AccountGate;
 pub use identity_provider::IdentityProvider;
 pub use jwt::JwtVerifier;
 pub use keys::KeyStore;
+pub use pageviews::PageviewIngest;
 pub use responses::ResponseCache;
 pub use site::{CachedBody, PublicCache, SiteLocaleResponse, SiteState};
 pub use site_settings::SiteSettings;
@@ -46,6 +48,8 @@ pub struct AppState {
     pub sites: Arc<SiteCache<SiteState>>,
     /// Built responses of authenticated reads, per caller and URL.
     pub responses: ResponseCache,
+    /// Pageviews on their way to the database.
+    pub pageviews: PageviewIngest,
     pub storage: Storage,
     pub events: EventBus,
     pub clock: Arc<dyn Clock>,

@@ -11,6 +11,7 @@ mod idp_users;
 mod legal;
 
 mod account;
+mod analytics;
 mod api_keys;
 mod auth;
 mod bearer_cache;

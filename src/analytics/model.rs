@@ -1,0 +1,69 @@
+//! Wire shapes of analytics.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// A pageview as a site's front end reports it.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct PageviewInput {
+    #[schema(min_length = 1, max_length = 2048)]
+    pub path: String,
+    /// Only its domain is kept.
+    pub referrer: Option<String>,
+    /// Accepted and ignored: the server computes its own visitor hash.
+    pub user_agent_hash: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PageviewAccepted {
+    pub ok: bool,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ReportQuery {
+    /// 1 to 365 (default 30), ending today.
+    pub days: Option<u32>,
+    /// 1 to 50 (default 10).
+    pub top_n: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct ContentViews {
+    pub path: String,
+    pub total_views: u64,
+    pub unique_visitors: u64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct DayViews {
+    /// `YYYY-MM-DD` (UTC).
+    pub date: String,
+    pub total_views: u64,
+    pub unique_visitors: u64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AnalyticsReport {
+    pub total_views: u64,
+    /// The sum of each day's unique visitors: visitor hashes change daily by
+    /// design, so one person on two days counts twice.
+    pub total_unique_visitors: u64,
+    pub top_content: Vec<ContentViews>,
+    /// Every day of the period, oldest first (days without views show 0).
+    pub trend: Vec<DayViews>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AggregateQuery {
+    /// Raw pageviews older than this many days are deleted after the rollup (default 90).
+    pub retention_days: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AggregateResult {
+    /// Rollup rows written plus raw pageviews deleted.
+    pub rows_affected: u64,
+    pub action: String,
+}
