@@ -3,7 +3,7 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, analytics, api_keys, blogs, documents, environments, folders, idp, legal, locales, media, members,
+    account, analytics, api_keys, blogs, documents, environments, export, folders, idp, legal, locales, media, members,
     moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites, social_links, system,
     taxonomy, trash, webhooks,
 };
@@ -28,6 +28,7 @@ pub fn routes() -> Routes {
         folders::routes,
         documents::routes,
         analytics::routes,
+        export::routes,
         navigation::routes,
         members::routes,
         account::routes,

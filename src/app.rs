@@ -46,6 +46,8 @@ pub struct Plinth {
     pub webhook_retrier: Addr<Periodic>,
     /// Writes buffered pageviews (every second).
     pub pageview_writer: Addr<Periodic>,
+    /// Builds queued site exports.
+    pub export_builder: Addr<crate::export::ExportBuilder>,
     pub webhook_dispatcher: Addr<WebhookDispatcher>,
 }
 
@@ -105,6 +107,7 @@ impl Plinth {
             sites,
             responses,
             pageviews: Default::default(),
+            exports_queued: Default::default(),
             storage,
             events: EventBus::default(),
             clock,
@@ -140,6 +143,7 @@ impl Plinth {
             webhook_retrier.do_send(plinth_actors::RunNow);
         }
         let pageview_writer = Periodic::new("pageviews", Duration::from_secs(1), pageview_task(state.clone())).start();
+        let export_builder = crate::export::ExportBuilder::new(state.clone()).start();
         Ok(Self {
             state,
             webhooks: hooks,
@@ -149,6 +153,7 @@ impl Plinth {
             webhook_retrier,
             webhook_dispatcher,
             pageview_writer,
+            export_builder,
         })
     }
 
@@ -237,6 +242,9 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
                 Ok(0) => {}
                 Ok(moved) => tracing::info!(moved, "scheduled status changes applied"),
                 Err(e) => tracing::warn!(error = %e, "scheduled publishing failed; will retry"),
+            }
+            if let Err(e) = crate::export::jobs::purge_expired(&state).await {
+                tracing::warn!(error = %e, "export purge failed; will retry");
             }
             if let Err(e) = crate::sites::purge_expired_sites(&state).await {
                 tracing::warn!(error = %e, "site purge failed; will retry");

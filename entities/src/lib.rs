@@ -15,6 +15,7 @@ pub mod document;
 pub mod document_localization;
 pub mod environment;
 pub mod event_outbox;
+pub mod export_job;
 pub mod folder;
 pub mod locale;
 pub mod media_file;

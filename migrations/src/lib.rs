@@ -21,6 +21,7 @@ mod m20261124_000015_delivery_claims;
 mod m20261124_000016_media;
 mod m20261124_000017_documents;
 mod m20261124_000018_analytics;
+mod m20261124_000019_export_jobs;
 
 pub struct Migrator;
 
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000016_media::Migration),
             Box::new(m20261124_000017_documents::Migration),
             Box::new(m20261124_000018_analytics::Migration),
+            Box::new(m20261124_000019_export_jobs::Migration),
         ]
     }
 }

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use base64::engine::general_purpose::{STANDARD as B64, URL_SAFE_NO_PAD};
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
-use plinth_entities::{document, server_secret};
+use plinth_entities::document;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, ExprTrait, QueryFilter};
 use serde_json::json;
@@ -281,23 +281,9 @@ pub async fn unlock(state: &AppState, actor: &str, doc: document::Model) -> ApiR
     Ok(response(state, &stored, None))
 }
 
-/// The key tokens are sealed with: made once, kept in the database so every
-/// instance accepts every instance's tokens.
+/// The key tokens are sealed with, shared by every instance.
 async fn token_key(state: &AppState) -> ApiResult<Key> {
-    const NAME: &str = "document_access_tokens";
-    let fresh: Key = crypto::random_key();
-    server_secret::Entity::insert(server_secret::ActiveModel { name: Set(NAME.into()), value: Set(B64.encode(fresh)) })
-        .on_conflict_do_nothing_on([server_secret::Column::Name])
-        .exec(&state.db)
-        .await?;
-    let stored = server_secret::Entity::find_by_id(NAME.to_string())
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::internal("the token key is missing"))?;
-    B64.decode(&stored.value)
-        .ok()
-        .and_then(|b| Key::try_from(b.as_slice()).ok())
-        .ok_or_else(|| ApiError::internal("the token key is unreadable"))
+    crate::secrets::get_or_create(&state.db, "document_access_tokens").await
 }
 
 /// A token seals (expiry ‖ key id ‖ data key) under the server's token key,

@@ -50,6 +50,8 @@ pub struct AppState {
     pub responses: ResponseCache,
     /// Pageviews on their way to the database.
     pub pageviews: PageviewIngest,
+    /// Wakes the export builder when a job is queued.
+    pub exports_queued: tokio::sync::Notify,
     pub storage: Storage,
     pub events: EventBus,
     pub clock: Arc<dyn Clock>,

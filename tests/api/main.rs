@@ -23,6 +23,7 @@ mod crash;
 mod documents;
 mod environments;
 mod errors;
+mod export;
 mod locales;
 mod media;
 mod members;

@@ -1,0 +1,125 @@
+//! Site export: `POST /sites/{id}/export` queues a job (202), the
+//! ExportBuilder builds the ZIP into storage, `GET …/export/{job_id}` shows its
+//! state, and `GET …/download?token` (token AND Owner/Admin) streams it.
+//! Archives and links lapse 7 days after the build and are purged.
+
+pub mod archive;
+mod builder;
+pub mod jobs;
+
+pub use builder::ExportBuilder;
+pub use jobs::ExportJobResponse;
+
+use actix_web::http::header;
+use actix_web::web::{self};
+use actix_web::HttpResponse;
+use futures_util::TryStreamExt;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::routes::Routes;
+use crate::state::AppState;
+
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [start_export, get_export, download_export]);
+}
+
+/// Owners and admins of the site (system admins included) export.
+async fn require_exporter(state: &AppState, principal: &Principal, site_id: Uuid) -> ApiResult<()> {
+    let role = principal.site_role(state, site_id).await?;
+    if role.has(Capability::AdministerSite) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::SiteExportForbidden,
+            "only the site's owner or admins, or a system admin, may export it",
+        ))
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadToken {
+    /// The per-job token of the `download_url`.
+    pub token: Option<String>,
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/export", tag = "Sites", params(("site_id" = Uuid, Path)),
+    responses(
+        (status = 202, body = ExportJobResponse, description = "Queued"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "SITE_EXPORT_FORBIDDEN"),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "SITE_EXPORT_ALREADY_RUNNING")
+    ))]
+pub async fn start_export(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    require_exporter(&state, &principal, site_id).await?;
+    state.site_state(site_id).await?;
+    let job = jobs::create(&state, site_id, &principal.actor_id()).await?;
+    state.exports_queued.notify_one();
+    Ok(HttpResponse::Accepted().json(jobs::response(&state, &job).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/export/{job_id}", tag = "Sites", params(("site_id" = Uuid, Path), ("job_id" = Uuid, Path)),
+    responses(
+        (status = 200, body = ExportJobResponse),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "SITE_EXPORT_JOB_NOT_FOUND (also once expired)")
+    ))]
+pub async fn get_export(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, Uuid)>,
+) -> ApiResult<HttpResponse> {
+    let (site_id, job_id) = path.into_inner();
+    require_exporter(&state, &principal, site_id).await?;
+    // The job moves on by itself: never answer it from the response cache.
+    crate::state::responses::depends_on_time();
+    let job = jobs::find(&state, site_id, job_id).await?;
+    Ok(HttpResponse::Ok().json(jobs::response(&state, &job).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/export/{job_id}/download", tag = "Sites",
+    params(("site_id" = Uuid, Path), ("job_id" = Uuid, Path), DownloadToken),
+    responses(
+        (status = 200, content_type = "application/zip", body = Vec<u8>, description = "archive.json and media/"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "SITE_EXPORT_JOB_NOT_FOUND: unknown, not ready, wrong token or expired")
+    ))]
+pub async fn download_export(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, Uuid)>,
+    query: web::Query<DownloadToken>,
+) -> ApiResult<HttpResponse> {
+    let (site_id, job_id) = path.into_inner();
+    require_exporter(&state, &principal, site_id).await?;
+    crate::state::responses::depends_on_time();
+    let job = jobs::find(&state, site_id, job_id).await?;
+    jobs::check_token(&state, job.id, query.token.as_deref().unwrap_or_default()).await?;
+    let (Some(key), "ready") = (job.storage_key.as_deref(), job.status.as_str()) else {
+        return Err(ApiError::new(ErrorCode::SiteExportJobNotFound, "the export is not ready"));
+    };
+    let found = state.storage.open(key, None).await.map_err(|e| {
+        tracing::error!(error = %e, "reading an export failed");
+        ApiError::new(ErrorCode::StorageError, "the archive could not be read")
+    })?;
+    let found = found.ok_or_else(|| ApiError::new(ErrorCode::SiteExportJobNotFound, "the archive is gone"))?;
+    let size = found.meta.size;
+    let slug = state.site_state(site_id).await?.site.slug.clone();
+    let mut response = HttpResponse::Ok();
+    response
+        .content_type("application/zip")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{slug}-export-{}.zip\"", job.id.simple()),
+        ))
+        .insert_header((header::ETAG, format!("\"{}\"", job.id.simple())))
+        .insert_header((header::CACHE_CONTROL, "private, no-store"))
+        .no_chunking(size);
+    Ok(response.streaming(found.into_stream().map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string()))))
+}
