@@ -2,7 +2,7 @@ use sea_orm::entity::prelude::*;
 
 /// An item of the content engine: a blog post, a page, … (`kind`). Fields every
 /// kind shares are columns; a kind's own fields live in `fields`.
-#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "contents")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

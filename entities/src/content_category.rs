@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A content item in a category; at most one per item is its primary category.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "content_categories")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

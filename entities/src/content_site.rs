@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A content item's presence on one site, with its slug there.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "content_sites")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -2,7 +2,7 @@ use sea_orm::entity::prelude::*;
 
 /// A file of the media library: uploaded (bytes in the object store under
 /// `storage_key`, content-addressed by `checksum`) or external (`external_url`).
-#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "media_files")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// Alt text, caption and title of a media file in one locale.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "media_metadata")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

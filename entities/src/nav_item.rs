@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// An entry of a menu: a URL or a content item, optionally under a parent item.
-#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "nav_items")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A named navigation menu of a site (`main`, `footer`, …).
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "nav_menus")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A locale assigned to a site. Exactly one assignment per site is the default.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "site_locales")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A category or a tag of one site (`taxonomy` = `category` | `tag`).
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "terms")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

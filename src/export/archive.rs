@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 
+use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use plinth_entities::{
     content, content_category, content_localization, content_site, content_tag, locale, media_file, media_metadata,
@@ -13,7 +14,7 @@ use plinth_entities::{
 };
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
@@ -23,19 +24,47 @@ use crate::state::AppState;
 
 pub const FORMAT: &str = "plinth-site-export/1";
 
-/// Everything of the site but media bytes, as JSON rows of each table.
-pub async fn archive_json(state: &AppState, site_id: Uuid) -> ApiResult<(Value, Vec<(String, String)>)> {
+/// `archive.json`: the site's rows, table by table, as stored.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Archive {
+    pub format: String,
+    pub exported_at: DateTime<Utc>,
+    pub site: site::Model,
+    pub settings: Vec<site_setting::Model>,
+    /// The global locales the site uses (matched by code on import).
+    pub locales: Vec<locale::Model>,
+    pub site_locales: Vec<site_locale::Model>,
+    /// Blogs and pages.
+    pub contents: Vec<content::Model>,
+    pub content_sites: Vec<content_site::Model>,
+    pub content_localizations: Vec<content_localization::Model>,
+    pub content_categories: Vec<content_category::Model>,
+    pub content_tags: Vec<content_tag::Model>,
+    pub terms: Vec<term::Model>,
+    pub term_localizations: Vec<term_localization::Model>,
+    pub navigation_menus: Vec<nav_menu::Model>,
+    pub navigation_items: Vec<nav_item::Model>,
+    pub media: Vec<media_file::Model>,
+    pub media_metadata: Vec<media_metadata::Model>,
+    /// Entries under `media/`: `media/<sha-256>.<ext>`.
+    pub media_files: Vec<String>,
+}
+
+/// The name of a media file's bytes in the archive.
+pub fn media_entry(file: &media_file::Model) -> Option<String> {
+    let (key, checksum) = (file.storage_key.as_ref()?, file.checksum.as_ref()?);
+    Some(format!("media/{checksum}.{}", key.rsplit('.').next().unwrap_or("bin")))
+}
+
+/// Everything of the site but media bytes; with the storage keys of the
+/// media bytes and their names in the archive.
+pub async fn archive_json(state: &AppState, site_id: Uuid) -> ApiResult<(Archive, Vec<(String, String)>)> {
     let db = &state.db;
-    let site = site::Entity::find_by_id(site_id)
-        .into_json()
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", site_id))?;
-    let settings =
-        site_setting::Entity::find().filter(site_setting::Column::SiteId.eq(site_id)).into_json().all(db).await?;
-    let site_locales =
-        site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).into_json().all(db).await?;
-    let locales = locale::Entity::find().into_json().all(db).await?;
+    let site = site::Entity::find_by_id(site_id).one(db).await?.ok_or_else(|| ApiError::not_found("site", site_id))?;
+    let settings = site_setting::Entity::find().filter(site_setting::Column::SiteId.eq(site_id)).all(db).await?;
+    let site_locales = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).all(db).await?;
+    let used: Vec<Uuid> = site_locales.iter().map(|l| l.locale_id).collect();
+    let locales = locale::Entity::find().filter(locale::Column::Id.is_in(used)).all(db).await?;
     let on_site = Query::select()
         .column(content_site::Column::ContentId)
         .from(content_site::Entity)
@@ -46,45 +75,43 @@ pub async fn archive_json(state: &AppState, site_id: Uuid) -> ApiResult<(Value, 
         .filter(content::Column::IsDeleted.eq(false))
         .filter(content::Column::Id.in_subquery(on_site))
         .order_by_asc(content::Column::CreatedAt)
-        .into_json()
+        .order_by_asc(content::Column::Id)
         .all(db)
         .await?;
-    let ids: Vec<Uuid> = contents.iter().filter_map(|c| c["id"].as_str()?.parse().ok()).collect();
-    let placements = content_site::Entity::find()
+    let ids: Vec<Uuid> = contents.iter().map(|c| c.id).collect();
+    let content_sites = content_site::Entity::find()
         .filter(content_site::Column::SiteId.eq(site_id))
         .filter(content_site::Column::ContentId.is_in(ids.clone()))
-        .into_json()
+        .order_by_asc(content_site::Column::Kind)
+        .order_by_asc(content_site::Column::Slug)
         .all(db)
         .await?;
-    let localizations = content_localization::Entity::find()
+    // Orders that survive an import (ids do not): what a re-export compares.
+    let content_localizations = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.is_in(ids.clone()))
-        .into_json()
+        .order_by_asc(content_localization::Column::CreatedAt)
+        .order_by_asc(content_localization::Column::Title)
         .all(db)
         .await?;
-    let categories = content_category::Entity::find()
-        .filter(content_category::Column::ContentId.is_in(ids.clone()))
-        .into_json()
-        .all(db)
-        .await?;
-    let tags =
-        content_tag::Entity::find().filter(content_tag::Column::ContentId.is_in(ids)).into_json().all(db).await?;
-    let terms = term::Entity::find().filter(term::Column::SiteId.eq(site_id)).into_json().all(db).await?;
-    let term_ids: Vec<Uuid> = terms.iter().filter_map(|t| t["id"].as_str()?.parse().ok()).collect();
-    let term_localizations = term_localization::Entity::find()
-        .filter(term_localization::Column::TermId.is_in(term_ids))
-        .into_json()
-        .all(db)
-        .await?;
-    let menus = nav_menu::Entity::find()
+    let content_categories =
+        content_category::Entity::find().filter(content_category::Column::ContentId.is_in(ids.clone())).all(db).await?;
+    let content_tags = content_tag::Entity::find().filter(content_tag::Column::ContentId.is_in(ids)).all(db).await?;
+    let terms =
+        term::Entity::find().filter(term::Column::SiteId.eq(site_id)).order_by_asc(term::Column::Slug).all(db).await?;
+    let term_ids: Vec<Uuid> = terms.iter().map(|t| t.id).collect();
+    let term_localizations =
+        term_localization::Entity::find().filter(term_localization::Column::TermId.is_in(term_ids)).all(db).await?;
+    let navigation_menus = nav_menu::Entity::find()
         .filter(nav_menu::Column::SiteId.eq(site_id))
         .filter(nav_menu::Column::IsDeleted.eq(false))
-        .into_json()
+        .order_by_asc(nav_menu::Column::Slug)
         .all(db)
         .await?;
-    let items = nav_item::Entity::find()
+    let navigation_items = nav_item::Entity::find()
         .filter(nav_item::Column::SiteId.eq(site_id))
         .filter(nav_item::Column::IsDeleted.eq(false))
-        .into_json()
+        .order_by_asc(nav_item::Column::DisplayOrder)
+        .order_by_asc(nav_item::Column::Label)
         .all(db)
         .await?;
     let media_on_site = Query::select()
@@ -95,47 +122,44 @@ pub async fn archive_json(state: &AppState, site_id: Uuid) -> ApiResult<(Value, 
     let media: Vec<media_file::Model> = media_file::Entity::find()
         .filter(media_file::Column::IsDeleted.eq(false))
         .filter(media_file::Column::Id.in_subquery(media_on_site))
+        .order_by_asc(media_file::Column::CreatedAt)
         .all(db)
         .await?;
     let media_ids: Vec<Uuid> = media.iter().map(|m| m.id).collect();
     let media_metadata = media_metadata::Entity::find()
-        .filter(media_metadata::Column::MediaId.is_in(media_ids.clone()))
-        .into_json()
+        .filter(media_metadata::Column::MediaId.is_in(media_ids))
+        .order_by_asc(media_metadata::Column::CreatedAt)
         .all(db)
         .await?;
-    let media_rows =
-        media_file::Entity::find().filter(media_file::Column::Id.is_in(media_ids)).into_json().all(db).await?;
     // Owned bytes: each stored original once, named by its checksum.
     let mut files: Vec<(String, String)> = Vec::new();
     for m in &media {
-        if let (Some(key), Some(checksum)) = (&m.storage_key, &m.checksum) {
-            let ext = key.rsplit('.').next().unwrap_or("bin");
-            let name = format!("media/{checksum}.{ext}");
+        if let (Some(key), Some(name)) = (&m.storage_key, media_entry(m)) {
             if !files.iter().any(|(_, n)| *n == name) {
                 files.push((key.clone(), name));
             }
         }
     }
-    let archive = json!({
-        "format": FORMAT,
-        "exported_at": state.clock.now(),
-        "site": site,
-        "settings": settings,
-        "locales": locales,
-        "site_locales": site_locales,
-        "contents": contents,
-        "content_sites": placements,
-        "content_localizations": localizations,
-        "content_categories": categories,
-        "content_tags": tags,
-        "terms": terms,
-        "term_localizations": term_localizations,
-        "navigation_menus": menus,
-        "navigation_items": items,
-        "media": media_rows,
-        "media_metadata": media_metadata,
-        "media_files": files.iter().map(|(_, name)| name.clone()).collect::<Vec<_>>(),
-    });
+    let archive = Archive {
+        format: FORMAT.into(),
+        exported_at: state.clock.now(),
+        site,
+        settings,
+        locales,
+        site_locales,
+        contents,
+        content_sites,
+        content_localizations,
+        content_categories,
+        content_tags,
+        terms,
+        term_localizations,
+        navigation_menus,
+        navigation_items,
+        media,
+        media_metadata,
+        media_files: files.iter().map(|(_, name)| name.clone()).collect(),
+    };
     Ok((archive, files))
 }
 

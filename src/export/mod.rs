@@ -5,6 +5,7 @@
 
 pub mod archive;
 mod builder;
+mod import;
 pub mod jobs;
 
 pub use builder::ExportBuilder;
@@ -24,7 +25,31 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [start_export, get_export, download_export]);
+    crate::mount!(r, self => [import_site, start_export, get_export, download_export]);
+}
+
+/// The multipart form of `POST /sites/import`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ImportForm {
+    /// A ZIP made by `POST /sites/{id}/export`.
+    #[schema(value_type = String, format = Binary)]
+    pub archive: Vec<u8>,
+}
+
+#[utoipa::path(post, path = "/sites/import", tag = "Sites",
+    request_body(content = ImportForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, body = crate::sites::SiteResponse, description = "A new site (new ids, a free slug) with the archive's content, taxonomy, navigation and media; a user importing becomes its owner"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export")
+    ))]
+pub async fn import_site(
+    state: web::Data<AppState>,
+    principal: Principal,
+    multipart: actix_multipart::Multipart,
+) -> ApiResult<HttpResponse> {
+    let site = import::import(&state, &principal, multipart).await?;
+    Ok(HttpResponse::Created().json(crate::sites::SiteResponse::active(&site)))
 }
 
 /// Owners and admins of the site (system admins included) export.

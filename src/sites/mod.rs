@@ -12,9 +12,9 @@ pub mod settings;
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
-pub use service::find_live_by_slug;
 pub use service::locales::prefix_path;
 pub use service::reset::ResetCounts;
+pub use service::{check_may_create, find_live_by_slug};
 pub use settings::SiteSettings;
 
 use crate::routes::Routes;

@@ -124,7 +124,7 @@ fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
 }
 
 /// Who may create sites: any JWT user; API keys only unscoped and Admin or above.
-fn check_may_create(principal: &Principal) -> ApiResult<()> {
+pub fn check_may_create(principal: &Principal) -> ApiResult<()> {
     if let Some(key) = principal.api_key() {
         if key.site_id.is_some() {
             return Err(ApiError::new(ErrorCode::SiteCreateScopedKey, "a site-scoped API key cannot create sites"));
