@@ -20,85 +20,12 @@ mod common;
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use plinth::{Config, Plinth};
 use serde_json::{json, Value};
 
-struct Figures {
-    requests_per_sec: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-    requests: u64,
-    /// Answers other than 2xx (304s and 429s where a row expects them).
-    not_2xx: u64,
-    /// This process's CPU time (the servers live here) per request, µs.
-    cpu_us_per_request: f64,
-}
-
-/// CPU time this process has used so far: user + system, in µs.
-fn process_cpu_us() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> =
-        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // utime and stime are fields 14 and 15 (1-based), 11 and 12 after the name.
-    (ticks(11) + ticks(12)) * 1_000_000.0 / 100.0
-}
-
-fn wrk(url: &str, headers: &[(&str, &str)], seconds: u64, connections: u64) -> Figures {
-    wrk_expecting(url, headers, seconds, connections, false)
-}
-
-fn wrk_expecting(url: &str, headers: &[(&str, &str)], seconds: u64, connections: u64, others_ok: bool) -> Figures {
-    let cpu_before = process_cpu_us();
-    let mut cmd = Command::new("wrk");
-    cmd.args(["-t1", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency"]);
-    for (name, value) in headers {
-        cmd.args(["-H", &format!("{name}: {value}")]);
-    }
-    let out = cmd.arg(url).output().expect("wrk is installed (apt-get install wrk)");
-    let cpu_used = process_cpu_us() - cpu_before;
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(others_ok || !text.contains("Non-2xx"), "non-2xx answers during the benchmark:\n{text}");
-    let field = |prefix: &str| -> String {
-        text.lines()
-            .find_map(|l| l.trim().strip_prefix(prefix).map(|v| v.trim().to_string()))
-            .unwrap_or_else(|| panic!("no '{prefix}' in wrk output:\n{text}"))
-    };
-    let requests: u64 = text
-        .lines()
-        .find(|l| l.contains("requests in"))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let not_2xx = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0);
-    Figures {
-        requests_per_sec: field("Requests/sec:").parse().unwrap(),
-        p50_ms: millis(&field("50%")),
-        p99_ms: millis(&field("99%")),
-        requests,
-        not_2xx,
-        cpu_us_per_request: cpu_used / requests.max(1) as f64,
-    }
-}
-
-fn millis(value: &str) -> f64 {
-    let split = value.find(|c: char| c.is_ascii_alphabetic()).unwrap();
-    let (number, unit) = value.split_at(split);
-    let n: f64 = number.parse().unwrap();
-    match unit {
-        "us" => n / 1000.0,
-        "ms" => n,
-        "s" => n * 1000.0,
-        other => panic!("unknown unit {other}"),
-    }
-}
+use common::{wrk, wrk_expecting, Figures};
 
 const POSTS: usize = 1000;
 const LIMITED_PER_SECOND: u64 = 100;

@@ -107,6 +107,7 @@ impl Plinth {
             sites,
             responses,
             pageviews: Default::default(),
+            site_slugs: Default::default(),
             exports_queued: Default::default(),
             storage,
             events: EventBus::default(),

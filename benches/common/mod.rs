@@ -1,8 +1,11 @@
 //! What the benches share: a fresh PostgreSQL database, and its statistics.
 
+use std::process::Command;
+
 use sea_orm::ConnectionTrait;
 
 /// A fresh database on the PostgreSQL server `admin_url` names.
+#[allow(dead_code)] // not every bench runs on PostgreSQL
 pub async fn fresh_postgres(admin_url: &str) -> String {
     let name = format!("plinth_bench_{}", uuid::Uuid::new_v4().simple());
     let admin = sea_orm::Database::connect(admin_url).await.unwrap();
@@ -18,4 +21,107 @@ pub async fn fresh_postgres(admin_url: &str) -> String {
 pub async fn analyze(url: &str) {
     let db = sea_orm::Database::connect(url).await.unwrap();
     db.execute_unprepared("ANALYZE").await.unwrap();
+}
+
+#[allow(dead_code)]
+pub struct Figures {
+    pub requests_per_sec: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub requests: u64,
+    /// Answers other than 2xx (304s and 429s where a row expects them).
+    pub not_2xx: u64,
+    /// This process's CPU time (the servers live here) per request, µs.
+    pub cpu_us_per_request: f64,
+}
+
+/// CPU time this process has used so far: user + system, in µs.
+pub fn process_cpu_us() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 (1-based), 11 and 12 after the name.
+    (ticks(11) + ticks(12)) * 1_000_000.0 / 100.0
+}
+
+#[allow(dead_code)]
+pub fn wrk(url: &str, headers: &[(&str, &str)], seconds: u64, connections: u64) -> Figures {
+    wrk_expecting(url, headers, seconds, connections, false)
+}
+
+#[allow(dead_code)]
+pub fn wrk_expecting(url: &str, headers: &[(&str, &str)], seconds: u64, connections: u64, others_ok: bool) -> Figures {
+    wrk_run(url, headers, None, seconds, connections, others_ok)
+}
+
+/// wrk with a Lua script (a POST body, say).
+#[allow(dead_code)]
+pub fn wrk_script(
+    url: &str,
+    headers: &[(&str, &str)],
+    script: &std::path::Path,
+    seconds: u64,
+    connections: u64,
+) -> Figures {
+    wrk_run(url, headers, Some(script), seconds, connections, false)
+}
+
+fn wrk_run(
+    url: &str,
+    headers: &[(&str, &str)],
+    script: Option<&std::path::Path>,
+    seconds: u64,
+    connections: u64,
+    others_ok: bool,
+) -> Figures {
+    let cpu_before = process_cpu_us();
+    let mut cmd = Command::new("wrk");
+    cmd.args(["-t1", &format!("-c{connections}"), &format!("-d{seconds}s"), "--latency"]);
+    if let Some(script) = script {
+        cmd.arg("-s").arg(script);
+    }
+    for (name, value) in headers {
+        cmd.args(["-H", &format!("{name}: {value}")]);
+    }
+    let out = cmd.arg(url).output().expect("wrk is installed (apt-get install wrk)");
+    let cpu_used = process_cpu_us() - cpu_before;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(others_ok || !text.contains("Non-2xx"), "non-2xx answers during the benchmark:\n{text}");
+    let field = |prefix: &str| -> String {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(prefix).map(|v| v.trim().to_string()))
+            .unwrap_or_else(|| panic!("no '{prefix}' in wrk output:\n{text}"))
+    };
+    let requests: u64 = text
+        .lines()
+        .find(|l| l.contains("requests in"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let not_2xx = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    Figures {
+        requests_per_sec: field("Requests/sec:").parse().unwrap(),
+        p50_ms: millis(&field("50%")),
+        p99_ms: millis(&field("99%")),
+        requests,
+        not_2xx,
+        cpu_us_per_request: cpu_used / requests.max(1) as f64,
+    }
+}
+
+fn millis(value: &str) -> f64 {
+    let split = value.find(|c: char| c.is_ascii_alphabetic()).unwrap();
+    let (number, unit) = value.split_at(split);
+    let n: f64 = number.parse().unwrap();
+    match unit {
+        "us" => n / 1000.0,
+        "ms" => n,
+        "s" => n * 1000.0,
+        other => panic!("unknown unit {other}"),
+    }
 }

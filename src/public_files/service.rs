@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::content::{read, ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::sites::{find_live_by_slug, prefix_path};
+use crate::sites::prefix_path;
 use crate::state::AppState;
 use crate::state::{CachedBody, SiteState};
 
@@ -142,8 +142,7 @@ fn render(entries: &[SitemapEntry]) -> std::io::Result<Vec<u8>> {
 /// The sitemap of the live site with this slug; not found while the site has no
 /// base URL to put in front of its paths.
 pub async fn sitemap(state: &AppState, slug: &str) -> ApiResult<Arc<CachedBody>> {
-    let found = find_live_by_slug(&state.db, slug).await?;
-    let site = state.site_state(found.id).await?;
+    let site = state.live_site_by_slug(slug).await?;
     let base_url = site.site.base_url.clone().ok_or_else(|| {
         ApiError::new(
             ErrorCode::ResourceNotFound,

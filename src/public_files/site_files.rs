@@ -13,7 +13,6 @@ use serde_json::json;
 
 use super::service::PUBLIC_MAX_AGE;
 use crate::error::{ApiError, ApiResult};
-use crate::sites::find_live_by_slug;
 use crate::state::{AppState, CachedBody, SiteState};
 
 /// An icon of the favicon package, as stored with it.
@@ -115,8 +114,7 @@ impl SiteFile {
 
 /// The built file of the live site with this slug.
 pub async fn site_file(state: &AppState, slug: &str, file: SiteFile) -> ApiResult<Arc<CachedBody>> {
-    let found = find_live_by_slug(&state.db, slug).await?;
-    let site = state.site_state(found.id).await?;
+    let site = state.live_site_by_slug(slug).await?;
     site.public
         .get_or_build(file.name().into(), PUBLIC_MAX_AGE, async {
             Ok(match file {

@@ -161,7 +161,36 @@ impl SiteState {
     }
 }
 
+/// Slugs remembered at most; past it the map starts over.
+const MAX_SLUGS: usize = 10_000;
+
 impl AppState {
+    /// The live site with this slug, without a query once the slug is known:
+    /// public files are read by slug on every request. A remembered slug is
+    /// checked against the cached site (which writes invalidate), so a renamed
+    /// or deleted site is looked up again.
+    pub async fn live_site_by_slug(&self, slug: &str) -> ApiResult<Arc<SiteState>> {
+        if let Some(id) = self.site_slugs.get(slug).map(|e| *e) {
+            if let Ok(site) = self.site_state(id).await {
+                if site.site.slug == slug && site.site.deleted_at.is_none() {
+                    return Ok(site);
+                }
+            }
+            self.site_slugs.remove(slug);
+        }
+        let found = site::Entity::find()
+            .filter(site::Column::Slug.eq(slug))
+            .filter(site::Column::DeletedAt.is_null())
+            .one(&self.db)
+            .await?
+            .ok_or_else(|| ApiError::not_found("site", slug))?;
+        if self.site_slugs.len() >= MAX_SLUGS {
+            self.site_slugs.clear();
+        }
+        self.site_slugs.insert(slug.to_string(), found.id);
+        self.site_state(found.id).await
+    }
+
     /// The cached state of a live (not deleted) site, or ENTITY_NOT_FOUND.
     pub async fn site_state(&self, site_id: Uuid) -> ApiResult<Arc<SiteState>> {
         self.sites
