@@ -23,8 +23,10 @@ pub struct PageviewAccepted {
 #[into_params(parameter_in = Query)]
 pub struct ReportQuery {
     /// 1 to 365 (default 30), ending today.
+    #[param(minimum = 1, maximum = 365)]
     pub days: Option<u32>,
     /// 1 to 50 (default 10).
+    #[param(minimum = 1, maximum = 50)]
     pub top_n: Option<u32>,
 }
 
@@ -57,7 +59,8 @@ pub struct AnalyticsReport {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AggregateQuery {
-    /// Raw pageviews older than this many days are deleted after the rollup (default 90).
+    /// Raw pageviews older than this many days are deleted after the rollup (default 90, at most 3650).
+    #[param(maximum = 3650)]
     pub retention_days: Option<u32>,
 }
 

@@ -31,6 +31,8 @@ const BATCH: usize = 500;
 pub const FLUSH_AT: usize = 2_000;
 const SITE_TOTAL: &str = "*";
 const SALT_PREFIX: &str = "analytics_salt:";
+/// Ten years: more is a typo, and would overflow date arithmetic.
+pub const MAX_RETENTION_DAYS: u32 = 3650;
 
 pub async fn require_enabled(state: &AppState, site_id: Uuid) -> ApiResult<()> {
     if state.site_state(site_id).await?.settings.analytics_enabled {
@@ -272,6 +274,13 @@ pub async fn report(state: &AppState, site_id: Uuid, query: ReportQuery) -> ApiR
 /// rollup, so running twice changes nothing), then deletes raw pageviews
 /// older than `retention_days`. One transaction.
 pub async fn aggregate(state: &AppState, site_id: Uuid, retention_days: u32) -> ApiResult<AggregateResult> {
+    if retention_days > MAX_RETENTION_DAYS {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "retention_days",
+            ErrorCode::ValidationOutOfRange,
+            format!("must be 0 to {MAX_RETENTION_DAYS}"),
+        )]));
+    }
     flush_pageviews(state).await?;
     let now = state.clock.now();
     let today = day_of(now);

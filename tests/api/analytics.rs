@@ -103,6 +103,8 @@ async fn pageviews_are_counted_without_keeping_anyone() {
     assert_eq!((report["total_views"].as_u64(), report["total_unique_visitors"].as_u64()), (Some(6), Some(2)));
     assert_eq!(report["trend"][5]["total_views"], 6, "yesterday, from the rollup");
 
+    let res = app.post(&format!("/sites/{site}/analytics/aggregate?retention_days=2147483648"), &key, json!({})).await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
     let other = app.create_site_id("stats-other").await;
     let foreign = app.create_key("Admin", Some(&other)).await;
     assert_eq!(app.get(&format!("/sites/{site}/analytics/report"), &foreign).await.status(), 403);
