@@ -137,12 +137,15 @@ pub async fn import(state: &AppState, principal: &Principal, multipart: Multipar
 
     // Media bytes first: content-addressed, so a failed import leaves only
     // bytes a later upload of the same file would reuse.
+    let mut stored: HashMap<String, bytes::Bytes> = HashMap::new();
     for (name, bytes) in files {
         let Some((checksum, ext)) = name.strip_prefix("media/").and_then(|n| n.rsplit_once('.')) else { continue };
-        state.storage.put(&format!("media/{checksum}/original.{ext}"), bytes).await.map_err(|e| {
+        let bytes = bytes::Bytes::from(bytes);
+        state.storage.put(&format!("media/{checksum}/original.{ext}"), bytes.clone()).await.map_err(|e| {
             tracing::error!(error = %e, "storing imported media failed");
             ApiError::new(ErrorCode::StorageError, "the archive's media could not be stored")
         })?;
+        stored.insert(name, bytes);
     }
 
     let now = state.clock.now();
@@ -152,6 +155,18 @@ pub async fn import(state: &AppState, principal: &Principal, multipart: Multipar
     let here: HashMap<String, Uuid> =
         locale::Entity::find().all(&state.db).await?.into_iter().map(|l| (l.code, l.id)).collect();
     let locale_of = |old: Uuid| codes.get(&old).and_then(|code| here.get(code)).copied();
+
+    // Images get their variants again (the archive carries originals only),
+    // made before the transaction so no write lock is held while they render.
+    let mut variants = Vec::new();
+    for m in &archive.media {
+        let (Some(name), Some(checksum)) = (media_entry(m), m.checksum.as_deref()) else { continue };
+        let Some(bytes) = stored.get(&name).filter(|_| crate::media::is_raster_image(&m.mime_type)) else { continue };
+        let rendered =
+            crate::media::variants::render(state, ids.renew(m.id), checksum, bytes.clone(), &m.mime_type).await?;
+        variants.extend(rendered.variants);
+    }
+    drop(stored);
 
     let txn = crate::db::begin_write(&state.db).await?;
     let slug = free_slug(&*txn, &archive.site.slug).await?;
@@ -204,6 +219,7 @@ pub async fn import(state: &AppState, principal: &Principal, multipart: Multipar
             .collect(),
     )
     .await?;
+    insert_all(&*txn, variants).await?;
     insert_all(
         &*txn,
         archive

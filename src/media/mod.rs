@@ -13,8 +13,10 @@ pub mod stored;
 pub mod trash;
 mod upload;
 mod usage;
+pub mod variants;
 
 pub use model::*;
+pub use sniff::is_raster_image;
 
 use actix_multipart::Multipart;
 use actix_web::web::{self};
@@ -145,12 +147,12 @@ async fn recrop_thumbnail(
         ApiError::new(crate::error::ErrorCode::StorageError, "the original could not be read")
     })?;
     let job = ImageJob::Library { bytes, mime_type: file.mime_type.clone(), focal };
-    let ImageOutcome::Library { image, .. } = state.actors.media_pool.run(job).await.map_err(upload::pool_error)?
+    let ImageOutcome::Library { image, .. } = state.actors.media_pool.run(job).await.map_err(variants::pool_error)?
     else {
         return Err(ApiError::internal("the MediaPool answered another job"));
     };
     let Some(thumbnail) = image.variants.into_iter().find(|v| v.name == "thumbnail") else { return Ok(None) };
-    let key = upload::variant_key(&format!("media/{checksum}"), thumbnail.name, thumbnail.mime_type, focal);
+    let key = variants::variant_key(&format!("media/{checksum}"), thumbnail.name, thumbnail.mime_type, focal);
     let size = thumbnail.bytes.len() as i64;
     state.storage.put(&key, thumbnail.bytes).await.map_err(|e| {
         tracing::error!(error = %e, "storing a thumbnail failed");

@@ -7,7 +7,6 @@
 use actix_multipart::{Field, Multipart};
 use bytes::Bytes;
 use futures_util::TryStreamExt;
-use plinth_actors::media_pool::{ImageError, ImageJob, ImageOutcome, PoolError};
 use plinth_entities::{media_file, media_variant};
 use sea_orm::ActiveValue::Set;
 use serde_json::json;
@@ -16,6 +15,7 @@ use uuid::Uuid;
 
 use super::model::MediaResponse;
 use super::sniff::{self, Verdict, SNIFF_BYTES};
+use super::variants::storage_failed;
 use super::{records, service, stored};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
@@ -354,11 +354,6 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
     Ok((true, response))
 }
 
-fn storage_failed(e: object_store::Error) -> ApiError {
-    tracing::error!(error = %e, "storing media failed");
-    ApiError::new(ErrorCode::StorageError, "the file could not be stored")
-}
-
 /// Makes the variants on the MediaPool (raster images), then moves the
 /// upload to its content-addressed key: `media/<sha-256>/original.<ext>`.
 async fn process_and_store(
@@ -372,34 +367,13 @@ async fn process_and_store(
     let mut variants = Vec::new();
     let mut clean_original = None;
     if let Some(bytes) = file.image.clone() {
-        let job = ImageJob::Library { bytes, mime_type: file.mime_type.to_string(), focal: None };
-        let ImageOutcome::Library { image, clean_original: clean } =
-            state.actors.media_pool.run(job).await.map_err(pool_error)?
-        else {
-            return Err(ApiError::internal("the MediaPool answered another job"));
-        };
-        let now = state.clock.now();
-        for variant in image.variants {
-            let variant_key = variant_key(&dir, variant.name, variant.mime_type, None);
-            let size = variant.bytes.len() as i64;
-            state.storage.put(&variant_key, variant.bytes).await.map_err(storage_failed)?;
-            variants.push(media_variant::ActiveModel {
-                id: Set(Uuid::new_v4()),
-                media_id: Set(id),
-                variant_name: Set(variant.name.to_string()),
-                width: Set(variant.width as i32),
-                height: Set(variant.height as i32),
-                file_size: Set(size),
-                mime_type: Set(variant.mime_type.to_string()),
-                storage_key: Set(variant_key),
-                created_at: Set(now),
-            });
-        }
-        record.width = Set(Some(image.width as i32));
-        record.height = Set(Some(image.height as i32));
-        record.thumbhash = Set(Some(image.thumbhash));
-        record.dominant_color = Set(Some(image.dominant_color));
-        clean_original = clean;
+        let rendered = super::variants::render(state, id, &file.checksum, bytes, file.mime_type).await?;
+        record.width = Set(Some(rendered.width as i32));
+        record.height = Set(Some(rendered.height as i32));
+        record.thumbhash = Set(Some(rendered.thumbhash));
+        record.dominant_color = Set(Some(rendered.dominant_color));
+        variants = rendered.variants;
+        clean_original = rendered.clean_original;
     }
     state.storage.rename(&file.temp_key, &key).await.map_err(storage_failed)?;
     if let Some(clean) = clean_original {
@@ -407,34 +381,4 @@ async fn process_and_store(
     }
     record.storage_key = Set(Some(key));
     Ok(variants)
-}
-
-/// `media/<sha>/large.jpg`; a thumbnail cropped around a focal point other
-/// than the centre gets its own name, so every URL keeps naming the same bytes.
-pub fn variant_key(dir: &str, name: &str, mime_type: &str, focal: Option<(f64, f64)>) -> String {
-    let ext = if mime_type == "image/png" { "png" } else { "jpg" };
-    match focal {
-        Some((x, y)) => {
-            format!("{dir}/{name}-{:03}-{:03}.{ext}", (x * 1000.0).round() as u32, (y * 1000.0).round() as u32)
-        }
-        None => format!("{dir}/{name}.{ext}"),
-    }
-}
-
-pub fn pool_error(e: PoolError) -> ApiError {
-    match e {
-        PoolError::Busy(_) => ApiError::new(
-            ErrorCode::ServiceUnavailable,
-            "every image worker is busy; try again shortly",
-        )
-        .with_header(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from_static("2")),
-        PoolError::Image(e @ ImageError::TooManyPixels { .. }) => {
-            ApiError::new(ErrorCode::MediaUploadTooLarge, e.to_string())
-        }
-        PoolError::Image(e @ ImageError::Undecodable(_)) => {
-            ApiError::new(ErrorCode::MediaUploadInvalidType, e.to_string())
-        }
-        PoolError::Image(e @ ImageError::Encode(_)) => ApiError::internal(e),
-        PoolError::Stopped => ApiError::new(ErrorCode::ServiceUnavailable, "the image workers are stopping"),
-    }
 }

@@ -197,6 +197,9 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
     assert_eq!(blog["cover_image_id"], new_media["id"], "covers follow their media");
     let bytes = target.client.get(new_media["public_url"].as_str().unwrap()).send().await.unwrap();
     assert_eq!(bytes.status(), 200);
+    assert_eq!(new_media["variants"].as_array().map(Vec::len), Some(4), "variants made again");
+    let thumb = target.client.get(new_media["variants"][0]["public_url"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(thumb.status(), 200);
 
     let second = export_zip(&target, &new_site).await;
     assert_eq!(comparable(&archive_json(&second)), comparable(&archive_json(&first)));

@@ -18,7 +18,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::media::files::url_of;
 use crate::media::model::{FaviconPackage, FaviconVariant};
 use crate::media::sniff::{self, Verdict};
-use crate::media::upload::pool_error;
+use crate::media::variants::pool_error;
 use crate::state::AppState;
 
 /// The spec's limit for a favicon source.
