@@ -135,7 +135,10 @@ impl Modify for CommonParts {
             vec![SecurityRequirement::new("api_key", empty), SecurityRequirement::new("bearer", empty)];
         let problem = ResponseBuilder::new()
             .description("")
-            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build())
+            .content(
+                "application/problem+json",
+                ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build(),
+            )
             .build();
         let not_modified =
             ResponseBuilder::new().description("Not Modified: the `If-None-Match` tag still matches").build();
@@ -156,6 +159,17 @@ impl Modify for CommonParts {
             {
                 op.security.get_or_insert_with(|| default_security.clone());
                 op.responses.responses.entry("4XX".to_string()).or_insert_with(|| problem.clone().into());
+                op.responses.responses.entry("5XX".to_string()).or_insert_with(|| problem.clone().into());
+                // Failures are sent as problem+json, whatever a handler's
+                // attribute wrote for them.
+                for (status, response) in op.responses.responses.iter_mut() {
+                    let failure = status.starts_with('4') || status.starts_with('5');
+                    if let (true, utoipa::openapi::RefOr::T(response)) = (failure, response) {
+                        if let Some(content) = response.content.shift_remove("application/json") {
+                            response.content.insert("application/problem+json".to_string(), content);
+                        }
+                    }
+                }
             }
         }
     }
@@ -182,5 +196,25 @@ mod tests {
             }
         }
         assert!(seen.len() > 100, "the document lists the API ({} operations)", seen.len());
+    }
+
+    /// Every failure is documented as what it is sent as: problem+json.
+    #[test]
+    fn failures_are_documented_as_problem_json() {
+        let doc = document();
+        for (path, item) in &doc.paths.paths {
+            for op in operations(item) {
+                for (status, response) in &op.responses.responses {
+                    if let (true, utoipa::openapi::RefOr::T(response)) =
+                        (status.starts_with('4') || status.starts_with('5'), response)
+                    {
+                        assert!(
+                            !response.content.contains_key("application/json"),
+                            "{path} {status} says application/json"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
