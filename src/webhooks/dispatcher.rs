@@ -334,7 +334,28 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
 /// Claims due failed (or stranded pending) deliveries and sends them; the claim
 /// uses `FOR UPDATE SKIP LOCKED` on PostgreSQL so two instances never send the
 /// same attempt. Returns how many were sent.
+/// Sends every due delivery, a batch at a time: after a restart (or a
+/// backlog) the next batch goes at once instead of waiting for the next poll.
 pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
+    let mut total = 0;
+    // Only what was due when the pass began: a delivery failing again in it
+    // (even with a zero retry delay) waits for the next pass.
+    let due_by = hooks.state.clock.now();
+    // Bounded, so one pass never keeps the worker forever.
+    for _ in 0..RETRY_PASSES {
+        let sent = retry_batch(hooks, due_by).await?;
+        total += sent;
+        if sent < RETRY_BATCH as usize {
+            break;
+        }
+    }
+    Ok(total)
+}
+
+const RETRY_BATCH: u64 = 100;
+const RETRY_PASSES: usize = 100;
+
+async fn retry_batch(hooks: &web::Data<WebhookRuntime>, due_by: chrono::DateTime<chrono::Utc>) -> ApiResult<usize> {
     let state = &hooks.state;
     let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
@@ -342,9 +363,9 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
         .filter(
             webhook_delivery::Column::Status.is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),
         )
-        .filter(webhook_delivery::Column::NextAttemptAt.lte(now))
+        .filter(webhook_delivery::Column::NextAttemptAt.lte(due_by))
         .order_by_asc(webhook_delivery::Column::NextAttemptAt)
-        .limit(100);
+        .limit(RETRY_BATCH);
     if state.db.get_database_backend() == DbBackend::Postgres {
         select = select.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
     }
