@@ -108,6 +108,7 @@ impl Plinth {
             responses,
             pageviews: Default::default(),
             site_slugs: Default::default(),
+            secrets: Default::default(),
             exports_queued: Default::default(),
             storage,
             events: EventBus::default(),

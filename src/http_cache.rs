@@ -114,6 +114,15 @@ async fn cache_key(req: &ServiceRequest) -> Result<String, crate::error::ApiErro
     Ok(format!("{caller} {}?{}", req.path(), req.query_string()))
 }
 
+/// Whether the request's `If-None-Match` names `etag` (or `*`): the caller
+/// holds the current body and gets a 304. Every conditional answer asks this.
+pub fn holds(request_headers: &HeaderMap, etag: &str) -> bool {
+    request_headers
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').map(|t| t.trim().trim_start_matches("W/")).any(|t| t == etag || t == "*"))
+}
+
 /// `304` when the caller already holds this body, else the body.
 fn answer_from(
     request_headers: &HeaderMap,
@@ -121,10 +130,7 @@ fn answer_from(
     content_type: Option<HeaderValue>,
     body: web::Bytes,
 ) -> HttpResponse {
-    let unchanged = request_headers.get(IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|tags| {
-        let ours = etag.to_str().unwrap_or_default();
-        tags.split(',').map(|t| t.trim().trim_start_matches("W/")).any(|t| t == ours || t == "*")
-    });
+    let unchanged = holds(request_headers, etag.to_str().unwrap_or_default());
     let mut response = match unchanged {
         true => HttpResponse::NotModified().finish(),
         false => HttpResponse::Ok().body(body),

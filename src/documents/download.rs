@@ -73,11 +73,7 @@ pub async fn download(
         return Ok(response.streaming(plain.map_err(actix_web::Error::from)));
     }
     let etag = format!("\"{}\"", doc.checksum.clone().unwrap_or_else(|| doc.id.simple().to_string()));
-    let matches = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let matches = crate::http_cache::holds(request.headers(), &etag);
     if matches {
         return Ok(HttpResponse::NotModified().insert_header((header::ETAG, etag)).finish());
     }

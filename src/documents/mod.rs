@@ -52,12 +52,7 @@ async fn read_body<T: DeserializeOwned>(mut payload: web::Payload, max_file: i64
         }
         body.extend_from_slice(&chunk);
     }
-    serde_json::from_slice(&body).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => {
-            ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {e}"))
-        }
-        _ => ApiError::bad_request(format!("the request body is not valid JSON: {e}")),
-    })
+    serde_json::from_slice(&body).map_err(|e| crate::error::json_body_error(&e))
 }
 
 async fn documents_site(

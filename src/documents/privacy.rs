@@ -283,7 +283,7 @@ pub async fn unlock(state: &AppState, actor: &str, doc: document::Model) -> ApiR
 
 /// The key tokens are sealed with, shared by every instance.
 async fn token_key(state: &AppState) -> ApiResult<Key> {
-    crate::secrets::get_or_create(&state.db, "document_access_tokens").await
+    crate::secrets::get_or_create(state, "document_access_tokens").await
 }
 
 /// A token seals (expiry ‖ key id ‖ data key) under the server's token key,

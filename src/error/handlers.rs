@@ -20,12 +20,7 @@ pub fn json_config() -> web::JsonConfig {
                 ErrorCode::UnsupportedMediaType,
                 "the request body must be sent with Content-Type: application/json",
             ),
-            JsonPayloadError::Deserialize(e) if e.is_data() => {
-                ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {e}"))
-            }
-            JsonPayloadError::Deserialize(e) => {
-                ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
-            }
+            JsonPayloadError::Deserialize(e) => json_body_error(e),
             JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
                 ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
             }
@@ -33,6 +28,17 @@ pub fn json_config() -> web::JsonConfig {
         };
         actix_web::Error::from(api_error)
     })
+}
+
+/// A JSON body that does not parse: 422 when it is JSON of the wrong shape,
+/// 400 when it is not JSON. Handlers that read a body themselves (with their
+/// own size limit) answer the same way.
+pub fn json_body_error(e: &serde_json::Error) -> ApiError {
+    if e.is_data() {
+        ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {e}"))
+    } else {
+        ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
+    }
 }
 
 pub fn path_config() -> web::PathConfig {

@@ -56,7 +56,7 @@ pub struct ExportJobResponse {
 }
 
 async fn token(state: &AppState, job: Uuid) -> ApiResult<String> {
-    let secret = crate::secrets::get_or_create(&state.db, "export_tokens").await?;
+    let secret = crate::secrets::get_or_create(state, "export_tokens").await?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&secret).map_err(ApiError::internal)?;
     mac.update(job.as_bytes());
     Ok(hex::encode(&mac.finalize().into_bytes()[..20]))

@@ -94,11 +94,7 @@ pub async fn serve_file(
     }
     let key = format!("{bucket}/{dir}/{name}");
     let etag = etag_of(&key);
-    let not_modified = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let not_modified = crate::http_cache::holds(request.headers(), &etag);
     let content_type = content_type_of(&name);
     let response = |status| {
         let mut builder = HttpResponse::build(status);

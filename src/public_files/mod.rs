@@ -23,11 +23,7 @@ pub fn routes(r: &mut Routes) {
 
 /// A built public file: `max-age=3600`, its ETag, 304 when the caller holds it.
 fn respond(request: &HttpRequest, file: &CachedBody) -> HttpResponse {
-    let held = request
-        .headers()
-        .get(actix_web::http::header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == file.etag || t.trim() == "*"));
+    let held = crate::http_cache::holds(request.headers(), &file.etag);
     let mut response = if held { HttpResponse::NotModified() } else { HttpResponse::Ok() };
     response.insert_header(("Cache-Control", "public, max-age=3600")).insert_header(("ETag", file.etag.clone()));
     if held {

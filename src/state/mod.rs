@@ -46,6 +46,8 @@ pub struct AppState {
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
+    /// Server secrets read from the database (see `secrets`).
+    pub secrets: dashmap::DashMap<String, [u8; 32]>,
     /// Site ids by slug (see `live_site_by_slug`).
     pub site_slugs: dashmap::DashMap<String, uuid::Uuid>,
     /// Built responses of authenticated reads, per caller and URL.
