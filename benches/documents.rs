@@ -10,29 +10,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::{SocketAddr, TcpListener};
+mod common;
+
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use plinth::{Config, Plinth};
+use plinth::Config;
 use serde_json::{json, Value};
 
 const MASTER_KEY: &str = "plk_bench_documents_master";
 const SIZE: usize = 10_000_000;
 const PASSWORD: &str = "a long enough password";
-
-fn start_plinth(config: Config) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        actix_web::rt::System::new().block_on(async move {
-            let app = Plinth::build(config).await.unwrap();
-            let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
-            tx.send(running.addr).unwrap();
-            running.server.await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
-}
 
 fn main() {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
@@ -42,7 +30,7 @@ fn main() {
     config.data_dir = dir.path().join("data");
     config.bootstrap_api_key = Some(MASTER_KEY.into());
     config.log.filter = "error".into();
-    let addr = start_plinth(config);
+    let addr = common::start_plinth(config);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async move {
         let client = reqwest::Client::new();

@@ -14,6 +14,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -23,22 +25,12 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use bytes::Bytes;
 use image::codecs::jpeg::JpegEncoder;
 use image::{ExtendedColorType, ImageEncoder};
-use plinth::{Config, Plinth};
+use plinth::Config;
 use reqwest::multipart::{Form, Part};
 use serde_json::{json, Value};
 
 const MASTER_KEY: &str = "plk_bench_media_master";
 const POSTS: usize = 200;
-
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
 
 fn jpeg(width: u32, height: u32, seed: u8) -> Vec<u8> {
     let pixels: Vec<u8> = (0..width * height)
@@ -50,19 +42,6 @@ fn jpeg(width: u32, height: u32, seed: u8) -> Vec<u8> {
     let mut out = Vec::new();
     JpegEncoder::new_with_quality(&mut out, 90).write_image(&pixels, width, height, ExtendedColorType::Rgb8).unwrap();
     out
-}
-
-fn start_plinth(config: Config) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        actix_web::rt::System::new().block_on(async move {
-            let app = Plinth::build(config).await.unwrap();
-            let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
-            tx.send(running.addr).unwrap();
-            running.server.await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
 }
 
 /// A handler that reads an upload's body and answers its length.
@@ -157,7 +136,7 @@ fn main() {
     config.bootstrap_api_key = Some(MASTER_KEY.into());
     config.log.filter = "error".into();
     config.sites.response_cache_bytes = 0;
-    let plinth = start_plinth(config);
+    let plinth = common::start_plinth(config);
     let bare = start_bare();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async move {
@@ -176,14 +155,14 @@ fn main() {
         // 1. Memory while 50 MB stream in (first, before image work grows the heap).
         const BIG: usize = 50_000_000;
         const CHUNK: usize = 64 * 1024;
-        let baseline = rss_kib();
+        let baseline = common::rss_kib();
         let peak = Arc::new(AtomicU64::new(baseline));
         let sampling = Arc::new(AtomicBool::new(true));
         let sampler = {
             let (peak, sampling) = (peak.clone(), sampling.clone());
             std::thread::spawn(move || {
                 while sampling.load(Ordering::Relaxed) {
-                    peak.fetch_max(rss_kib(), Ordering::Relaxed);
+                    peak.fetch_max(common::rss_kib(), Ordering::Relaxed);
                     std::thread::sleep(Duration::from_millis(2));
                 }
             })

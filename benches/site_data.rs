@@ -23,24 +23,11 @@ use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use bytes::Bytes;
-use plinth::{Config, Plinth};
+use plinth::Config;
 use reqwest::multipart::{Form, Part};
 use serde_json::{json, Value};
 
 const MASTER_KEY: &str = "plk_bench_site_data_master";
-
-fn start_plinth(config: Config) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        actix_web::rt::System::new().block_on(async move {
-            let app = Plinth::build(config).await.unwrap();
-            let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
-            tx.send(running.addr).unwrap();
-            running.server.await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
-}
 
 fn start_bare() -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -67,16 +54,6 @@ fn start_bare() -> SocketAddr {
     rx.recv().unwrap()
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
 fn main() {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
     let connections: u64 = std::env::var("BENCH_CONNECTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
@@ -87,7 +64,7 @@ fn main() {
     config.bootstrap_api_key = Some(MASTER_KEY.into());
     config.log.filter = "error".into();
     config.workers = 1;
-    let plinth = start_plinth(config);
+    let plinth = common::start_plinth(config);
     let bare = start_bare();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let base = format!("http://{plinth}/api/v1");
@@ -184,14 +161,14 @@ wrk.body = '{"path": "/blog/hello", "referrer": "https://news.example/item"}'
             let res = client.post(format!("{base}/media/upload")).header("X-API-Key", MASTER_KEY).multipart(form).send().await.unwrap();
             assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
         }
-        let baseline = rss_kib();
+        let baseline = common::rss_kib();
         let peak = Arc::new(AtomicU64::new(baseline));
         let sampling = Arc::new(AtomicBool::new(true));
         let sampler = {
             let (peak, sampling) = (peak.clone(), sampling.clone());
             std::thread::spawn(move || {
                 while sampling.load(Ordering::Relaxed) {
-                    peak.fetch_max(rss_kib(), Ordering::Relaxed);
+                    peak.fetch_max(common::rss_kib(), Ordering::Relaxed);
                     std::thread::sleep(Duration::from_millis(2));
                 }
             })

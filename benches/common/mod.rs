@@ -1,5 +1,6 @@
 //! What the benches share: a fresh PostgreSQL database, and its statistics.
 
+use std::net::{SocketAddr, TcpListener};
 use std::process::Command;
 
 use sea_orm::ConnectionTrait;
@@ -124,4 +125,31 @@ fn millis(value: &str) -> f64 {
         "s" => n * 1000.0,
         other => panic!("unknown unit {other}"),
     }
+}
+
+/// Plinth on its own actix system thread; answers its address once it listens.
+#[allow(dead_code)]
+pub fn start_plinth(config: plinth::Config) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let app = plinth::Plinth::build(config).await.unwrap();
+            let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
+            tx.send(running.addr).unwrap();
+            running.server.await.unwrap();
+        });
+    });
+    rx.recv().unwrap()
+}
+
+/// This process's resident memory, KiB.
+#[allow(dead_code)]
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
