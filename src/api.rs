@@ -3,9 +3,9 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, analytics, api_keys, blogs, documents, environments, export, folders, idp, legal, locales, media, members,
-    moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites, social_links, system,
-    taxonomy, trash, webhooks,
+    account, analytics, api_keys, blogs, documents, environments, export, folders, forms, idp, legal, locales, media,
+    members, moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites, social_links,
+    system, taxonomy, trash, webhooks,
 };
 
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
@@ -27,6 +27,7 @@ pub fn routes() -> Routes {
         media::routes,
         folders::routes,
         documents::routes,
+        forms::routes,
         analytics::routes,
         export::routes,
         navigation::routes,

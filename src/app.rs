@@ -64,10 +64,16 @@ impl Plinth {
         let generated_admin_key = api_keys::bootstrap(&db, clock.now(), &config).await?;
         let storage = Storage::local(&config.data_dir)?;
 
-        let rate_limits = Arc::new(RateLimitTrackers::new(AuthFailureTracker::new(
-            config.rate_limits.auth_failures_per_minute,
-            Duration::from_secs(config.rate_limits.auth_cooldown_secs),
-        )));
+        let rate_limits = Arc::new(
+            RateLimitTrackers::new(AuthFailureTracker::new(
+                config.rate_limits.auth_failures_per_minute,
+                Duration::from_secs(config.rate_limits.auth_cooldown_secs),
+            ))
+            .with_form_quotas(
+                config.rate_limits.form_submissions_per_minute,
+                config.rate_limits.visitor_lookups_per_minute,
+            ),
+        );
         let key_usage = Arc::new(KeyUsageCounters::default());
         let sites = Arc::new(SiteCache::new(
             Duration::from_secs(config.sites.cache_idle_secs),
@@ -224,18 +230,18 @@ fn pageview_task(state: web::Data<AppState>) -> plinth_actors::Task {
 fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
     // The day analytics were last rolled up (once a day, on the first pass of the day).
     let rolled_up = Arc::new(std::sync::Mutex::new(String::new()));
+    // The hour form retention last ran (once an hour, on the first pass of the hour).
+    let retained = Arc::new(std::sync::Mutex::new(String::new()));
     Arc::new(move || {
         let state = state.clone();
         let rolled_up = rolled_up.clone();
+        let retained = retained.clone();
         Box::pin(async move {
-            let today = state.clock.now().format("%Y-%m-%d").to_string();
-            let due = {
-                let mut last = rolled_up.lock().unwrap_or_else(|e| e.into_inner());
-                let due = *last != today;
-                *last = today;
-                due
-            };
-            if due {
+            let now = state.clock.now();
+            if first_pass_of(&retained, now.format("%Y-%m-%d %H").to_string()) {
+                crate::forms::hourly(&state).await;
+            }
+            if first_pass_of(&rolled_up, now.format("%Y-%m-%d").to_string()) {
                 if let Err(e) = crate::analytics::aggregate_all(&state).await {
                     tracing::warn!(error = %e, "analytics rollup failed; will retry tomorrow or on demand");
                 }
@@ -253,6 +259,14 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
             }
         })
     })
+}
+
+/// Whether `period` differs from the one `last` remembers (and remembers it).
+fn first_pass_of(last: &std::sync::Mutex<String>, period: String) -> bool {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    let first = *last != period;
+    *last = period;
+    first
 }
 
 type WebhookPass =

@@ -85,6 +85,20 @@ pub struct RateLimitConfig {
     pub default_key_per_hour: u32,
     pub default_key_per_day: u32,
     pub usage_flush_secs: u64,
+    /// Public form submissions one client address may make per minute (burst included).
+    #[serde(default = "default_form_submissions_per_minute")]
+    pub form_submissions_per_minute: u32,
+    /// Visitor lookups, reads and deletes by reference code per address per minute.
+    #[serde(default = "default_visitor_lookups_per_minute")]
+    pub visitor_lookups_per_minute: u32,
+}
+
+fn default_form_submissions_per_minute() -> u32 {
+    10
+}
+
+fn default_visitor_lookups_per_minute() -> u32 {
+    30
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -107,6 +107,18 @@ pub enum Capability {
     AdministerSite,
     /// Delete, restore and reset the site; transfer ownership.
     OwnSite,
+    /// Forms (scope `form`): create; change and delete one's own.
+    ManageOwnForms,
+    /// Forms: change and delete anyone's (`form:*:any`).
+    ManageAnyForm,
+    /// Form templates (scope `form_template`): every action.
+    ManageFormTemplates,
+    /// Submissions (scope `form_submission`) of forms one created: read, change, delete.
+    HandleOwnFormSubmissions,
+    /// Submissions of any form: read.
+    ReadAnySubmissions,
+    /// Submissions of any form: change status, notes, delete.
+    HandleAnySubmissions,
 }
 
 impl Role {
@@ -144,6 +156,12 @@ impl Capability {
             Capability::EditAnyContent => Role::Editor,
             Capability::AdministerSite => Role::Admin,
             Capability::OwnSite => Role::Owner,
+            Capability::ManageOwnForms => Role::Author,
+            Capability::ManageAnyForm => Role::Editor,
+            Capability::ManageFormTemplates => Role::Editor,
+            Capability::HandleOwnFormSubmissions => Role::Author,
+            Capability::ReadAnySubmissions => Role::Reviewer,
+            Capability::HandleAnySubmissions => Role::Editor,
         }
     }
 }

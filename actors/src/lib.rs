@@ -12,5 +12,7 @@ pub mod site_registry;
 pub use clock::{Clock, ShiftedClock, SystemClock};
 pub use key_usage::{FlushUsage, KeyUsageCounters, KeyUsageRecorder};
 pub use periodic::{Periodic, RunNow, Task};
-pub use rate_limiter::{AuthFailureTracker, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter};
+pub use rate_limiter::{
+    AuthFailureTracker, ClientQuota, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter,
+};
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

@@ -152,12 +152,43 @@ impl AuthFailureTracker {
     }
 }
 
+/// Requests per client address for anonymous endpoints (form submissions,
+/// visitor lookups): a GCRA quota per minute, burst included.
+pub struct ClientQuota {
+    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    clock: DefaultClock,
+}
+
+impl ClientQuota {
+    pub fn per_minute(requests: u32) -> Self {
+        let per_minute = NonZeroU32::new(requests.max(1)).unwrap_or(NonZeroU32::MIN);
+        Self { limiter: governor::RateLimiter::keyed(Quota::per_minute(per_minute)), clock: DefaultClock::default() }
+    }
+
+    /// Counts one request of `client`; `Err(seconds)` until it may try again.
+    pub fn check(&self, client: IpAddr) -> Result<(), u64> {
+        self.limiter.check_key(&client).map_err(|not_until| {
+            let wait = not_until.wait_time_from(self.clock.now());
+            (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+        })
+    }
+
+    fn cleanup(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+    }
+}
+
 /// The state read on the request path.
 pub struct RateLimitTrackers {
     keys: DashMap<Uuid, Arc<KeyWindows>>,
     pub auth_failures: AuthFailureTracker,
     /// Wrong passwords of private documents per client address.
     pub document_attempts: AuthFailureTracker,
+    /// Public form submissions per client address.
+    pub form_submissions: ClientQuota,
+    /// Visitor reads of submissions by reference code per client address.
+    pub visitor_lookups: ClientQuota,
     clock: DefaultClock,
     started: Instant,
 }
@@ -169,9 +200,18 @@ impl RateLimitTrackers {
             auth_failures,
             // 10 wrong document passwords a minute from one address, then 5 minutes off.
             document_attempts: AuthFailureTracker::new(10, Duration::from_secs(300)),
+            form_submissions: ClientQuota::per_minute(10),
+            visitor_lookups: ClientQuota::per_minute(30),
             clock: DefaultClock::default(),
             started: Instant::now(),
         }
+    }
+
+    /// The per-address quotas of form submissions and visitor lookups.
+    pub fn with_form_quotas(mut self, submissions_per_minute: u32, lookups_per_minute: u32) -> Self {
+        self.form_submissions = ClientQuota::per_minute(submissions_per_minute);
+        self.visitor_lookups = ClientQuota::per_minute(lookups_per_minute);
+        self
     }
 
     /// Counts one request of `key` against its limits.
@@ -267,6 +307,8 @@ impl Actor for RateLimiter {
             let evicted = actor.trackers.evict_idle();
             actor.trackers.auth_failures.cleanup();
             actor.trackers.document_attempts.cleanup();
+            actor.trackers.form_submissions.cleanup();
+            actor.trackers.visitor_lookups.cleanup();
             if evicted > 0 {
                 tracing::debug!(evicted, "dropped idle rate-limit windows");
             }

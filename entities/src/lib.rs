@@ -1,6 +1,7 @@
 //! sea-orm entities of Plinth. One module per table; the migrations crate creates
 //! the same tables for SQLite and PostgreSQL.
 
+pub mod altcha_spent;
 pub mod analytics_daily;
 pub mod analytics_event;
 pub mod api_key;
@@ -17,6 +18,15 @@ pub mod environment;
 pub mod event_outbox;
 pub mod export_job;
 pub mod folder;
+pub mod form;
+pub mod form_field;
+pub mod form_field_localization;
+pub mod form_localization;
+pub mod form_submission;
+pub mod form_submission_history;
+pub mod form_submission_note;
+pub mod form_submission_value;
+pub mod form_template;
 pub mod locale;
 pub mod media_file;
 pub mod media_metadata;
@@ -28,6 +38,7 @@ pub mod notification;
 pub mod redirect;
 pub mod server_secret;
 pub mod site;
+pub mod site_bot_protection;
 pub mod site_favicon;
 pub mod site_locale;
 pub mod site_member;

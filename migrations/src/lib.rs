@@ -22,6 +22,7 @@ mod m20261124_000016_media;
 mod m20261124_000017_documents;
 mod m20261124_000018_analytics;
 mod m20261124_000019_export_jobs;
+mod m20261124_000020_forms;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000017_documents::Migration),
             Box::new(m20261124_000018_analytics::Migration),
             Box::new(m20261124_000019_export_jobs::Migration),
+            Box::new(m20261124_000020_forms::Migration),
         ]
     }
 }

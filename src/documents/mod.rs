@@ -17,12 +17,11 @@ pub use model::*;
 
 use actix_web::web::{self};
 use actix_web::{HttpRequest, HttpResponse};
-use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
 use crate::auth::{client_address, Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -39,20 +38,10 @@ pub fn routes(r: &mut Routes) {
 /// A JSON body of at most the size an inline file of `max_file` bytes needs
 /// in base64 (plus room for the other fields): larger bodies are refused while
 /// they stream in, before anything is decoded.
-async fn read_body<T: DeserializeOwned>(mut payload: web::Payload, max_file: i64) -> ApiResult<T> {
+async fn read_body<T: DeserializeOwned>(payload: web::Payload, max_file: i64) -> ApiResult<T> {
     let limit = usize::try_from(max_file).unwrap_or(0) / 3 * 4 + 64 * 1024;
-    let mut body = web::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::bad_request(format!("reading the body failed: {e}")))?;
-        if body.len() + chunk.len() > limit {
-            return Err(ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("the body exceeds what a document of the site's maximum size ({max_file} bytes) needs"),
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    serde_json::from_slice(&body).map_err(|e| crate::error::json_body_error(&e))
+    let detail = format!("the body exceeds what a document of the site's maximum size ({max_file} bytes) needs");
+    crate::body::read_json_capped(payload, limit, &detail).await
 }
 
 async fn documents_site(

@@ -156,6 +156,14 @@ impl ApiError {
         e
     }
 
+    /// `code` (a domain's own validation code) carrying field errors.
+    pub fn with_field_errors(code: ErrorCode, errors: Vec<FieldError>) -> Self {
+        let mut e = Self::validation(errors);
+        e.code = code;
+        e.status = code.status();
+        e
+    }
+
     pub fn bad_request(detail: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadRequest, detail)
     }

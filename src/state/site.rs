@@ -191,6 +191,46 @@ impl AppState {
         self.site_state(found.id).await
     }
 
+    /// The live site a public request names in `X-Site-Domain`: the host of its
+    /// `base_url` (`example.org`, any letter case, a port ignored) or its slug.
+    /// Remembered like slugs (under `@host`), checked against the cached site.
+    pub async fn live_site_by_domain(&self, domain: &str) -> ApiResult<Arc<SiteState>> {
+        let host = domain.trim().trim_end_matches('.').to_ascii_lowercase();
+        let host =
+            host.rsplit_once(':').filter(|(_, port)| port.parse::<u16>().is_ok()).map_or(host.as_str(), |(h, _)| h);
+        let host_of = |site: &site::Model| {
+            site.base_url
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        };
+        let key = format!("@{host}");
+        if let Some(id) = self.site_slugs.get(&key).map(|e| *e) {
+            if let Ok(site) = self.site_state(id).await {
+                if host_of(&site.site).as_deref() == Some(host) {
+                    return Ok(site);
+                }
+            }
+            self.site_slugs.remove(&key);
+        }
+        // Candidates by a cheap text match, then the exact host check.
+        let found = site::Entity::find()
+            .filter(site::Column::BaseUrl.contains(host))
+            .filter(site::Column::DeletedAt.is_null())
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .find(|s| host_of(s).as_deref() == Some(host));
+        let Some(found) = found else {
+            return self.live_site_by_slug(host).await;
+        };
+        if self.site_slugs.len() >= MAX_SLUGS {
+            self.site_slugs.clear();
+        }
+        self.site_slugs.insert(key, found.id);
+        self.site_state(found.id).await
+    }
+
     /// The cached state of a live (not deleted) site, or ENTITY_NOT_FOUND.
     pub async fn site_state(&self, site_id: Uuid) -> ApiResult<Arc<SiteState>> {
         self.sites

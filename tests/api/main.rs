@@ -24,6 +24,7 @@ mod documents;
 mod environments;
 mod errors;
 mod export;
+mod forms;
 mod locales;
 mod media;
 mod members;

@@ -1,0 +1,181 @@
+//! The builder's endpoints: forms, templates and the site's bot protection.
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+
+use super::gate::forms_site;
+use super::model::{
+    BotProtectionResponse, BotProtectionUpdate, CreateForm, CreateTemplate, FormListQuery, FormResponse,
+    TemplateResponse, UpdateForm, UpdateTemplate,
+};
+use super::{bot, service, templates};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiResult, Problem};
+use crate::pagination::Paginated;
+use crate::state::AppState;
+
+#[utoipa::path(get, path = "/sites/{site_id}/forms", tag = "Forms", params(("site_id" = Uuid, Path), FormListQuery),
+    responses((status = 200, body = Paginated<FormResponse>, description = "Without fields and localizations; 404 while the forms module is off")))]
+pub async fn list_forms(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<FormListQuery>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    forms_site(&state, &principal, site_id, Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(service::list(&state, site_id, query.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/forms", tag = "Forms", params(("site_id" = Uuid, Path)), request_body = CreateForm,
+    responses(
+        (status = 201, body = FormResponse),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "FORM_DUPLICATE_FIELD_LABELS"),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "ENTITY_SLUG_TAKEN")
+    ))]
+pub async fn create_form(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<CreateForm>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    forms_site(&state, &principal, site_id, Capability::ManageOwnForms).await?;
+    Ok(HttpResponse::Created().json(service::create(&state, &principal, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)),
+    responses((status = 200, body = FormResponse, description = "With fields and localizations")))]
+pub async fn get_form(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let f = service::find(&state, &principal, id.into_inner(), Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(service::full(&state, &f).await?))
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/forms/by-slug/{slug}", tag = "Forms",
+    params(("site_id" = Uuid, Path), ("slug" = String, Path)),
+    responses((status = 200, body = FormResponse)))]
+pub async fn form_by_slug(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, String)>,
+) -> ApiResult<HttpResponse> {
+    let (site_id, slug) = path.into_inner();
+    forms_site(&state, &principal, site_id, Capability::Read).await?;
+    let f = service::by_slug(&state, site_id, &slug).await?;
+    Ok(HttpResponse::Ok().json(service::full(&state, &f).await?))
+}
+
+#[utoipa::path(put, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)), request_body = UpdateForm,
+    responses(
+        (status = 200, body = FormResponse, description = "`fields` and `localizations`, when sent, replace the stored ones in one transaction; omitted, they stay"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "FORM_DUPLICATE_FIELD_LABELS")
+    ))]
+pub async fn update_form(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<UpdateForm>,
+) -> ApiResult<HttpResponse> {
+    let f = service::find(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
+    Ok(HttpResponse::Ok().json(service::update(&state, &principal, f, body.into_inner()).await?))
+}
+
+#[utoipa::path(delete, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Soft-deleted; its slug is free again")))]
+pub async fn delete_form(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let f = service::find(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
+    service::delete(&state, &principal, f).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/form-templates", tag = "Forms", params(("site_id" = Uuid, Path)),
+    responses((status = 200, body = Vec<TemplateResponse>, description = "By name (Editor)")))]
+pub async fn list_templates(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    forms_site(&state, &principal, site_id, Capability::ManageFormTemplates).await?;
+    Ok(HttpResponse::Ok().json(templates::list(&state, site_id).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/form-templates", tag = "Forms", params(("site_id" = Uuid, Path)),
+    request_body = CreateTemplate,
+    responses(
+        (status = 201, body = TemplateResponse),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "FORM_TEMPLATE_NAME_EXISTS")
+    ))]
+pub async fn create_template(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<CreateTemplate>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    forms_site(&state, &principal, site_id, Capability::ManageFormTemplates).await?;
+    Ok(HttpResponse::Created().json(templates::create(&state, &principal, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)),
+    responses((status = 200, body = TemplateResponse)))]
+pub async fn get_template(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let t = templates::find(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(templates::response(&t)))
+}
+
+#[utoipa::path(put, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)), request_body = UpdateTemplate,
+    responses(
+        (status = 200, body = TemplateResponse),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "FORM_TEMPLATE_NAME_EXISTS")
+    ))]
+pub async fn update_template(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: web::Json<UpdateTemplate>,
+) -> ApiResult<HttpResponse> {
+    let t = templates::find(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(templates::update(&state, &principal, t, body.into_inner()).await?))
+}
+
+#[utoipa::path(delete, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Deleted (forms made from it keep their fields)")))]
+pub async fn delete_template(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let t = templates::find(&state, &principal, id.into_inner()).await?;
+    templates::delete(&state, &principal, t).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(put, path = "/sites/{site_id}/bot-protection", tag = "Forms", params(("site_id" = Uuid, Path)),
+    request_body = BotProtectionUpdate,
+    responses(
+        (status = 200, body = BotProtectionResponse, description = "The secret is never returned (`secret_set`)"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "Remote mode without verify_url; a verify_url refused by the SSRF guard")
+    ))]
+pub async fn update_bot_protection(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<BotProtectionUpdate>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    forms_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    Ok(HttpResponse::Ok().json(bot::update(&state, site_id, body.into_inner()).await?))
+}

@@ -1,0 +1,334 @@
+//! The review of submissions: lists with status counts, detail with notes and
+//! status history, the status state machine ([`SubmissionStatus::may_move_to`]),
+//! notes, soft delete, and the hourly retention pass.
+
+use plinth_entities::{form, form_submission, form_submission_history, form_submission_note, form_submission_value};
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::model::{
+    NoteInput, NoteResponse, StatusChange, StatusCounts, StorageMode, SubmissionDetail, SubmissionListQuery,
+    SubmissionResponse, SubmissionStatus,
+};
+use crate::audit::{self, Action, AuditEntry};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::state::AppState;
+use crate::values::required_text;
+
+/// The longest note.
+pub const MAX_NOTE: usize = 10_000;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Handle,
+}
+
+/// Whether the caller may read or handle the submissions of `f`: anyone's
+/// with the `:any` role, those of forms they created with the author role.
+pub async fn authorize(state: &AppState, principal: &Principal, f: &form::Model, access: Access) -> ApiResult<()> {
+    let role = principal.site_role(state, f.site_id).await?;
+    super::gate::require_module(state, f.site_id).await?;
+    let own = f.created_by.as_deref() == Some(principal.actor_id().as_str());
+    if own && role.has(Capability::HandleOwnFormSubmissions) {
+        return Ok(());
+    }
+    match access {
+        Access::Read => role.ensure(Capability::ReadAnySubmissions, "reading submissions of another's form"),
+        Access::Handle => role.ensure(Capability::HandleAnySubmissions, "handling submissions of another's form"),
+    }
+}
+
+/// The form `form_id` (deleted ones too: their submissions stay reviewable).
+pub async fn form_of(state: &AppState, principal: &Principal, form_id: Uuid, access: Access) -> ApiResult<form::Model> {
+    let f =
+        form::Entity::find_by_id(form_id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("form", form_id))?;
+    authorize(state, principal, &f, access).await?;
+    Ok(f)
+}
+
+/// The live submission `id` and its form, once the caller has `access`.
+pub async fn find(
+    state: &AppState,
+    principal: &Principal,
+    id: Uuid,
+    access: Access,
+) -> ApiResult<(form_submission::Model, form::Model)> {
+    let s = form_submission::Entity::find_by_id(id)
+        .filter(form_submission::Column::DeletedAt.is_null())
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::not_found("form_submission", id))?;
+    let f = form_of(state, principal, s.form_id, access).await?;
+    Ok((s, f))
+}
+
+pub fn response(s: &form_submission::Model) -> SubmissionResponse {
+    SubmissionResponse {
+        id: s.id,
+        form_id: s.form_id,
+        site_id: s.site_id,
+        reference_code: s.reference_code.clone(),
+        status: SubmissionStatus::parse(&s.status).unwrap_or(SubmissionStatus::New),
+        data: s.data.clone(),
+        consent_given: s.consent_given,
+        created_at: s.created_at,
+        updated_at: s.updated_at,
+    }
+}
+
+pub async fn list(
+    state: &AppState,
+    f: &form::Model,
+    query: SubmissionListQuery,
+) -> ApiResult<Paginated<SubmissionResponse>> {
+    let page = PageParams { page: query.page, per_page: query.page_size.or(query.per_page) }.resolve();
+    let mut select = form_submission::Entity::find()
+        .filter(form_submission::Column::FormId.eq(f.id))
+        .filter(form_submission::Column::DeletedAt.is_null());
+    if let Some(status) = query.status {
+        select = select.filter(form_submission::Column::Status.eq(status.as_str()));
+    }
+    match (query.field.as_deref(), query.value.as_deref()) {
+        (None, None) => {}
+        (Some(field), Some(value)) => {
+            if StorageMode::parse(&f.storage_mode) != StorageMode::Queryable {
+                return Err(ApiError::validation(vec![FieldError::new(
+                    "field",
+                    ErrorCode::ValidationInvalidFormat,
+                    "field-value search needs a form with storage_mode queryable",
+                )]));
+            }
+            // One indexed lookup on (form_id, field_label, value).
+            let wanted: String = value.trim().to_lowercase().chars().take(super::validate::INDEXED_CHARS).collect();
+            let matching = Query::select()
+                .column(form_submission_value::Column::SubmissionId)
+                .from(form_submission_value::Entity)
+                .and_where(Expr::col(form_submission_value::Column::FormId).eq(f.id))
+                .and_where(Expr::col(form_submission_value::Column::FieldLabel).eq(field))
+                .and_where(Expr::col(form_submission_value::Column::Value).eq(wanted))
+                .to_owned();
+            select = select.filter(form_submission::Column::Id.in_subquery(matching));
+        }
+        _ => {
+            return Err(ApiError::validation(vec![FieldError::new(
+                "value",
+                ErrorCode::ValidationRequiredField,
+                "field and value go together",
+            )]))
+        }
+    }
+    let select = select.order_by_desc(form_submission::Column::CreatedAt).order_by_asc(form_submission::Column::Id);
+    Ok(fetch_page(&state.db, select, page).await?.map(|s| response(&s)))
+}
+
+#[derive(FromQueryResult)]
+struct StatusCount {
+    status: String,
+    count: i64,
+}
+
+/// Counts per status in one grouped query.
+pub async fn counts(state: &AppState, form_id: Uuid) -> ApiResult<StatusCounts> {
+    let rows = form_submission::Entity::find()
+        .select_only()
+        .column(form_submission::Column::Status)
+        .column_as(form_submission::Column::Id.count(), "count")
+        .filter(form_submission::Column::FormId.eq(form_id))
+        .filter(form_submission::Column::DeletedAt.is_null())
+        .group_by(form_submission::Column::Status)
+        .into_model::<StatusCount>()
+        .all(&state.db)
+        .await?;
+    let mut out = StatusCounts::default();
+    for row in rows {
+        let n = u64::try_from(row.count).unwrap_or(0);
+        match SubmissionStatus::parse(&row.status) {
+            Some(SubmissionStatus::New) => out.new = n,
+            Some(SubmissionStatus::InReview) => out.in_review = n,
+            Some(SubmissionStatus::Resolved) => out.resolved = n,
+            Some(SubmissionStatus::Archived) => out.archived = n,
+            None => {}
+        }
+        out.total += n;
+    }
+    Ok(out)
+}
+
+fn note_response(n: form_submission_note::Model) -> NoteResponse {
+    NoteResponse { id: n.id, submission_id: n.submission_id, body: n.body, author: n.author, created_at: n.created_at }
+}
+
+pub async fn detail(state: &AppState, s: &form_submission::Model) -> ApiResult<SubmissionDetail> {
+    let notes = form_submission_note::Entity::find()
+        .filter(form_submission_note::Column::SubmissionId.eq(s.id))
+        .order_by_asc(form_submission_note::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let history = form_submission_history::Entity::find()
+        .filter(form_submission_history::Column::SubmissionId.eq(s.id))
+        .order_by_asc(form_submission_history::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    Ok(SubmissionDetail {
+        submission: response(s),
+        notes: notes.into_iter().map(note_response).collect(),
+        status_history: history
+            .into_iter()
+            .filter_map(|h| {
+                Some(StatusChange {
+                    from_status: h.from_status.as_deref().and_then(SubmissionStatus::parse),
+                    to_status: SubmissionStatus::parse(&h.to_status)?,
+                    actor: h.actor,
+                    created_at: h.created_at,
+                })
+            })
+            .collect(),
+    })
+}
+
+fn entry<'a>(actor: &'a str, action: Action, s: &form_submission::Model) -> AuditEntry<'a> {
+    AuditEntry { actor, action, entity_type: "form_submission", entity_id: s.id.to_string(), site_id: Some(s.site_id) }
+}
+
+pub async fn change_status(
+    state: &AppState,
+    principal: &Principal,
+    s: form_submission::Model,
+    to: SubmissionStatus,
+) -> ApiResult<SubmissionDetail> {
+    let from = SubmissionStatus::parse(&s.status).unwrap_or(SubmissionStatus::New);
+    if !from.may_move_to(to) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidStatusTransition,
+            format!("a submission cannot move from {} to {}", from.as_str(), to.as_str()),
+        ));
+    }
+    let now = state.clock.now();
+    let actor = principal.actor_id();
+    let txn = crate::db::begin_write(&state.db).await?;
+    // Only from the status read: a concurrent move makes this one a no-op, refused below.
+    let moved = form_submission::Entity::update_many()
+        .col_expr(form_submission::Column::Status, Expr::value(to.as_str()))
+        .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
+        .filter(form_submission::Column::Id.eq(s.id))
+        .filter(form_submission::Column::Status.eq(from.as_str()))
+        .exec(&*txn)
+        .await?;
+    if moved.rows_affected == 0 {
+        return Err(ApiError::new(ErrorCode::Conflict, "the submission's status changed meanwhile; read it again"));
+    }
+    form_submission_history::Entity::insert(form_submission_history::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        submission_id: Set(s.id),
+        from_status: Set(Some(from.as_str().into())),
+        to_status: Set(to.as_str().into()),
+        actor: Set(Some(actor.clone())),
+        created_at: Set(now),
+    })
+    .exec_without_returning(&*txn)
+    .await?;
+    audit::record(&*txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
+        .await?;
+    txn.commit().await?;
+    let mut moved = s;
+    moved.status = to.as_str().into();
+    moved.updated_at = now;
+    detail(state, &moved).await
+}
+
+/// Soft-deletes `s` and drops its indexed values; `actor` is recorded when an
+/// editor (not the visitor or retention) deleted it.
+pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Option<&str>) -> ApiResult<()> {
+    let now = state.clock.now();
+    let txn = crate::db::begin_write(&state.db).await?;
+    let done = form_submission::Entity::update_many()
+        .col_expr(form_submission::Column::DeletedAt, Expr::value(Some(now)))
+        .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
+        .filter(form_submission::Column::Id.eq(s.id))
+        .filter(form_submission::Column::DeletedAt.is_null())
+        .exec(&*txn)
+        .await?;
+    if done.rows_affected == 0 {
+        // Deleted meanwhile (a second, concurrent call).
+        return Err(ApiError::new(ErrorCode::SubmissionDeleted, "this submission was deleted"));
+    }
+    form_submission_value::Entity::delete_many()
+        .filter(form_submission_value::Column::SubmissionId.eq(s.id))
+        .exec(&*txn)
+        .await?;
+    if let Some(actor) = actor {
+        audit::record(&*txn, now, entry(actor, Action::Delete, s), &response(s), &serde_json::Value::Null).await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+pub async fn add_note(
+    state: &AppState,
+    principal: &Principal,
+    s: &form_submission::Model,
+    body: NoteInput,
+) -> ApiResult<NoteResponse> {
+    let text = required_text("body", &body.body, MAX_NOTE).map_err(|e| ApiError::validation(vec![e]))?;
+    let note = form_submission_note::Model {
+        id: Uuid::new_v4(),
+        submission_id: s.id,
+        body: text,
+        author: Some(principal.actor_id()),
+        created_at: state.clock.now(),
+    };
+    form_submission_note::Entity::insert(form_submission_note::ActiveModel::from(note.clone()))
+        .exec_without_returning(&state.db)
+        .await?;
+    Ok(note_response(note))
+}
+
+pub async fn delete_note(state: &AppState, s: &form_submission::Model, note_id: Uuid) -> ApiResult<()> {
+    let done = form_submission_note::Entity::delete_many()
+        .filter(form_submission_note::Column::Id.eq(note_id))
+        .filter(form_submission_note::Column::SubmissionId.eq(s.id))
+        .exec(&state.db)
+        .await?;
+    if done.rows_affected == 0 {
+        return Err(ApiError::not_found("form_submission_note", note_id));
+    }
+    Ok(())
+}
+
+/// The hourly retention pass: soft-deletes submissions older than their
+/// form's `retention_days` (null or 0 keeps them), in one statement per form.
+pub async fn apply_retention(state: &AppState) -> ApiResult<u64> {
+    let now = state.clock.now();
+    let forms = form::Entity::find().filter(form::Column::RetentionDays.gt(0)).all(&state.db).await?;
+    let mut deleted = 0;
+    for f in forms {
+        let cutoff = now - chrono::Duration::days(i64::from(f.retention_days.unwrap_or(0)));
+        let expired = Query::select()
+            .column(form_submission::Column::Id)
+            .from(form_submission::Entity)
+            .and_where(Expr::col(form_submission::Column::FormId).eq(f.id))
+            .and_where(Expr::col(form_submission::Column::DeletedAt).is_null())
+            .and_where(Expr::col(form_submission::Column::CreatedAt).lt(cutoff))
+            .to_owned();
+        let txn = crate::db::begin_write(&state.db).await?;
+        form_submission_value::Entity::delete_many()
+            .filter(form_submission_value::Column::SubmissionId.in_subquery(expired))
+            .exec(&*txn)
+            .await?;
+        let done = form_submission::Entity::update_many()
+            .col_expr(form_submission::Column::DeletedAt, Expr::value(Some(now)))
+            .filter(form_submission::Column::FormId.eq(f.id))
+            .filter(form_submission::Column::DeletedAt.is_null())
+            .filter(form_submission::Column::CreatedAt.lt(cutoff))
+            .exec(&*txn)
+            .await?;
+        txn.commit().await?;
+        deleted += done.rows_affected;
+    }
+    Ok(deleted)
+}
