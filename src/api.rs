@@ -3,9 +3,9 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, analytics, api_keys, blogs, documents, environments, export, folders, forms, idp, legal, locales, media,
-    members, moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites, social_links,
-    system, taxonomy, trash, webhooks,
+    account, analytics, api_keys, audit_api, blogs, documents, environments, export, folders, forms, idp, legal,
+    locales, media, members, moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites,
+    social_links, system, taxonomy, trash, webhooks,
 };
 
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
@@ -28,6 +28,7 @@ pub fn routes() -> Routes {
         folders::routes,
         documents::routes,
         forms::routes,
+        crate::ai::routes,
         analytics::routes,
         export::routes,
         navigation::routes,
@@ -40,6 +41,7 @@ pub fn routes() -> Routes {
         environments::routes,
         notifications::routes,
         webhooks::routes,
+        audit_api::routes,
     ] {
         family(&mut r);
     }

@@ -207,6 +207,9 @@ pub fn application(
         .app_data(json_config())
         .app_data(path_config())
         .app_data(query_config())
+        // Innermost: the body is watched wherever it is read, and the answer to
+        // a stalled one still gets CORS headers and is logged with its status.
+        .wrap(from_fn(crate::body::idle_timeout))
         // Inside the problem rewrite, so a refused origin still gets problem+json.
         .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
         .wrap(from_fn(rewrite_bare_errors))

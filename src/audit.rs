@@ -3,7 +3,7 @@
 //! who made them.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::audit_log;
+use plinth_entities::{audit_log, audit_log_site};
 use sea_orm::{
     ActiveModelBehavior, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction,
     DbErr, EntityTrait, IntoActiveModel, ModelTrait,
@@ -25,7 +25,7 @@ pub enum Action {
 }
 
 impl Action {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Action::Create => "create",
             Action::Update => "update",
@@ -66,7 +66,7 @@ pub fn field_changes(before: &Value, after: &Value) -> Value {
 }
 
 /// Writes one audit entry, made at `at` (the app's clock), with the changes
-/// between `before` and `after`.
+/// between `before` and `after`, listed under the entry's site.
 pub async fn record<C: ConnectionTrait>(
     db: &C,
     at: DateTime<Utc>,
@@ -74,12 +74,29 @@ pub async fn record<C: ConnectionTrait>(
     before: &impl Serialize,
     after: &impl Serialize,
 ) -> Result<(), DbErr> {
+    record_on_sites(db, at, entry, &[], before, after).await
+}
+
+/// [`record`] for an entity on several sites (a content item): the entry is
+/// listed under each of `sites` as well as under `entry.site_id`.
+pub async fn record_on_sites<C: ConnectionTrait>(
+    db: &C,
+    at: DateTime<Utc>,
+    entry: AuditEntry<'_>,
+    sites: &[Uuid],
+    before: &impl Serialize,
+    after: &impl Serialize,
+) -> Result<(), DbErr> {
     let before = serde_json::to_value(before).unwrap_or_default();
     let after = serde_json::to_value(after).unwrap_or_default();
     let changes = field_changes(&before, &after);
+    let id = Uuid::new_v4();
+    let mut listed: Vec<Uuid> = entry.site_id.into_iter().chain(sites.iter().copied()).collect();
+    listed.sort();
+    listed.dedup();
     audit_log::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        site_id: Set(entry.site_id),
+        id: Set(id),
+        site_id: Set(entry.site_id.or(listed.first().copied())),
         actor: Set(entry.actor.to_string()),
         action: Set(entry.action.as_str().to_string()),
         entity_type: Set(entry.entity_type.to_string()),
@@ -89,6 +106,14 @@ pub async fn record<C: ConnectionTrait>(
     }
     .insert(db)
     .await?;
+    if !listed.is_empty() {
+        let rows = listed.into_iter().map(|site_id| audit_log_site::ActiveModel {
+            site_id: Set(site_id),
+            audit_id: Set(id),
+            created_at: Set(at),
+        });
+        audit_log_site::Entity::insert_many(rows).exec_without_returning(db).await?;
+    }
     Ok(())
 }
 

@@ -28,6 +28,15 @@ pub struct Config {
     /// `*` for any origin (never with credentials). Empty: no CORS headers at all.
     #[serde(default)]
     pub cors_origins: Vec<String>,
+    /// Reverse proxies whose `X-Forwarded-For` / `Forwarded` name the client
+    /// (`crate::client_ip`). Empty: those headers are ignored and the TCP peer is
+    /// the client.
+    #[serde(default)]
+    pub trusted_proxies: Vec<crate::client_ip::Cidr>,
+    /// How long a request body may take to arrive once its headers are read;
+    /// past it the request is answered 400 and the connection closed.
+    #[serde(default = "default_body_timeout_secs")]
+    pub body_timeout_secs: u64,
     pub webhooks: WebhookConfig,
     pub log: LogConfig,
     pub idp: IdpConfig,
@@ -70,6 +79,10 @@ pub struct IdpConfig {
     /// Least time between two JWKS fetches triggered by unknown key ids.
     #[serde(default = "default_jwks_refetch_secs")]
     pub jwks_refetch_secs: u64,
+}
+
+fn default_body_timeout_secs() -> u64 {
+    30
 }
 
 fn default_jwks_refetch_secs() -> u64 {
@@ -214,6 +227,15 @@ impl Config {
         if let Some(v) = env("PLINTH_CORS_ORIGINS") {
             self.cors_origins = split_list(&v);
         }
+        if let Some(v) = env("PLINTH_TRUSTED_PROXIES") {
+            self.trusted_proxies = split_list(&v)
+                .iter()
+                .map(|c| {
+                    crate::client_ip::Cidr::parse(c)
+                        .map_err(|e| ConfigError::Invalid(format!("PLINTH_TRUSTED_PROXIES: {e}")))
+                })
+                .collect::<Result<_, _>>()?;
+        }
         if let Some(v) = env("PLINTH_WEBHOOK_RETRY_DELAYS") {
             self.webhooks.retry_delays = split_list(&v)
                 .iter()
@@ -229,6 +251,7 @@ impl Config {
             ("PLINTH_RESPONSE_CACHE_BYTES", &mut self.sites.response_cache_bytes),
             ("PLINTH_WEBHOOK_CLAIM_LEASE_SECS", &mut self.webhooks.claim_lease_secs),
             ("PLINTH_MEDIA_SITE_QUOTA_BYTES", &mut self.media.site_quota_bytes),
+            ("PLINTH_BODY_TIMEOUT_SECS", &mut self.body_timeout_secs),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;
@@ -323,6 +346,8 @@ mod tests {
                     "PLINTH_WEBHOOK_RETRY_DELAYS" => Some("1,2,3".into()),
                     "PLINTH_SSRF_ALLOWLIST" => Some("127.0.0.1:9000".into()),
                     "PLINTH_CORS_ORIGINS" => Some("https://admin.example.org, http://localhost:5173".into()),
+                    "PLINTH_TRUSTED_PROXIES" => Some("10.0.0.0/8, ::1".into()),
+                    "PLINTH_BODY_TIMEOUT_SECS" => Some("7".into()),
                     _ => None,
                 }
             })?;
@@ -336,6 +361,16 @@ mod tests {
         assert_eq!(c.webhooks.retry_poll_secs, 15);
         assert_eq!(c.ssrf_allowlist, ["127.0.0.1:9000"]);
         assert_eq!(c.cors_origins, ["https://admin.example.org", "http://localhost:5173"]);
+        let ip = |raw: &str| raw.parse::<std::net::IpAddr>().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into());
+        assert_eq!(c.trusted_proxies.len(), 2);
+        assert!(c.trusted_proxies[0].contains(ip("10.1.2.3")) && c.trusted_proxies[1].contains(ip("::1")));
+        assert_eq!(c.body_timeout_secs, 7);
+        assert!(Config::defaults()?.trusted_proxies.is_empty());
+        assert_eq!(Config::defaults()?.body_timeout_secs, 30);
+        let bad = Config::from_sources(None, |n| (n == "PLINTH_TRUSTED_PROXIES").then(|| "10.0.0.0/40".into()));
+        assert!(bad.is_err());
+        let file = Config::from_sources(Some("trusted_proxies = [\"127.0.0.1/32\"]\n"), |_| None)?;
+        assert!(file.trusted_proxies[0].contains(ip("127.0.0.1")));
         Ok(())
     }
 

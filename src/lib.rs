@@ -1,14 +1,17 @@
 //! Plinth: a multi-site headless CMS served as a JSON REST API.
 
 pub mod account;
+pub mod ai;
 pub mod analytics;
 pub mod api;
 pub mod api_keys;
 pub mod app;
 pub mod audit;
+pub mod audit_api;
 pub mod auth;
 pub mod blogs;
 pub mod body;
+pub mod client_ip;
 pub mod config;
 pub mod content;
 pub mod cors;

@@ -1,6 +1,8 @@
 //! The envelope every paginated list shares: `{data, meta{page, per_page, total,
 //! total_pages}}`. Pages start at 1; `per_page` defaults to 10 and is clamped to
-//! 1..=100; a page past the end has an empty `data`.
+//! 1..=100; a page past the end has an empty `data`, whatever its number: a page
+//! whose first row lies past `i64::MAX` (no table has that many) is never asked of
+//! the database, whose drivers bind OFFSET as a signed 64-bit integer.
 
 use sea_orm::{ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, Select};
 use serde::{Deserialize, Serialize};
@@ -36,6 +38,22 @@ impl PageParams {
             page: self.page.unwrap_or(1).max(1),
             per_page: self.per_page.unwrap_or(default_per_page).clamp(1, MAX_PER_PAGE),
         }
+    }
+}
+
+impl Page {
+    /// How many rows come before this page, or `None` when that is past
+    /// `i64::MAX`: such a page is past the end of any list, and its OFFSET could
+    /// not be bound (SQLite's binder panics converting it). Lists ask the
+    /// database for a page only through this.
+    pub fn offset(self) -> Option<u64> {
+        (self.page - 1).checked_mul(self.per_page).filter(|skipped| i64::try_from(*skipped).is_ok())
+    }
+
+    /// [`Page::offset`] when the page starts before `total`: `None` for a page
+    /// past the end, which is answered empty without a query.
+    pub fn offset_within(self, total: u64) -> Option<u64> {
+        self.offset().filter(|skipped| *skipped < total)
     }
 }
 
@@ -80,9 +98,11 @@ where
 {
     let paginator = select.paginate(db, page.per_page);
     let total = paginator.num_items().await?;
-    // Saturating: a page number near u64::MAX is simply past the end.
-    let skipped = (page.page - 1).saturating_mul(page.per_page);
-    let data = if skipped >= total { Vec::new() } else { paginator.fetch_page(page.page - 1).await? };
+    // A page past the end (a number near u64::MAX included) costs no second query.
+    let data = match page.offset_within(total) {
+        Some(_) => paginator.fetch_page(page.page - 1).await?,
+        None => Vec::new(),
+    };
     Ok(Paginated::new(data, page, total))
 }
 
@@ -96,6 +116,18 @@ mod tests {
         assert_eq!(PageParams { page: Some(0), per_page: Some(1000) }.resolve(), Page { page: 1, per_page: 100 });
         assert_eq!(PageParams { page: Some(3), per_page: Some(0) }.resolve(), Page { page: 3, per_page: 1 });
         assert_eq!(PageParams::default().resolve_with_default(25).per_page, 25);
+    }
+
+    #[test]
+    fn offsets_past_i64_are_past_every_end() {
+        assert_eq!(Page { page: 3, per_page: 10 }.offset(), Some(20));
+        let huge = |page: u64, per_page: u64| Page { page, per_page };
+        assert_eq!(huge(i64::MAX as u64, 100).offset(), None);
+        assert_eq!(huge(u64::MAX, 1).offset(), None);
+        assert_eq!(huge(i64::MAX as u64 + 1, 1).offset(), Some(i64::MAX as u64));
+        assert_eq!(huge(i64::MAX as u64 / 100 + 2, 100).offset(), None);
+        assert_eq!(huge(2, 10).offset_within(10), None);
+        assert_eq!(huge(2, 10).offset_within(11), Some(10));
     }
 
     #[test]

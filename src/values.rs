@@ -118,7 +118,55 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// Text that must be non-empty after trimming and at most `max` characters.
+/// Characters no text is stored with, and why. What people type never holds them;
+/// they arrive from pasted or crafted input, and each does harm downstream:
+///
+/// - Text of any kind (bodies, descriptions, notes) refuses the C0 and C1 control
+///   characters (U+0000–U+001F, U+007F–U+009F) except TAB, LF and CR. NUL cuts
+///   strings short in C consumers and PostgreSQL cannot store it at all; the
+///   others are terminal escapes and invisible junk.
+/// - Text of one line (titles, names, labels: what lists show and people compare
+///   by eye) refuses every control character, TAB and line breaks included
+///   (U+2028 and U+2029 too), the bidi embeddings, overrides and isolates
+///   (U+202A–U+202E, U+2066–U+2069), which reorder what follows them (an
+///   override makes `exe.txt` read `txt.exe`), ZERO WIDTH SPACE (U+200B) and
+///   the byte order mark (U+FEFF), which make two names that look the same
+///   differ. ZWNJ and ZWJ (U+200C, U+200D) stay: Persian and Indic scripts
+///   need them to spell words, and emoji sequences (❤️‍🔥) are built with them;
+///   so do the direction marks LRM, RLM and ALM (U+200E, U+200F, U+061C), which
+///   set the direction of neutral characters and reorder nothing. A Thai or
+///   Khmer word-break hint (U+200B) is a layout aid a renderer supplies itself,
+///   so refusing it costs a title nothing.
+fn refused_in_text(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+fn refused_in_line(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        || matches!(c, '\u{200B}' | '\u{FEFF}')
+}
+
+fn refuse_chars(field: &str, raw: &str, refused: fn(char) -> bool, what: &str) -> Result<(), FieldError> {
+    match raw.chars().find(|c| refused(*c)) {
+        None => Ok(()),
+        Some(c) => Err(FieldError::new(
+            field,
+            ErrorCode::ValidationInvalidFormat,
+            format!("must not contain U+{:04X}; {what}", u32::from(c)),
+        )),
+    }
+}
+
+/// Text that may span lines (a body, an excerpt, a note): no control character
+/// but TAB, LF and CR (see [`refused_in_text`]).
+pub fn text(field: &str, raw: &str) -> Result<(), FieldError> {
+    refuse_chars(field, raw, refused_in_text, "control characters other than tab and line breaks are refused")
+}
+
+/// Text that must be non-empty after trimming and at most `max` characters, and
+/// holds no control character but TAB, LF and CR: multi-line text such as notes.
+/// Titles, names and labels use [`required_line`].
 pub fn required_text(field: &str, raw: &str, max: usize) -> Result<String, FieldError> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
@@ -131,7 +179,22 @@ pub fn required_text(field: &str, raw: &str, max: usize) -> Result<String, Field
             format!("must be at most {max} characters"),
         ));
     }
+    text(field, trimmed)?;
     Ok(trimmed.to_string())
+}
+
+/// [`required_text`] for one line (titles, names, labels): no control character
+/// at all, no bidi override or isolate, no zero width space or byte order mark
+/// (see [`refused_in_text`] for why).
+pub fn required_line(field: &str, raw: &str, max: usize) -> Result<String, FieldError> {
+    let line = required_text(field, raw, max)?;
+    refuse_chars(
+        field,
+        &line,
+        refused_in_line,
+        "a single line holds no control characters, line breaks, bidi overrides or invisible spaces",
+    )?;
+    Ok(line)
 }
 
 #[cfg(test)]
@@ -156,6 +219,24 @@ mod tests {
             ["example.org", "ftp://example.org", "https://u:p@example.org", "https://example.org/?q=1", "not a url"]
         {
             assert!(BaseUrl::parse("u", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hostile_characters() {
+        assert_eq!(required_text("body", "a\tb\r\nc", 10).as_deref(), Ok("a\tb\r\nc"));
+        let heart_on_fire = "Ada \u{2764}\u{FE0F}\u{200D}\u{1F525}";
+        assert_eq!(required_line("title", heart_on_fire, 10).as_deref(), Ok(heart_on_fire));
+        assert!(required_line("title", "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}", 10).is_ok());
+        assert!(required_line("title", "\u{200F}abc", 10).is_ok());
+        for bad in ["a\0b", "a\u{1B}[31m", "a\u{7F}", "a\u{85}b"] {
+            assert!(required_text("body", bad, 10).is_err(), "{bad:?}");
+            assert!(text("body", bad).is_err(), "{bad:?}");
+        }
+        for bad in ["a\tb", "a\nb", "a\u{202E}b", "a\u{2066}b", "a\u{200B}b", "a\u{FEFF}b", "a\u{2028}b"] {
+            assert!(required_text("title", bad, 10).is_ok(), "{bad:?}");
+            let e = required_line("title", bad, 10).unwrap_err();
+            assert_eq!((e.field.as_str(), e.code.as_str()), ("title", "VALIDATION_INVALID_FORMAT"), "{bad:?}");
         }
     }
 

@@ -1,11 +1,13 @@
 //! sea-orm entities of Plinth. One module per table; the migrations crate creates
 //! the same tables for SQLite and PostgreSQL.
 
+pub mod ai_settings;
 pub mod altcha_spent;
 pub mod analytics_daily;
 pub mod analytics_event;
 pub mod api_key;
 pub mod audit_log;
+pub mod audit_log_site;
 pub mod blog_document;
 pub mod content;
 pub mod content_category;

@@ -23,6 +23,8 @@ mod m20261124_000017_documents;
 mod m20261124_000018_analytics;
 mod m20261124_000019_export_jobs;
 mod m20261124_000020_forms;
+mod m20261124_000021_audit_sites;
+mod m20261124_000022_ai;
 
 pub struct Migrator;
 
@@ -50,6 +52,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000018_analytics::Migration),
             Box::new(m20261124_000019_export_jobs::Migration),
             Box::new(m20261124_000020_forms::Migration),
+            Box::new(m20261124_000021_audit_sites::Migration),
+            Box::new(m20261124_000022_ai::Migration),
         ]
     }
 }

@@ -17,7 +17,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::state::keys::{display_prefix, generate_secret, hash_secret};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 pub struct NewKey {
     pub name: String,
@@ -133,7 +133,7 @@ pub fn check_new(body: CreateApiKey, created_by: String) -> ApiResult<NewKey> {
         )
     })?;
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
+    let name = required_line("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
     if permission == KeyPermission::Master && body.site_id.is_some() {
         errors.push(FieldError::new(
             "site_id",

@@ -177,8 +177,15 @@ impl FromRequest for Principal {
     }
 }
 
+/// The client of `req`: the TCP peer, or the address a trusted reverse proxy
+/// forwarded for (`trusted_proxies`; see `crate::client_ip`). Every per-address
+/// limit and the analytics visitor hash read it.
 pub fn client_address(req: &HttpRequest) -> IpAddr {
-    req.peer_addr().map(|a| a.ip()).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+    let peer = req.peer_addr().map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |a| a.ip());
+    match req.app_data::<web::Data<AppState>>() {
+        Some(state) => crate::client_ip::resolve(peer, req.headers(), &state.config.trusted_proxies),
+        None => peer.to_canonical(),
+    }
 }
 
 fn retry_after(secs: u64) -> (HeaderName, HeaderValue) {
@@ -196,7 +203,41 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
         ));
     }
 
+    // The failed-authentication lockout, designed so it cannot be turned into a
+    // denial of service. It used to refuse every request from an address in
+    // cool-down, valid credentials included; behind a NAT or a reverse proxy
+    // many clients share an address, so 21 wrong keys from anyone locked every
+    // integration out for 5 minutes. Now:
+    //
+    // - every credential is checked first, and a valid one is always accepted,
+    //   even from an address in cool-down. Keys carry 256 random bits and tokens
+    //   are signed, so no rate of guessing finds one: the lockout was never what
+    //   protects them (a hand-chosen PLINTH_BOOTSTRAP_API_KEY must be as long);
+    // - each failure (unknown or revoked key, bad token) counts against the
+    //   client's address (`client_address`: behind trusted proxies, the address
+    //   they forwarded for). Past `rate_limits.auth_failures_per_minute` (20) in
+    //   a minute the address cools down for `rate_limits.auth_cooldown_secs`
+    //   (300 s);
+    // - during the cool-down, failures from that address are answered
+    //   429 AUTH_RATE_LIMITED with Retry-After instead of 401 (without
+    //   extending it): a client retrying a wrong or revoked credential is told
+    //   to back off, and the address is logged once as it starts cooling down.
     let client = client_address(req);
+    // A key wins when both are sent.
+    let result = match api_key {
+        Some(secret) => authenticate_key(req, state, &secret).await,
+        None => authenticate_bearer(state, authorization.as_deref().unwrap_or_default()).await,
+    };
+    let Err(error) = result else { return result };
+    if !matches!(
+        error.code(),
+        ErrorCode::AuthApiKeyInvalid
+            | ErrorCode::AuthTokenInvalid
+            | ErrorCode::AuthTokenAudience
+            | ErrorCode::AuthTokenIssuer
+    ) {
+        return Err(error);
+    }
     let failures = &state.rate_limits.auth_failures;
     if let Some(secs) = failures.blocked_for(client) {
         let (name, value) = retry_after(secs);
@@ -206,24 +247,8 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
         )
         .with_header(name, value));
     }
-
-    // A key wins when both are sent.
-    let result = match api_key {
-        Some(secret) => authenticate_key(req, state, &secret).await,
-        None => authenticate_bearer(state, authorization.as_deref().unwrap_or_default()).await,
-    };
-    if let Err(e) = &result {
-        if matches!(
-            e.code(),
-            ErrorCode::AuthApiKeyInvalid
-                | ErrorCode::AuthTokenInvalid
-                | ErrorCode::AuthTokenAudience
-                | ErrorCode::AuthTokenIssuer
-        ) {
-            failures.record_failure(client);
-        }
-    }
-    result
+    failures.record_failure(client);
+    Err(error)
 }
 
 async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> ApiResult<Principal> {

@@ -14,7 +14,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 fn not_found(kind: ContentKind, id: Uuid) -> ApiError {
     ApiError::entity(
@@ -72,6 +72,17 @@ pub async fn list(
     Ok(rows.iter().map(LocalizationResponse::from).collect())
 }
 
+/// A localization's `excerpt` and `body`, where given (`validate::texts`).
+fn checked_texts(excerpt: Option<&str>, body: Option<&str>) -> ApiResult<()> {
+    let mut errors = Vec::new();
+    super::validate::texts(excerpt, body, &mut errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(errors))
+    }
+}
+
 pub async fn create(
     state: &AppState,
     principal: &Principal,
@@ -80,7 +91,8 @@ pub async fn create(
     body: LocalizationInput,
 ) -> ApiResult<LocalizationResponse> {
     let title =
-        required_text("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
+        required_line("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
+    checked_texts(Some(&body.excerpt), Some(&body.body))?;
     let (item, sites) = editable_item(state, principal, kind, content_id).await?;
     let txn = crate::db::begin_write(&state.db).await?;
     let assigned = site_locale::Entity::find()
@@ -135,7 +147,7 @@ pub async fn create(
         entity_id: created.id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, now, entry, &(), &response).await?;
+    audit::record_on_sites(&txn, now, entry, &sites, &(), &response).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(response)
 }
@@ -157,6 +169,7 @@ pub async fn update(
     localization_id: Uuid,
     body: UpdateLocalization,
 ) -> ApiResult<LocalizationResponse> {
+    checked_texts(body.excerpt.as_deref(), body.body.as_deref())?;
     let now = state.clock.now();
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
@@ -164,7 +177,7 @@ pub async fn update(
     let mut row: content_localization::ActiveModel = current.into();
     if let Some(title) = body.title {
         row.title =
-            Set(required_text("title", &title, super::validate::TITLE_MAX)
+            Set(required_line("title", &title, super::validate::TITLE_MAX)
                 .map_err(|e| ApiError::validation(vec![e]))?);
     }
     if let Some(excerpt) = body.excerpt {
@@ -191,7 +204,7 @@ pub async fn update(
         entity_id: localization_id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, now, entry, &before, &after).await?;
+    audit::record_on_sites(&txn, now, entry, &sites, &before, &after).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(after)
 }
@@ -215,7 +228,7 @@ pub async fn delete(
         entity_id: localization_id.to_string(),
         site_id: sites.first().copied(),
     };
-    audit::record(&txn, state.clock.now(), entry, &before, &()).await?;
+    audit::record_on_sites(&txn, state.clock.now(), entry, &sites, &before, &()).await?;
     commit_as_update(state, txn, kind, &item, sites).await?;
     Ok(())
 }

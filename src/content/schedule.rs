@@ -77,7 +77,8 @@ async fn move_one(
         entity_id: item.id.to_string(),
         site_id: rel.site_ids.first().copied(),
     };
-    audit::record(&txn, state.clock.now(), entry, &json!({"status": from}), &json!({"status": to})).await?;
+    let (before, after) = (json!({"status": from}), json!({"status": to}));
+    audit::record_on_sites(&txn, state.clock.now(), entry, &rel.site_ids, &before, &after).await?;
     let current = content::Entity::find_by_id(item.id)
         .one(&txn)
         .await?

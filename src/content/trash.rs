@@ -109,8 +109,15 @@ impl TrashSource for ContentTrash {
                 entity_id: id.to_string(),
                 site_id: sites.first().copied(),
             };
-            audit::record(&txn, state.clock.now(), entry, &json!({"is_deleted": true}), &json!({"is_deleted": false}))
-                .await?;
+            audit::record_on_sites(
+                &txn,
+                state.clock.now(),
+                entry,
+                &sites,
+                &json!({"is_deleted": true}),
+                &json!({"is_deleted": false}),
+            )
+            .await?;
             let announced = read::response_of(&txn, &restored_row).await?;
             crate::content::events::commit_with_events(
                 state,
@@ -144,8 +151,15 @@ impl TrashSource for ContentTrash {
                 entity_id: id.to_string(),
                 site_id: sites.first().copied(),
             };
-            audit::record(&txn, state.clock.now(), entry, &json!({"title": item.title, "slug": item.slug}), &())
-                .await?;
+            audit::record_on_sites(
+                &txn,
+                state.clock.now(),
+                entry,
+                &sites,
+                &json!({"title": item.title, "slug": item.slug}),
+                &(),
+            )
+            .await?;
             txn.commit().await?;
             Ok(())
         })

@@ -23,6 +23,16 @@ pub fn site_ids(field: &str, ids: &[Uuid], errors: &mut Vec<FieldError>) {
     }
 }
 
+/// An item's texts that may span lines (`excerpt`, `body`), where given: no
+/// control character but TAB, LF and CR (`values::text`).
+pub fn texts(excerpt: Option<&str>, body: Option<&str>, errors: &mut Vec<FieldError>) {
+    for (field, value) in [("excerpt", excerpt), ("body", body)] {
+        if let Some(Err(e)) = value.map(|v| crate::values::text(field, v)) {
+            errors.push(e);
+        }
+    }
+}
+
 /// `publish_end` must come after `publish_start`.
 pub fn publish_window(start: Option<DateTime<Utc>>, end: Option<DateTime<Utc>>) -> ApiResult<()> {
     if let (Some(start), Some(end)) = (start, end) {

@@ -22,7 +22,7 @@ use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::notifications;
 use crate::state::AppState;
-use crate::values::{required_text, Slug};
+use crate::values::{required_line, Slug};
 
 pub(super) fn audit_entry(
     actor: &str,
@@ -136,7 +136,7 @@ pub(super) async fn audited(
         content::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::internal("content vanished"))?;
     let relations = relations::load(txn, &[id], true).await?.remove(&id).unwrap_or_default();
     let response = relations::response(&model, relations);
-    audit::record(txn, at, entry, before, &response).await?;
+    audit::record_on_sites(txn, at, entry, &response.site_ids, before, &response).await?;
     Ok(response)
 }
 
@@ -199,7 +199,7 @@ pub(crate) async fn audit_created(
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Create, inserted.kind, inserted.id, None);
     let response = relations::response(&inserted.model, inserted.relations);
-    audit::record(txn, at, entry, &(), &response).await?;
+    audit::record_on_sites(txn, at, entry, &response.site_ids, &(), &response).await?;
     Ok(response)
 }
 
@@ -223,7 +223,7 @@ fn item_title(raw: &str) -> Result<String, crate::error::FieldError> {
     if raw.trim().is_empty() {
         return Ok(String::new());
     }
-    required_text("title", raw, validate::TITLE_MAX)
+    required_line("title", raw, validate::TITLE_MAX)
 }
 
 /// Validation, permissions, module and workflow checks for a new item. They read
@@ -238,6 +238,7 @@ pub(crate) async fn check_new(
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
     let title = item_title(&body.title).map_err(|e| errors.push(e)).ok();
+    validate::texts(Some(&body.excerpt), Some(&body.body), &mut errors);
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     let kind_fields = match validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), None) {
@@ -385,6 +386,7 @@ pub async fn update(
         validate::site_ids("site_ids", ids, &mut errors);
     }
     let title = body.title.as_deref().and_then(|t| item_title(t).map_err(|e| errors.push(e)).ok());
+    validate::texts(body.excerpt.as_deref(), body.body.as_deref(), &mut errors);
     let explicit_slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let route = body.route.as_deref().and_then(|r| validate::route(r).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
@@ -518,7 +520,8 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     row.update(&txn).await?;
     let actor = principal.actor_id();
     let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
-    audit::record(&txn, now, entry, &before, &json!({"is_deleted": true, "deleted_at": now})).await?;
+    let deleted = json!({"is_deleted": true, "deleted_at": now});
+    audit::record_on_sites(&txn, now, entry, &before.site_ids, &before, &deleted).await?;
     commit_with_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
     Ok(())
 }
@@ -545,7 +548,8 @@ pub(crate) async fn soft_delete_many(
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
         let entry = audit_entry(&actor, Action::Delete, kind, model.id, item.site_ids.first().copied());
-        audit::record(txn, now, entry, &item, &json!({"is_deleted": true, "deleted_at": now})).await?;
+        let deleted = json!({"is_deleted": true, "deleted_at": now});
+        audit::record_on_sites(txn, now, entry, &item.site_ids, &item, &deleted).await?;
         out.push(item);
     }
     Ok(out)

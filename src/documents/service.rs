@@ -20,7 +20,7 @@ use crate::folders::{service::check_folder, Library};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 impl SiteRow for document::Model {
     type Table = document::Entity;
@@ -152,12 +152,12 @@ async fn store_inline(state: &AppState, id: Uuid, data: &str, max: i64) -> ApiRe
 fn check_type(raw: Option<&str>, file_name: Option<&str>) -> ApiResult<String> {
     let guessed = file_name.and_then(|n| n.rsplit_once('.')).map(|(_, ext)| ext.to_ascii_lowercase());
     let value = raw.map(str::to_string).or(guessed).unwrap_or_else(|| "file".into());
-    required_text("document_type", &value, 50).map_err(|e| ApiError::validation(vec![e]))
+    required_line("document_type", &value, 50).map_err(|e| ApiError::validation(vec![e]))
 }
 
 fn check_file_name(raw: Option<&str>) -> ApiResult<String> {
     let name = raw.ok_or_else(|| field("file_name", "is required with file_data"))?;
-    let name = required_text("file_name", name, 255).map_err(|e| ApiError::validation(vec![e]))?;
+    let name = required_line("file_name", name, 255).map_err(|e| ApiError::validation(vec![e]))?;
     Ok(name.rsplit(['/', '\\']).next().unwrap_or(&name).to_string())
 }
 
@@ -301,7 +301,7 @@ pub async fn create_localization(
     doc: &document::Model,
     body: CreateDocumentLocalization,
 ) -> ApiResult<DocumentLocalizationResponse> {
-    let name = required_text("name", &body.name, 500).map_err(|e| ApiError::validation(vec![e]))?;
+    let name = required_line("name", &body.name, 500).map_err(|e| ApiError::validation(vec![e]))?;
     let description = check_description(body.description.as_deref())?;
     if locale::Entity::find_by_id(body.locale_id).one(&state.db).await?.is_none() {
         return Err(field("locale_id", "no such locale"));
@@ -358,7 +358,7 @@ pub async fn update_localization(
     let name = body
         .name
         .as_deref()
-        .map(|n| required_text("name", n, 500))
+        .map(|n| required_line("name", n, 500))
         .transpose()
         .map_err(|e| ApiError::validation(vec![e]))?;
     let description = check_description(body.description.as_deref())?;

@@ -15,7 +15,7 @@ use crate::audit::{self, Action};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 impl SiteRow for media_folder::Model {
     type Table = media_folder::Entity;
@@ -114,7 +114,7 @@ pub async fn create(
     body: CreateMediaFolder,
 ) -> ApiResult<MediaFolderResponse> {
     state.site_state(site_id).await?;
-    let name = required_text("name", &body.name, MAX_NAME).map_err(|e| ApiError::validation(vec![e]))?;
+    let name = required_line("name", &body.name, MAX_NAME).map_err(|e| ApiError::validation(vec![e]))?;
     if let Some(parent) = body.parent_id {
         check_parent(&state.db, library, site_id, parent, None).await?;
     }
@@ -143,7 +143,7 @@ pub async fn update(
     let name = body
         .name
         .as_deref()
-        .map(|n| required_text("name", n, MAX_NAME))
+        .map(|n| required_line("name", n, MAX_NAME))
         .transpose()
         .map_err(|e| ApiError::validation(vec![e]))?;
     if let Some(Some(parent)) = body.parent_id {

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::model::{CreateLocale, LocaleResponse, UpdateLocale};
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
-use crate::values::required_text;
+use crate::values::required_line;
 
 /// `ll`, `lll`, optionally followed by `-` subtags of 2 to 8 letters or digits.
 fn parse_code(raw: &str) -> Result<String, FieldError> {
@@ -57,9 +57,9 @@ pub async fn create(
 ) -> ApiResult<LocaleResponse> {
     let mut errors = Vec::new();
     let code = parse_code(&body.code).map_err(|e| errors.push(e)).ok();
-    let name = required_text("name", &body.name, 100).map_err(|e| errors.push(e)).ok();
+    let name = required_line("name", &body.name, 100).map_err(|e| errors.push(e)).ok();
     let native_name = if body.native_name.trim().is_empty() { &body.name } else { &body.native_name };
-    let native_name = required_text("native_name", native_name, 100).map_err(|e| errors.push(e)).ok();
+    let native_name = required_line("native_name", native_name, 100).map_err(|e| errors.push(e)).ok();
     let direction = parse_direction(body.direction.as_deref().unwrap_or("ltr")).map_err(|e| errors.push(e)).ok();
     let (Some(code), Some(name), Some(native_name), Some(direction)) = (code, name, native_name, direction) else {
         return Err(ApiError::validation(errors));
@@ -92,9 +92,9 @@ pub async fn update(
 ) -> ApiResult<LocaleResponse> {
     let mut errors = Vec::new();
     let code = body.code.as_deref().and_then(|c| parse_code(c).map_err(|e| errors.push(e)).ok());
-    let name = body.name.as_deref().and_then(|n| required_text("name", n, 100).map_err(|e| errors.push(e)).ok());
+    let name = body.name.as_deref().and_then(|n| required_line("name", n, 100).map_err(|e| errors.push(e)).ok());
     let native_name =
-        body.native_name.as_deref().and_then(|n| required_text("native_name", n, 100).map_err(|e| errors.push(e)).ok());
+        body.native_name.as_deref().and_then(|n| required_line("native_name", n, 100).map_err(|e| errors.push(e)).ok());
     let direction = body.direction.as_deref().and_then(|d| parse_direction(d).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));

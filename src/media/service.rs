@@ -20,7 +20,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::pagination::{PageParams, Paginated};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 /// Tags: at most this many per file…
 pub const MAX_TAGS: usize = 20;
@@ -107,7 +107,7 @@ pub fn check_tags(tags: &[String]) -> ApiResult<Vec<String>> {
 }
 
 fn check_filename(field: &str, raw: &str) -> Result<String, FieldError> {
-    let name = required_text(field, raw, 255)?;
+    let name = required_line(field, raw, 255)?;
     if name.contains(['/', '\\', '\0']) {
         return Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must not contain / or \\"));
     }

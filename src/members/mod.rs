@@ -16,7 +16,7 @@ use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::routes::Routes;
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [my_memberships, list_members, add_member, transfer_ownership, update_member, remove_member]);
@@ -81,7 +81,7 @@ pub async fn add_member(
     let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
     state.site_state(site_id).await?;
     let body = body.into_inner();
-    let user_id = required_text("idp_user_id", &body.idp_user_id, 200).map_err(|e| ApiError::validation(vec![e]))?;
+    let user_id = required_line("idp_user_id", &body.idp_user_id, 200).map_err(|e| ApiError::validation(vec![e]))?;
     // Permission before the business rule: an admin asking for owner hears that
     // only an owner may, not that a site has one owner.
     require_owner_for(body.role, caller)?;

@@ -20,7 +20,7 @@ use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Fi
 use crate::events::DomainEvent;
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::{required_text, Slug};
+use crate::values::{required_line, Slug};
 
 /// `write`, with the event `event_of` makes of the stored row kept in the
 /// outbox inside its transaction and announced after the commit.
@@ -92,7 +92,7 @@ pub async fn create_menu(
         ("", None) => "Menu",
         _ => body.name.as_str(),
     };
-    let name = required_text("name", given_name, 100).map_err(|e| errors.push(e)).ok();
+    let name = required_line("name", given_name, 100).map_err(|e| errors.push(e)).ok();
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
@@ -123,7 +123,7 @@ pub async fn update_menu(
     body: UpdateMenu,
 ) -> ApiResult<MenuResponse> {
     let mut errors = Vec::new();
-    let name = body.name.as_deref().and_then(|n| required_text("name", n, 100).map_err(|e| errors.push(e)).ok());
+    let name = body.name.as_deref().and_then(|n| required_line("name", n, 100).map_err(|e| errors.push(e)).ok());
     let slug = body
         .slug
         .as_deref()
@@ -175,7 +175,7 @@ pub async fn create_item(
         ("", None, Some(url)) => url,
         _ => body.label.as_str(),
     };
-    let label = required_text("label", given_label, 100).map_err(|e| errors.push(e)).ok();
+    let label = required_line("label", given_label, 100).map_err(|e| errors.push(e)).ok();
     let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
     if body.url.is_some() == body.content_id.is_some() {
         errors.push(FieldError::new(
@@ -228,7 +228,7 @@ pub async fn update_item(
     body: UpdateMenuItem,
 ) -> ApiResult<MenuItemNode> {
     let mut errors = Vec::new();
-    let label = body.label.as_deref().and_then(|l| required_text("label", l, 100).map_err(|e| errors.push(e)).ok());
+    let label = body.label.as_deref().and_then(|l| required_line("label", l, 100).map_err(|e| errors.push(e)).ok());
     let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
     if body.url.is_some() && body.content_id.is_some() {
         errors.push(FieldError::new(

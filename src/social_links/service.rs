@@ -12,7 +12,7 @@ use crate::audit::{self, Action};
 use crate::error::{ApiError, ApiResult, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::{required_text, Slug};
+use crate::values::{required_line, Slug};
 
 impl SiteRow for social_link::Model {
     type Table = social_link::Entity;
@@ -73,7 +73,7 @@ pub async fn create(
         return Err(ApiError::validation(errors));
     };
     let label = match body.label.as_deref() {
-        Some(l) => required_text("label", l, 100).map_err(|e| ApiError::validation(vec![e]))?,
+        Some(l) => required_line("label", l, 100).map_err(|e| ApiError::validation(vec![e]))?,
         None => platform.clone(),
     };
     let row = social_link::ActiveModel {
@@ -104,7 +104,7 @@ pub async fn update(
     let mut errors = Vec::new();
     let platform = body.platform.as_deref().and_then(|p| check_platform(p).map_err(|e| errors.push(e)).ok());
     let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
-    let label = body.label.as_deref().and_then(|l| required_text("label", l, 100).map_err(|e| errors.push(e)).ok());
+    let label = body.label.as_deref().and_then(|l| required_line("label", l, 100).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }

@@ -68,6 +68,18 @@ impl SiteSettings {
             ))
         }
     }
+
+    /// MODULE_NOT_ENABLED unless the AI module is on.
+    pub fn require_ai(&self) -> ApiResult<()> {
+        if self.module_ai_enabled {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                crate::error::ErrorCode::ModuleNotEnabled,
+                "the AI module is not enabled for this site (module_ai_enabled)",
+            ))
+        }
+    }
 }
 
 impl Default for SiteSettings {

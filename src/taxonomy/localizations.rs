@@ -12,7 +12,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TermLocalizationResponse {
@@ -95,7 +95,7 @@ pub(super) async fn create(
     body: CreateTermLocalization,
 ) -> ApiResult<TermLocalizationResponse> {
     let owner = find(state, principal, taxonomy, term_id).await?;
-    let name = required_text("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
+    let name = required_line("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
     let txn = crate::db::begin_write(&state.db).await?;
     let assigned = site_locale::Entity::find()
         .filter(site_locale::Column::SiteId.eq(owner.site_id))
@@ -179,7 +179,7 @@ pub(super) async fn update(
     let before = TermLocalizationResponse::from(&current);
     let mut row: term_localization::ActiveModel = current.into();
     if let Some(name) = body.name {
-        row.name = Set(required_text("name", &name, 200).map_err(|e| ApiError::validation(vec![e]))?);
+        row.name = Set(required_line("name", &name, 200).map_err(|e| ApiError::validation(vec![e]))?);
     }
     if let Some(description) = body.description {
         row.description = Set(description);

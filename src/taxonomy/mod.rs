@@ -19,7 +19,7 @@ use crate::content::slugify;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
 use crate::routes::Routes;
 use crate::state::AppState;
-use crate::values::{required_text, Slug};
+use crate::values::{required_line, Slug};
 
 pub fn routes(r: &mut Routes) {
     // Documented for categories; tags are the same endpoints with their own data.
@@ -139,7 +139,7 @@ async fn create(
         ("", Some(slug)) => slug,
         _ => body.name.as_str(),
     };
-    let name = required_text("name", given_name, 200).map_err(|e| errors.push(e)).ok();
+    let name = required_line("name", given_name, 200).map_err(|e| errors.push(e)).ok();
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
@@ -187,7 +187,7 @@ async fn update(
     let now = state.clock.now();
     let current = find(state, principal, taxonomy, id).await?;
     let mut errors = Vec::new();
-    let name = body.name.as_deref().and_then(|n| required_text("name", n, 200).map_err(|e| errors.push(e)).ok());
+    let name = body.name.as_deref().and_then(|n| required_line("name", n, 200).map_err(|e| errors.push(e)).ok());
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));

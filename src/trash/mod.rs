@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
-use crate::pagination::MAX_PER_PAGE;
+use crate::pagination::PageParams;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -111,16 +111,16 @@ pub async fn list_trash(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let page = query.page.unwrap_or(1).max(1);
-    let size = query.page_size.unwrap_or(10).clamp(1, MAX_PER_PAGE);
+    let page = PageParams { page: query.page, per_page: query.page_size }.resolve();
     let total = count_deleted(&state, &sources, site_id).await?;
-    let skipped = (page - 1).saturating_mul(size);
-    if skipped >= total {
+    // A page past the end, whatever its number, is answered without a query.
+    let Some(skipped) = page.offset_within(total) else {
         return Ok(HttpResponse::Ok().json(TrashPage { items: Vec::new(), total }));
-    }
+    };
+    let size = page.per_page;
     // Newest-deleted first across sources: the first `skipped + size` of each,
     // merged, then the requested page cut out. `skipped < total` bounds it.
-    let wanted = skipped + size;
+    let wanted = (skipped + size).min(total);
     let mut items = Vec::new();
     for source in &sources.0 {
         items.extend(source.list(&state, site_id, wanted).await?);

@@ -492,3 +492,45 @@ async fn a_created_item_answers_exactly_as_it_reads_back() {
         assert_eq!(created, read);
     }
 }
+
+/// Issue 19: NUL, bidi overrides and invisible spaces were stored as sent.
+/// Titles, names and labels (one line) refuse every control character, the bidi
+/// overrides and isolates, ZERO WIDTH SPACE and the BOM; bodies refuse control
+/// characters but tab and line breaks. ZWJ (emoji sequences) stays.
+#[actix_web::test]
+async fn hostile_characters_in_titles_and_texts_are_refused() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("hostile").await;
+    let refused = |field: &'static str, body: Value| {
+        let app = &app;
+        async move {
+            let problem = assert_problem(app.post("/blogs", &app.admin_key, body).await, 422, "VALIDATION_ERROR").await;
+            assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+            assert_eq!(problem["errors"][0]["code"], "VALIDATION_INVALID_FORMAT", "{problem}");
+        }
+    };
+    for title in
+        ["Nul\u{0}byte", "evil\u{202E}gpj.exe", "in\u{2066}vis", "zero\u{200B}width", "two\nlines", "\u{1B}[31mred"]
+    {
+        refused("title", json!({"site_ids": [site], "title": title})).await;
+    }
+    refused("body", json!({"site_ids": [site], "title": "Fine", "body": "a\u{0}b"})).await;
+    refused("excerpt", json!({"site_ids": [site], "title": "Fine", "excerpt": "bell\u{7}"})).await;
+
+    for title in ["Ada \u{2764}\u{FE0F}\u{200D}\u{1F525}", "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}"]
+    {
+        let body = json!({"site_ids": [site], "title": title, "body": "line one\n\tline two\r\n"});
+        let blog = create_blog(&app, &app.admin_key, body).await;
+        assert_eq!(blog["title"], title);
+        assert_eq!(blog["body"], "line one\n\tline two\r\n");
+    }
+    let id = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Plain"})).await["id"].clone();
+    let res =
+        app.put(&format!("/blogs/{}", id.as_str().unwrap()), &app.admin_key, json!({"title": "a\u{202E}b"})).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(problem["errors"][0]["field"], "title");
+    // Names elsewhere follow the same rule.
+    let res = app.post("/sites", &app.admin_key, json!({"name": "Site\u{0}", "slug": "nul-site"})).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(problem["errors"][0]["field"], "name");
+}

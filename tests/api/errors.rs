@@ -1,3 +1,5 @@
+use std::time::{Duration, Instant};
+
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -130,4 +132,54 @@ async fn a_wrong_method_answers_405_with_allow() {
     let allow = res.headers().get("allow").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
     assert_eq!(allow, "GET, POST");
     assert_problem(res, 405, "METHOD_NOT_ALLOWED").await;
+}
+
+/// Sends `parts` of a `POST /sites` body promised as `length` bytes over a raw
+/// connection, `pause` apart, then reads until the server closes (10 s at
+/// most). Returns the answer and how long after the last part it came.
+fn raw_post(addr: String, key: String, length: usize, parts: Vec<&'static str>, pause: Duration) -> (String, Duration) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let head = format!(
+        "POST /api/v1/sites HTTP/1.1\r\nHost: {addr}\r\nX-API-Key: {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(pause);
+        }
+        stream.write_all(part.as_bytes()).unwrap();
+    }
+    let sent = Instant::now();
+    let mut answer = Vec::new();
+    // A reset after the answer (the unread rest of the body) ends the read too.
+    let _ = stream.read_to_end(&mut answer);
+    (String::from_utf8_lossy(&answer).into_owned(), sent.elapsed())
+}
+
+/// Issue 19: `Content-Length: 50` and 10 bytes got no answer for 90 s. A body
+/// that stops arriving for `body_timeout_secs` is answered 400 and the
+/// connection closed; one that keeps coming, however slowly, is read.
+#[actix_web::test]
+async fn a_stalled_body_is_answered_and_its_connection_closed() {
+    let app = TestApp::spawn_with(|c| c.body_timeout_secs = 1).await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let (key, to) = (app.admin_key.clone(), addr.clone());
+    let stalled = tokio::task::spawn_blocking(move || raw_post(to, key, 50, vec![r#"{"name": "#], Duration::ZERO));
+    let (answer, waited) = stalled.await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
+    let lower = answer.to_ascii_lowercase();
+    assert!(lower.contains("connection: close") && lower.contains("application/problem+json"), "{answer}");
+    assert!(answer.contains(r#""code":"BAD_REQUEST""#) && answer.contains("stopped arriving"), "{answer}");
+
+    // Parts 400 ms apart, 1.6 s in all: never idle for 1 s, so the site is made.
+    let body = vec![r#"{"name": "#, r#""Slow", "#, r#""slug": "#, r#""slow", "#, r#""description": ""}"#];
+    let length = body.iter().map(|p| p.len()).sum();
+    let (key, to) = (app.admin_key.clone(), addr.clone());
+    let steady = tokio::task::spawn_blocking(move || raw_post(to, key, length, body, Duration::from_millis(400)));
+    let (answer, _) = steady.await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
 }

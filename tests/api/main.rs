@@ -11,8 +11,10 @@ mod idp_users;
 mod legal;
 
 mod account;
+mod ai;
 mod analytics;
 mod api_keys;
+mod audit_api;
 mod auth;
 mod bearer_cache;
 mod blogs;

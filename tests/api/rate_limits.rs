@@ -36,19 +36,76 @@ async fn a_burst_over_a_keys_limit_gets_429_with_headers() {
     assert!(!res.headers().contains_key("ratelimit"));
 }
 
-#[actix_web::test]
-async fn repeated_failed_authentications_cool_a_client_down() {
-    let app = TestApp::spawn_with(|c| c.rate_limits.auth_failures_per_minute = 3).await;
-    for _ in 0..4 {
-        assert_problem(app.get("/sites", "plk_wrong").await, 401, "AUTH_API_KEY_INVALID").await;
+async fn wrong_key(app: &TestApp, forwarded_for: Option<&str>) -> reqwest::Response {
+    let mut req = app.client.get(app.url("/sites")).header("X-API-Key", "plk_wrong");
+    if let Some(address) = forwarded_for {
+        req = req.header("X-Forwarded-For", address);
     }
-    // Even a valid key is refused from this address during the cool-down.
-    let res = app.get("/sites", &app.admin_key).await;
+    req.send().await.unwrap()
+}
+
+async fn assert_cooling_down(res: reqwest::Response) {
     let retry_after: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
-    assert!(retry_after > 0 && retry_after <= 300);
+    assert!(retry_after > 0 && retry_after <= 300, "Retry-After {retry_after}");
     assert_problem(res, 429, "AUTH_RATE_LIMITED").await;
+}
+
+/// Issue 19: the cool-down used to refuse valid keys too, so 21 wrong keys from
+/// anyone sharing an address (a NAT, a proxy) locked every integration out.
+/// Failures are counted per address (20 a minute, then 300 s); a valid key is
+/// always accepted, and only further failures are answered 429.
+#[actix_web::test]
+async fn a_cool_down_refuses_failures_but_never_a_valid_key() {
+    let app = TestApp::spawn().await;
+    for attempt in 1..=25 {
+        let res = wrong_key(&app, None).await;
+        if attempt <= 20 {
+            assert_problem(res, 401, "AUTH_API_KEY_INVALID").await;
+        } else if attempt > 21 {
+            assert_cooling_down(res).await;
+        }
+    }
+    assert_eq!(app.get("/sites", &app.admin_key).await.status(), 200, "a valid key from a cooling-down address");
+    assert_cooling_down(wrong_key(&app, None).await).await;
+    assert_eq!(app.get("/sites", &app.admin_key).await.status(), 200);
     // Unauthenticated endpoints still answer.
     assert_eq!(app.client.get(app.url("/health")).send().await.unwrap().status(), 200);
+}
+
+/// Behind a trusted proxy, the address is the one it forwarded for: one
+/// client's failures cool down that client only.
+#[actix_web::test]
+async fn behind_a_trusted_proxy_the_lockout_follows_the_forwarded_address() {
+    let app = TestApp::spawn_with(|c| {
+        c.trusted_proxies = vec![plinth::client_ip::Cidr::parse("127.0.0.1/32").unwrap()];
+    })
+    .await;
+    for _ in 0..25 {
+        wrong_key(&app, Some("203.0.113.7")).await;
+    }
+    assert_cooling_down(wrong_key(&app, Some("203.0.113.7")).await).await;
+    // A proxy appending its own hop: still 203.0.113.7 (127.0.0.1 is trusted).
+    assert_cooling_down(wrong_key(&app, Some("198.51.100.9, 203.0.113.7, 127.0.0.1")).await).await;
+    let other = wrong_key(&app, Some("198.51.100.9")).await;
+    assert_problem(other, 401, "AUTH_API_KEY_INVALID").await;
+    // The proxy itself (no header) is not cooling down either.
+    assert_problem(wrong_key(&app, None).await, 401, "AUTH_API_KEY_INVALID").await;
+    let valid = app.client.get(app.url("/sites")).header("X-API-Key", &app.admin_key);
+    assert_eq!(valid.header("X-Forwarded-For", "203.0.113.7").send().await.unwrap().status(), 200);
+}
+
+/// Without trusted proxies, X-Forwarded-For is anyone's to write and is
+/// ignored: the lockout follows the TCP peer.
+#[actix_web::test]
+async fn without_trusted_proxies_forwarded_headers_are_ignored() {
+    let app = TestApp::spawn().await;
+    for _ in 0..25 {
+        wrong_key(&app, Some("203.0.113.7")).await;
+    }
+    assert_cooling_down(wrong_key(&app, Some("198.51.100.9")).await).await;
+    let forwarded = app.client.get(app.url("/sites")).header("X-API-Key", "plk_wrong");
+    assert_cooling_down(forwarded.header("Forwarded", "for=198.51.100.10").send().await.unwrap()).await;
+    assert_cooling_down(wrong_key(&app, None).await).await;
 }
 
 #[actix_web::test]

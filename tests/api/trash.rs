@@ -75,3 +75,33 @@ async fn the_trash_is_for_site_admins_of_that_site() {
     let a_trash: Value = app.get(&format!("/sites/{a}/trash"), &admin_a).await.json().await.unwrap();
     assert_eq!(a_trash["total"], 0);
 }
+
+/// Issue 19: a page number near i64::MAX used to overflow the query's OFFSET
+/// (a panic in the SQLite binder, the connection dropped). Every list answers
+/// 200 with an empty page instead.
+#[actix_web::test]
+async fn a_huge_page_number_is_an_empty_page() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("far").await;
+    for title in ["One", "Two"] {
+        let blog: Value =
+            app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title})).await.json().await.unwrap();
+        if title == "One" {
+            app.delete(&format!("/blogs/{}", blog["id"].as_str().unwrap()), &app.admin_key).await;
+        }
+    }
+    let huge = i64::MAX;
+    for page in [huge.to_string(), (huge / 100 + 1).to_string(), u64::MAX.to_string()] {
+        let res = app.get(&format!("/sites/{site}/trash?page={page}&page_size=100"), &app.admin_key).await;
+        assert_eq!(res.status(), 200, "trash page {page}");
+        let trash: Value = res.json().await.unwrap();
+        assert_eq!(trash, json!({"items": [], "total": 1}), "trash page {page}");
+
+        let res = app.get(&format!("/sites/{site}/blogs?page={page}&per_page=100"), &app.admin_key).await;
+        assert_eq!(res.status(), 200, "blogs page {page}");
+        let blogs: Value = res.json().await.unwrap();
+        assert_eq!(blogs["data"], json!([]), "blogs page {page}");
+        let page: u64 = page.parse().unwrap();
+        assert_eq!(blogs["meta"], json!({"page": page, "per_page": 100, "total": 1, "total_pages": 1}));
+    }
+}

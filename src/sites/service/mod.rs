@@ -23,7 +23,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{KeyCapability, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
-use crate::values::{required_text, BaseUrl, Slug};
+use crate::values::{required_line, BaseUrl, Slug};
 
 const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5_000;
@@ -144,7 +144,7 @@ pub async fn create(
 ) -> ApiResult<site::Model> {
     check_may_create(principal)?;
     let mut errors = Vec::new();
-    let name = required_text("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
+    let name = required_line("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
     let slug = match body.slug.trim() {
         "" => Slug::parse("slug", &crate::content::slugify(&body.name)),
         given => Slug::parse("slug", given),
@@ -230,7 +230,7 @@ pub async fn update(
     body: UpdateSite,
 ) -> ApiResult<site::Model> {
     let mut errors = Vec::new();
-    let name = body.name.as_deref().map(|n| required_text("name", n, NAME_MAX).map_err(|e| errors.push(e)).ok());
+    let name = body.name.as_deref().map(|n| required_line("name", n, NAME_MAX).map_err(|e| errors.push(e)).ok());
     let slug = body.slug.as_deref().map(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
     let description = body.description.as_deref().map(|d| description(d, &mut errors));
     let base_url = body.base_url.map(|u| optional_url("base_url", u, &mut errors));

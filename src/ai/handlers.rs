@@ -1,0 +1,156 @@
+//! The AI endpoints: the caller's capability on the site first, then the
+//! module gate (`module_ai_enabled`, else 403 MODULE_NOT_ENABLED), then the
+//! site's settings (AI_NOT_CONFIGURED), then the request.
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+
+use super::model::{
+    AiSettingsResponse, AltTextResponse, AutoTagResponse, SectionContentRequest, SectionContentResponse,
+    SuggestRequest, SuggestResponse, TranslateRequest, TranslateResponse, UpdateAiSettings, VisionRequest,
+};
+use super::{service, settings, translate, vision};
+use crate::auth::{Capability, Principal};
+use crate::error::{ApiResult, Problem};
+use crate::state::AppState;
+
+/// The capability, then the module gate.
+async fn ai_site(state: &AppState, principal: &Principal, site_id: Uuid, capability: Capability) -> ApiResult<()> {
+    principal.require(state, site_id, capability).await?;
+    state.site_state(site_id).await?.settings.require_ai()
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/ai/settings", tag = "AI", params(("site_id" = Uuid, Path)),
+    responses(
+        (status = 200, body = AiSettingsResponse, description = "Site admins; `configured: false` while the site has none. The API key is never shown"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED")
+    ))]
+pub async fn get_ai_settings(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    let row = settings::stored(&state, site_id).await?;
+    Ok(HttpResponse::Ok().json(settings::response(site_id, row.as_ref())))
+}
+
+#[utoipa::path(put, path = "/sites/{site_id}/ai/settings", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = UpdateAiSettings,
+    responses(
+        (status = 200, body = AiSettingsResponse, description = "Site admins. The key is stored encrypted"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_URL_SSRF: base_url is on a private network"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED")
+    ))]
+pub async fn update_ai_settings(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<UpdateAiSettings>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    let saved = settings::update(&state, &principal.actor_id(), site_id, body.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(saved))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/ai/suggest", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = SuggestRequest,
+    responses(
+        (status = 200, body = SuggestResponse, description = "Authors. The model is asked for `{\"suggestions\": [\"…\"]}`"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_NOT_CONFIGURED; AI_CONTEXT_INSUFFICIENT: content under 50 characters once trimmed"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED"),
+        (status = 500, body = Problem, content_type = "application/problem+json", description = "AI_RESPONSE_PARSE_FAILED"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "AI_PROVIDER_UNAVAILABLE: unreachable, timed out, answered an error, or 4 calls of the site in flight")
+    ))]
+pub async fn ai_suggest(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<SuggestRequest>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(service::suggest(&state, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/ai/translate", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = TranslateRequest,
+    responses(
+        (status = 200, body = TranslateResponse, description = "Authors. The model is asked for `{\"translations\": {\"<field>\": \"…\"}}`"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_NOT_CONFIGURED; AI_TRANSLATE_INVALID: unknown locale, nothing to translate, save without content_id"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED"),
+        (status = 500, body = Problem, content_type = "application/problem+json", description = "AI_RESPONSE_PARSE_FAILED"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "AI_PROVIDER_UNAVAILABLE")
+    ))]
+pub async fn ai_translate(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<TranslateRequest>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(translate::translate(&state, &principal, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/ai/alt_text", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = VisionRequest,
+    responses(
+        (status = 200, body = AltTextResponse, description = "Authors; the vision model. The model is asked for `{\"alt_text\": \"…\"}`"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_NOT_CONFIGURED; AI_VISION_MISSING_IMAGE"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED"),
+        (status = 500, body = Problem, content_type = "application/problem+json", description = "AI_RESPONSE_PARSE_FAILED"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "AI_PROVIDER_UNAVAILABLE")
+    ))]
+pub async fn ai_alt_text(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<VisionRequest>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(vision::alt_text(&state, &principal, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/ai/auto_tag", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = VisionRequest,
+    responses(
+        (status = 200, body = AutoTagResponse, description = "Authors; the vision model. The model is asked for `{\"tags\": [\"…\"]}`"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_NOT_CONFIGURED; AI_VISION_MISSING_IMAGE"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED"),
+        (status = 500, body = Problem, content_type = "application/problem+json", description = "AI_RESPONSE_PARSE_FAILED"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "AI_PROVIDER_UNAVAILABLE")
+    ))]
+pub async fn ai_auto_tag(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<VisionRequest>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(vision::auto_tag(&state, &principal, site_id, body.into_inner()).await?))
+}
+
+#[utoipa::path(post, path = "/sites/{site_id}/ai/section_content", tag = "AI", params(("site_id" = Uuid, Path)),
+    request_body = SectionContentRequest,
+    responses(
+        (status = 200, body = SectionContentResponse, description = "Authors. The model is asked for `{\"content\": {…}}` in the shape of the section type"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "AI_NOT_CONFIGURED; AI_SECTION_TYPE_UNKNOWN; AI_SECTION_CONTEXT_INSUFFICIENT: section_type missing or section_context under 20 characters"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "MODULE_NOT_ENABLED"),
+        (status = 500, body = Problem, content_type = "application/problem+json", description = "AI_RESPONSE_PARSE_FAILED"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "AI_PROVIDER_UNAVAILABLE")
+    ))]
+pub async fn ai_section_content(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: web::Json<SectionContentRequest>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(service::section_content(&state, site_id, body.into_inner()).await?))
+}

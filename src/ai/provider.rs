@@ -1,0 +1,195 @@
+//! The one provider client: OpenAI-compatible chat completions.
+//!
+//! `POST {base_url}/chat/completions` with `{model, messages: [system, user],
+//! temperature?, max_tokens?, response_format: {type: "json_object"}}` and
+//! `Authorization: Bearer <key>` when the site has a key. Redirects are refused,
+//! connecting may take 5 s, the whole call the site's `timeout_secs` (30 s by
+//! default, 120 at most); the base URL passes the SSRF guard again before every
+//! call. At most [`MAX_IN_FLIGHT`] calls per site run at once; one that finds
+//! them taken waits [`QUEUE_WAIT`] at most.
+//!
+//! Failures never name the URL or the key: connection errors, timeouts and any
+//! non-2xx answer are 503 AI_PROVIDER_UNAVAILABLE with the status (or "timed
+//! out", "connection failed") in the detail; an answer whose
+//! `choices[0].message.content` is not a JSON object (a ```json fence around it
+//! is fine) is 500 AI_RESPONSE_PARSE_FAILED.
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use dashmap::DashMap;
+use serde_json::{json, Map, Value};
+use tokio::sync::Semaphore;
+use uuid::Uuid;
+
+use super::settings::{self, AiConfig};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
+use crate::webhooks::ssrf;
+
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Calls of one site running at once.
+pub const MAX_IN_FLIGHT: usize = 4;
+/// How long a call waits for one of its site's slots.
+pub const QUEUE_WAIT: Duration = Duration::from_secs(2);
+/// The largest answer read from a provider.
+const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
+static CLIENT: LazyLock<reqwest::Client> = LazyLock::new(|| {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(Duration::from_secs(settings::MAX_TIMEOUT_SECS as u64))
+        .user_agent(concat!("Plinth-AI/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .unwrap_or_default()
+});
+
+/// Each site's slots.
+static IN_FLIGHT: LazyLock<DashMap<Uuid, Arc<Semaphore>>> = LazyLock::new(DashMap::new);
+
+/// The user's turn: text, or text with an image (an OpenAI `image_url` part).
+pub enum UserContent {
+    Text(String),
+    WithImage { text: String, image_url: String },
+}
+
+pub struct Prompt {
+    pub system: String,
+    pub user: UserContent,
+}
+
+fn unavailable(detail: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::AiProviderUnavailable, detail)
+}
+
+fn parse_failed(detail: &str) -> ApiError {
+    ApiError::new(ErrorCode::AiResponseParseFailed, format!("the AI provider's answer {detail}"))
+}
+
+/// What went wrong, without the URL reqwest's errors name.
+fn why(e: &reqwest::Error) -> &'static str {
+    if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "connection failed"
+    } else {
+        "request failed"
+    }
+}
+
+pub fn request_body(config: &AiConfig, model: &str, prompt: &Prompt) -> Value {
+    let user = match &prompt.user {
+        UserContent::Text(text) => json!(text),
+        UserContent::WithImage { text, image_url } => json!([
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": image_url}}
+        ]),
+    };
+    let mut body = json!({
+        "model": model,
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": user}
+        ],
+        "response_format": {"type": "json_object"}
+    });
+    if let Some(t) = config.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(m) = config.max_tokens {
+        body["max_tokens"] = json!(m);
+    }
+    body
+}
+
+/// Sends `prompt` to `model` and answers the JSON object the model wrote.
+pub async fn complete(
+    state: &AppState,
+    config: &AiConfig,
+    model: &str,
+    prompt: &Prompt,
+) -> ApiResult<Map<String, Value>> {
+    // Checked again at call time: the name may resolve elsewhere by now.
+    let base = ssrf::check(&config.base_url, &state.config.ssrf_allowlist)
+        .await
+        .map_err(|_| ApiError::new(ErrorCode::AiUrlSsrf, "the AI provider's address is not allowed"))?;
+    let slots =
+        Arc::clone(IN_FLIGHT.entry(config.site_id).or_insert_with(|| Arc::new(Semaphore::new(MAX_IN_FLIGHT))).value());
+    let _slot = tokio::time::timeout(QUEUE_WAIT, slots.acquire_owned())
+        .await
+        .map_err(|_| unavailable("too many AI requests in flight for this site"))?
+        .map_err(|_| unavailable("the AI request queue is closed"))?;
+    let url = format!("{}/chat/completions", base.as_str().trim_end_matches('/'));
+    let mut request = CLIENT.post(url).timeout(config.timeout).json(&request_body(config, model, prompt));
+    if let Some(key) = &config.api_key {
+        request = request.bearer_auth(key);
+    }
+    let answer = request.send().await.map_err(|e| {
+        tracing::warn!(site_id = %config.site_id, cause = why(&e), "AI provider call failed");
+        unavailable(format!("the AI provider {}", why(&e)))
+    })?;
+    let status = answer.status();
+    if !status.is_success() {
+        tracing::warn!(site_id = %config.site_id, status = status.as_u16(), "AI provider refused a call");
+        return Err(unavailable(format!("the AI provider answered {}", status.as_u16())));
+    }
+    let body = read_limited(answer).await?;
+    let body: Value = serde_json::from_slice(&body).map_err(|_| parse_failed("is not JSON"))?;
+    let tokens = body.pointer("/usage/total_tokens").and_then(Value::as_i64);
+    settings::record_usage(state, config.site_id, tokens).await?;
+    let content = body
+        .pointer("/choices/0/message/content")
+        .and_then(Value::as_str)
+        .ok_or_else(|| parse_failed("has no choices[0].message.content"))?;
+    json_object(content).ok_or_else(|| parse_failed("is not a JSON object"))
+}
+
+async fn read_limited(mut answer: reqwest::Response) -> ApiResult<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        match answer.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Err(parse_failed("is too large"));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => return Err(unavailable(format!("the AI provider {} while answering", why(&e)))),
+        }
+    }
+}
+
+/// The JSON object in a model's text, with or without a Markdown code fence.
+pub fn json_object(content: &str) -> Option<Map<String, Value>> {
+    match serde_json::from_str(unfence(content.trim()).trim()) {
+        Ok(Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// What is inside a Markdown code fence (```` ```json … ``` ````), or `text`.
+fn unfence(text: &str) -> &str {
+    let Some(inner) = text.strip_prefix("```").and_then(|rest| rest.strip_suffix("```")) else { return text };
+    let inner = inner.trim_start();
+    match inner.get(..4) {
+        Some(lang) if lang.eq_ignore_ascii_case("json") => &inner[4..],
+        _ => inner,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_is_read_with_or_without_a_fence() {
+        assert_eq!(json_object(r#"{"a": 1}"#).unwrap()["a"], 1);
+        assert_eq!(json_object("```json\n{\"a\": 2}\n```").unwrap()["a"], 2);
+        assert_eq!(json_object("```\n{\"a\": 3}\n```").unwrap()["a"], 3);
+        assert_eq!(json_object("  ```JSON\n{\"a\": 4}```  ").unwrap()["a"], 4);
+        assert!(json_object("[1, 2]").is_none());
+        assert!(json_object("Sure! Here you go.").is_none());
+    }
+}

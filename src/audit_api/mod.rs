@@ -1,0 +1,82 @@
+//! The audit API: a site's audit trail, one item's entries and field-level
+//! history, and reverting chosen changes of a content item. The trail itself
+//! is written by every mutation (`crate::audit`).
+
+mod revert;
+mod service;
+
+use actix_web::{web, HttpResponse};
+use uuid::Uuid;
+
+use crate::auth::{Capability, Principal};
+use crate::content::model::ContentResponse;
+use crate::error::{ApiResult, Problem};
+use crate::pagination::{PageParams, Paginated};
+use crate::routes::Routes;
+use crate::state::AppState;
+pub use revert::RevertRequest;
+pub use service::{AuditEntryResponse, AuditQuery, FieldChange};
+
+pub fn routes(r: &mut Routes) {
+    crate::mount!(r, self => [site_audit, entity_audit, entity_history, revert_changes]);
+}
+
+#[utoipa::path(get, path = "/sites/{site_id}/audit", tag = "Audit", params(("site_id" = Uuid, Path), AuditQuery),
+    responses((status = 200, body = Paginated<AuditEntryResponse>, description = "Newest first (Admin); an item on several sites is listed under each")))]
+pub async fn site_audit(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<AuditQuery>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::AdministerSite).await?;
+    Ok(HttpResponse::Ok().json(service::site_entries(&state, site_id, query.into_inner()).await?))
+}
+
+#[utoipa::path(get, path = "/audit/entity/{entity_type}/{entity_id}", tag = "Audit",
+    params(("entity_type" = String, Path), ("entity_id" = String, Path), PageParams),
+    responses(
+        (status = 200, body = Paginated<AuditEntryResponse>, description = "Newest first. Content (blog, page, project, skill, cv, legal and their localizations): anyone who may read it on one of its sites; anything else: site admins"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "No entries for this item")
+    ))]
+pub async fn entity_audit(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(String, String)>,
+    page: web::Query<PageParams>,
+) -> ApiResult<HttpResponse> {
+    let (entity_type, entity_id) = path.into_inner();
+    let entries = service::item_entries(&state, &principal, &entity_type, &entity_id).await?;
+    Ok(HttpResponse::Ok().json(service::page_of(entries, page.into_inner())))
+}
+
+#[utoipa::path(get, path = "/audit/history/{entity_type}/{entity_id}", tag = "Audit",
+    params(("entity_type" = String, Path), ("entity_id" = String, Path)),
+    responses(
+        (status = 200, body = Vec<FieldChange>, description = "Every changed field of every entry, newest first; `change_id` names one for a revert"),
+        (status = 404, body = Problem, content_type = "application/problem+json")
+    ))]
+pub async fn entity_history(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(String, String)>,
+) -> ApiResult<HttpResponse> {
+    let (entity_type, entity_id) = path.into_inner();
+    let entries = service::item_entries(&state, &principal, &entity_type, &entity_id).await?;
+    Ok(HttpResponse::Ok().json(service::history(&entries)))
+}
+
+#[utoipa::path(post, path = "/audit/history/revert", tag = "Audit", request_body = RevertRequest,
+    responses(
+        (status = 200, body = ContentResponse, description = "The item after the revert, written like any update (validation, events, audit, webhooks). Site admins"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "Changes of several items; an item that is not content; a system field (id, times, authorship, trash state)"),
+        (status = 404, body = Problem, content_type = "application/problem+json")
+    ))]
+pub async fn revert_changes(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Json<RevertRequest>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(revert::revert(&state, &principal, body.into_inner()).await?))
+}

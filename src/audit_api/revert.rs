@@ -1,0 +1,167 @@
+//! Reverting chosen changes of one content item: the old values go through
+//! the same update as an editor's `PUT` (validation, workflow, events, audit
+//! and webhooks happen as for any edit). System fields are never reverted.
+
+use std::collections::BTreeMap;
+
+use plinth_entities::audit_log;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::service::authorize;
+use crate::auth::{Capability, Principal};
+use crate::content::model::{ContentResponse, UpdateContent};
+use crate::content::ContentKind;
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::state::AppState;
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct RevertRequest {
+    /// `change_id`s from `GET /audit/history/{entity_type}/{entity_id}`, all of one item.
+    pub change_ids: Vec<String>,
+}
+
+/// Fields a content update takes, by the names the audit trail records them
+/// under; anything else (ids, times, authorship, trash state) is a system
+/// field and never reverted.
+const REVERTABLE: &[&str] = &[
+    "site_ids",
+    "title",
+    "slug",
+    "excerpt",
+    "body",
+    "author",
+    "status",
+    "published_date",
+    "publish_start",
+    "publish_end",
+    "cover_image_id",
+    "header_image_id",
+    "is_featured",
+    "category_ids",
+    "primary_category_id",
+    "tag_ids",
+    "route",
+    "sections",
+    "entry_type",
+    "organization",
+    "start_date",
+    "end_date",
+    "is_current",
+    "links",
+    "client",
+    "media_ids",
+    "document_type",
+    "category",
+    "proficiency",
+];
+
+fn parse_change_id(raw: &str) -> Option<(Uuid, String)> {
+    let (id, field) = raw.split_once(':')?;
+    Some((id.parse().ok()?, field.to_string())).filter(|(_, f)| !f.is_empty())
+}
+
+pub async fn revert(state: &AppState, principal: &Principal, body: RevertRequest) -> ApiResult<ContentResponse> {
+    if body.change_ids.is_empty() || body.change_ids.len() > 500 {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "change_ids",
+            ErrorCode::ValidationOutOfRange,
+            "name between 1 and 500 changes",
+        )]));
+    }
+    let mut wanted = Vec::with_capacity(body.change_ids.len());
+    for (i, raw) in body.change_ids.iter().enumerate() {
+        let parsed = parse_change_id(raw).ok_or_else(|| {
+            ApiError::validation(vec![FieldError::new(
+                format!("change_ids[{i}]"),
+                ErrorCode::ValidationInvalidFormat,
+                "a change id is `<audit entry id>:<field>`",
+            )])
+        })?;
+        wanted.push(parsed);
+    }
+    let ids: Vec<Uuid> = wanted.iter().map(|(id, _)| *id).collect();
+    let entries = audit_log::Entity::find().filter(audit_log::Column::Id.is_in(ids)).all(&state.db).await?;
+    let Some(first) = entries.first() else {
+        return Err(ApiError::entity(ErrorCode::EntityNotFound, "audit_entry", "no such changes"));
+    };
+    if entries.iter().any(|e| e.entity_type != first.entity_type || e.entity_id != first.entity_id) {
+        return Err(ApiError::bad_request("the changes belong to several items; revert one item at a time"));
+    }
+    // Permissions first: a caller who may not revert learns nothing more.
+    authorize(state, principal, &entries, Capability::AdministerSite).await?;
+    let Some(kind) = ContentKind::parse(&first.entity_type) else {
+        return Err(ApiError::bad_request(format!(
+            "only content items (blog, page, project, skill, cv, legal) can be reverted, not {}",
+            first.entity_type
+        )));
+    };
+    let id: Uuid = first.entity_id.parse().map_err(|_| ApiError::internal("content audit entry without a uuid"))?;
+    let restored = old_values(&entries, &wanted)?;
+    let update: UpdateContent = serde_json::from_value(Value::Object(restored))
+        .map_err(|e| ApiError::bad_request(format!("the old values no longer make a valid update: {e}")))?;
+    crate::content::write::update(state, principal, kind, id, update).await
+}
+
+/// The value each chosen field had before the earliest chosen change of it.
+fn old_values(entries: &[audit_log::Model], wanted: &[(Uuid, String)]) -> ApiResult<Map<String, Value>> {
+    let mut by_field: BTreeMap<String, (chrono::DateTime<chrono::Utc>, Value)> = BTreeMap::new();
+    let mut refused = Vec::new();
+    for (audit_id, field) in wanted {
+        let entry = entries.iter().find(|e| e.id == *audit_id).ok_or_else(|| {
+            ApiError::entity(ErrorCode::EntityNotFound, "audit_entry", format!("no change {audit_id}"))
+        })?;
+        let change = entry
+            .changes
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c.get("field").and_then(Value::as_str) == Some(field.as_str())))
+            .ok_or_else(|| {
+                ApiError::entity(
+                    ErrorCode::EntityNotFound,
+                    "audit_entry",
+                    format!("entry {audit_id} did not change {field}"),
+                )
+            })?;
+        if !REVERTABLE.contains(&field.as_str()) {
+            refused.push(field.clone());
+            continue;
+        }
+        let old = change.get("old").cloned().unwrap_or(Value::Null);
+        match by_field.get(field) {
+            Some((at, _)) if *at <= entry.created_at => {}
+            _ => {
+                by_field.insert(field.clone(), (entry.created_at, old));
+            }
+        }
+    }
+    if !refused.is_empty() {
+        return Err(ApiError::bad_request(format!("system fields are never reverted: {}", refused.join(", "))));
+    }
+    Ok(by_field.into_iter().map(|(field, (_, old))| (field, old)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_revertable_field_is_one_the_update_takes() {
+        // A field the update did not know would be ignored silently: a revert
+        // that claims success and changes nothing.
+        for field in REVERTABLE {
+            let probe = serde_json::json!({ *field: "not a valid value of any type 🙃" });
+            let err = serde_json::from_value::<UpdateContent>(probe).err();
+            let known = err.is_some()
+                || matches!(
+                    *field,
+                    "title" | "slug" | "excerpt" | "body" | "author" | "route" | "organization" | "client" | "category"
+                );
+            assert!(known, "{field} is not a field of UpdateContent");
+        }
+        assert_eq!(parse_change_id("6f1c0b9e-8a55-4b36-9d8e-0d3f4b0a1c2d:title").map(|(_, f)| f), Some("title".into()));
+        assert_eq!(parse_change_id("nope:title"), None);
+    }
+}

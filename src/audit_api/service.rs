@@ -1,0 +1,213 @@
+//! Reading the audit trail: a site's entries, one item's entries and its
+//! field-level history, each authorized against the sites the entries are
+//! listed under.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{audit_log, audit_log_site};
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::auth::{Capability, Principal};
+use crate::content::ContentKind;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::pagination::{fetch_page, Page, PageParams, Paginated};
+use crate::state::AppState;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AuditEntryResponse {
+    pub id: Uuid,
+    /// The site the entry was written for (an item on several sites is listed under each).
+    pub site_id: Option<Uuid>,
+    /// `api_key:<id>`, `user:<idp id>` or `system`.
+    pub actor: String,
+    /// create, update, delete, restore, revoke, purge
+    pub action: String,
+    pub entity_type: String,
+    pub entity_id: String,
+    /// `[{field, old, new}]`
+    #[schema(value_type = Vec<Object>)]
+    pub changes: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<audit_log::Model> for AuditEntryResponse {
+    fn from(m: audit_log::Model) -> Self {
+        Self {
+            id: m.id,
+            site_id: m.site_id,
+            actor: m.actor,
+            action: m.action,
+            entity_type: m.entity_type,
+            entity_id: m.entity_id,
+            changes: m.changes,
+            created_at: m.created_at,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditQuery {
+    pub page: Option<u64>,
+    /// Entries per page (default 20, at most 100).
+    pub per_page: Option<u64>,
+    /// `blog`, `page`, `site`, `api_key`, `form`, …
+    pub entity_type: Option<String>,
+    /// create, update, delete, restore, revoke, purge
+    pub action: Option<String>,
+    /// `api_key:<id>`, `user:<idp id>` or `system`
+    pub actor: Option<String>,
+    /// Entries at or after this time (RFC 3339).
+    pub since: Option<DateTime<Utc>>,
+    /// Entries before this time (RFC 3339).
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// One changed field of one entry: what a revert names.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct FieldChange {
+    /// `<audit entry id>:<field>`, for `POST /audit/history/revert`.
+    pub change_id: String,
+    pub audit_id: Uuid,
+    pub field: String,
+    #[schema(value_type = Object)]
+    pub old: Value,
+    #[schema(value_type = Object)]
+    pub new: Value,
+    pub action: String,
+    pub actor: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A site's entries, newest first: one indexed range of `audit_log_sites`
+/// (site, time), the filters applied to the entries it names.
+pub async fn site_entries(state: &AppState, site_id: Uuid, q: AuditQuery) -> ApiResult<Paginated<AuditEntryResponse>> {
+    let page = PageParams { page: q.page, per_page: q.per_page }.resolve_with_default(20);
+    let mut listed = Query::select();
+    listed
+        .column(audit_log_site::Column::AuditId)
+        .from(audit_log_site::Entity)
+        .and_where(Expr::col(audit_log_site::Column::SiteId).eq(site_id));
+    if let Some(since) = q.since {
+        listed.and_where(Expr::col(audit_log_site::Column::CreatedAt).gte(since));
+    }
+    if let Some(until) = q.until {
+        listed.and_where(Expr::col(audit_log_site::Column::CreatedAt).lt(until));
+    }
+    let mut select = audit_log::Entity::find().filter(audit_log::Column::Id.in_subquery(listed.to_owned()));
+    if let Some(t) = q.entity_type.as_deref().filter(|t| !t.is_empty()) {
+        select = select.filter(audit_log::Column::EntityType.eq(t));
+    }
+    if let Some(a) = q.action.as_deref().filter(|a| !a.is_empty()) {
+        select = select.filter(audit_log::Column::Action.eq(a));
+    }
+    if let Some(actor) = q.actor.as_deref().filter(|a| !a.is_empty()) {
+        select = select.filter(audit_log::Column::Actor.eq(actor));
+    }
+    let select = select.order_by_desc(audit_log::Column::CreatedAt).order_by_desc(audit_log::Column::Id);
+    Ok(fetch_page(&state.db, select, page).await?.map(AuditEntryResponse::from))
+}
+
+/// Content (and its localizations) is readable by anyone who may read the
+/// item; every other entity's trail is for site admins.
+fn needed_capability(entity_type: &str) -> Capability {
+    let kind = entity_type.strip_suffix("_localization").unwrap_or(entity_type);
+    if ContentKind::parse(kind).is_some() {
+        Capability::Read
+    } else {
+        Capability::AdministerSite
+    }
+}
+
+/// Every entry of one item, oldest first, once the caller may see them.
+pub async fn item_entries(
+    state: &AppState,
+    principal: &Principal,
+    entity_type: &str,
+    entity_id: &str,
+) -> ApiResult<Vec<audit_log::Model>> {
+    let entries = audit_log::Entity::find()
+        .filter(audit_log::Column::EntityType.eq(entity_type))
+        .filter(audit_log::Column::EntityId.eq(entity_id))
+        .order_by_asc(audit_log::Column::CreatedAt)
+        .order_by_asc(audit_log::Column::Id)
+        .all(&state.db)
+        .await?;
+    if entries.is_empty() {
+        return Err(ApiError::entity(
+            ErrorCode::EntityNotFound,
+            entity_type,
+            format!("no audit entries for {entity_type} {entity_id}"),
+        ));
+    }
+    authorize(state, principal, &entries, needed_capability(entity_type)).await?;
+    Ok(entries)
+}
+
+/// The caller needs `capability` on one of the sites the entries are listed
+/// under; entries on no site (global locales, accounts) are for system admins.
+pub async fn authorize(
+    state: &AppState,
+    principal: &Principal,
+    entries: &[audit_log::Model],
+    capability: Capability,
+) -> ApiResult<()> {
+    if principal.is_system_admin() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
+    let mut sites: Vec<Uuid> = audit_log_site::Entity::find()
+        .filter(audit_log_site::Column::AuditId.is_in(ids))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|r| r.site_id)
+        .chain(entries.iter().filter_map(|e| e.site_id))
+        .collect();
+    sites.sort();
+    sites.dedup();
+    let mut refusal = ApiError::new(ErrorCode::Forbidden, "this audit trail is not on any site; system admins only");
+    for site in sites {
+        match principal.require(state, site, capability).await {
+            Ok(_) => return Ok(()),
+            Err(e) => refusal = e,
+        }
+    }
+    Err(refusal)
+}
+
+pub fn page_of(entries: Vec<audit_log::Model>, params: PageParams) -> Paginated<AuditEntryResponse> {
+    let page: Page = params.resolve_with_default(20);
+    let total = entries.len() as u64;
+    let skip = usize::try_from((page.page - 1).saturating_mul(page.per_page)).unwrap_or(usize::MAX);
+    let data =
+        entries.into_iter().rev().skip(skip).take(page.per_page as usize).map(AuditEntryResponse::from).collect();
+    Paginated::new(data, page, total)
+}
+
+/// The field-level changes of `entries`, newest first.
+pub fn history(entries: &[audit_log::Model]) -> Vec<FieldChange> {
+    entries
+        .iter()
+        .rev()
+        .flat_map(|e| {
+            e.changes.as_array().cloned().unwrap_or_default().into_iter().filter_map(move |c| {
+                let field = c.get("field")?.as_str()?.to_string();
+                Some(FieldChange {
+                    change_id: format!("{}:{field}", e.id),
+                    audit_id: e.id,
+                    field,
+                    old: c.get("old").cloned().unwrap_or(Value::Null),
+                    new: c.get("new").cloned().unwrap_or(Value::Null),
+                    action: e.action.clone(),
+                    actor: e.actor.clone(),
+                    created_at: e.created_at,
+                })
+            })
+        })
+        .collect()
+}
