@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
-use crate::values::required_text;
+use crate::values::required_line;
 
 use super::model::{FieldInput, FieldType};
 use super::pattern::FieldPattern;
@@ -40,7 +40,7 @@ pub fn check_fields(fields: Vec<FieldInput>) -> ApiResult<Vec<FieldInput>> {
     let mut out = Vec::with_capacity(fields.len());
     for (i, mut field) in fields.into_iter().enumerate() {
         let at = |name: &str| format!("fields[{i}].{name}");
-        match required_text(&at("label"), &field.label, MAX_TEXT) {
+        match required_line(&at("label"), &field.label, MAX_TEXT) {
             Ok(label) => field.label = label,
             Err(e) => errors.push(e),
         }

@@ -14,7 +14,7 @@ use super::model::{
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::SiteState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 use super::definition::{MAX_DESCRIPTION, MAX_NAME, MAX_TEXT};
 
@@ -179,7 +179,7 @@ pub fn check_localizations(
         if !seen.insert(locale.locale_id) {
             errors.push(FieldError::new(at("locale_id"), ErrorCode::ValidationInvalidFormat, "locale given twice"));
         }
-        let name = required_text(&at("name"), &l.name, MAX_NAME).map_err(|e| errors.push(e)).unwrap_or_default();
+        let name = required_line(&at("name"), &l.name, MAX_NAME).map_err(|e| errors.push(e)).unwrap_or_default();
         let long = [&l.description, &l.consent_text]
             .iter()
             .any(|t| t.as_ref().is_some_and(|t| t.chars().count() > MAX_DESCRIPTION));

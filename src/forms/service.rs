@@ -18,7 +18,7 @@ use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, Fi
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::{required_text, Slug};
+use crate::values::{required_line, Slug};
 
 impl SiteRow for form::Model {
     type Table = form::Entity;
@@ -95,7 +95,7 @@ pub async fn full(state: &AppState, f: &form::Model) -> ApiResult<FormResponse> 
 }
 
 fn checked_name(field: &str, raw: &str) -> Result<String, FieldError> {
-    required_text(field, raw, MAX_NAME)
+    required_line(field, raw, MAX_NAME)
 }
 
 fn checked_description(raw: Option<String>) -> Result<Option<String>, FieldError> {

@@ -13,7 +13,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::required_text;
+use crate::values::required_line;
 
 impl SiteRow for form_template::Model {
     type Table = form_template::Entity;
@@ -75,7 +75,7 @@ fn checked(
     mut def: TemplateDefinition,
 ) -> ApiResult<(String, Option<String>, TemplateDefinition)> {
     let mut errors = Vec::new();
-    let name = required_text("name", name, MAX_NAME).map_err(|e| errors.push(e)).unwrap_or_default();
+    let name = required_line("name", name, MAX_NAME).map_err(|e| errors.push(e)).unwrap_or_default();
     let description = description.map(|d| d.trim().to_string()).filter(|d| !d.is_empty());
     if description.as_ref().is_some_and(|d| d.chars().count() > MAX_DESCRIPTION) {
         errors.push(FieldError::new("description", ErrorCode::ValidationOutOfRange, "too long"));

@@ -65,6 +65,12 @@ async fn forms_are_created_read_listed_and_soft_deleted() {
     dup["fields"][1]["label"] = json!("name");
     assert_problem(app.post(&format!("/sites/{site}/forms"), &key, dup).await, 400, "FORM_DUPLICATE_FIELD_LABELS")
         .await;
+    let mut spoofed = contact_form("spoofed");
+    spoofed["name"] = json!("Contact \u{202E}su");
+    spoofed["fields"][0]["label"] = json!("na\u{0000}me");
+    let problem =
+        assert_problem(app.post(&format!("/sites/{site}/forms"), &key, spoofed).await, 422, "VALIDATION_ERROR").await;
+    assert_eq!(problem["errors"].as_array().unwrap().len(), 1, "the name is checked first: {problem}");
     let mut lookahead = contact_form("look");
     lookahead["fields"][5]["pattern"] = json!("(?=A)[A-Z]+");
     let problem =
