@@ -41,6 +41,7 @@ pub fn routes() -> Routes {
         environments::routes,
         notifications::routes,
         webhooks::routes,
+        crate::event_stream::routes,
         audit_api::routes,
     ] {
         family(&mut r);

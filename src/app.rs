@@ -62,7 +62,7 @@ impl Plinth {
         let db = db::connect(&config.database_url).await?;
         db::migrate(&db).await?;
         let generated_admin_key = api_keys::bootstrap(&db, clock.now(), &config).await?;
-        let storage = Storage::local(&config.data_dir)?;
+        let storage = Storage::from_config(&config.data_dir, &config.storage)?;
 
         let rate_limits = Arc::new(
             RateLimitTrackers::new(AuthFailureTracker::new(
@@ -72,7 +72,8 @@ impl Plinth {
             .with_form_quotas(
                 config.rate_limits.form_submissions_per_minute,
                 config.rate_limits.visitor_lookups_per_minute,
-            ),
+            )
+            .with_shared(config.redis.shared_limits())?,
         );
         let key_usage = Arc::new(KeyUsageCounters::default());
         let sites = Arc::new(SiteCache::new(
@@ -98,6 +99,11 @@ impl Plinth {
         if taken_back > 0 {
             tracing::info!(deliveries = taken_back, "took back deliveries in flight when this instance last stopped");
         }
+        let cluster = if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            crate::cluster::ClusterBus::on_postgres(db.clone(), instance)
+        } else {
+            crate::cluster::ClusterBus::single(instance)
+        };
         let deliverer = Deliverer::new(&config, clock.clone(), instance);
         let responses = crate::state::ResponseCache::new(config.sites.response_cache_bytes);
         let state = AppState {
@@ -118,11 +124,14 @@ impl Plinth {
             exports_queued: Default::default(),
             storage,
             events: EventBus::default(),
+            cluster,
             clock,
             actors,
+            observability: crate::observability::Observability::new()?,
         };
         let state = web::Data::new(state);
         let hooks = web::Data::new(WebhookRuntime::new(state.clone(), deliverer));
+        crate::instances::start(&state, &hooks).await?;
         let janitor = Periodic::new(
             "janitor",
             Duration::from_secs(state.config.janitor_every_secs.max(1)),
@@ -152,6 +161,8 @@ impl Plinth {
         }
         let pageview_writer = Periodic::new("pageviews", Duration::from_secs(1), pageview_task(state.clone())).start();
         let export_builder = crate::export::ExportBuilder::new(state.clone()).start();
+        // Migrations ran and every actor started: /readyz may answer 200.
+        state.observability.readiness.mark_started();
         Ok(Self {
             state,
             webhooks: hooks,
@@ -174,6 +185,9 @@ impl Plinth {
         let mut server = HttpServer::new(move || application(&state, &hooks, &trash_sources))
             .shutdown_timeout(30)
             .listen(listener)?;
+        if let Some(metrics_listener) = system::metrics::metrics_listener(&self.state)? {
+            server = server.listen(metrics_listener)?;
+        }
         if self.state.config.workers > 0 {
             server = server.workers(self.state.config.workers);
         }
@@ -214,6 +228,8 @@ pub fn application(
         .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
         .wrap(from_fn(rewrite_bare_errors))
         .wrap(from_fn(telemetry::request_context))
+        // Outermost: a request's time and final status, as the client gets them.
+        .wrap(from_fn(system::metrics::record_request))
         .configure(routes)
         .default_service(web::to(not_found_fallback))
 }
@@ -241,6 +257,10 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
         let retained = retained.clone();
         Box::pin(async move {
             let now = state.clock.now();
+            let lease = crate::instances::lease_for(Duration::from_secs(state.config.janitor_every_secs.max(1)));
+            if !state.cluster.may_run(&state.db, crate::instances::JANITOR_JOB, now, lease).await {
+                return; // another instance runs the Janitor
+            }
             if first_pass_of(&retained, now.format("%Y-%m-%d %H").to_string()) {
                 crate::forms::hourly(&state).await;
             }
@@ -259,6 +279,10 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
             }
             if let Err(e) = crate::sites::purge_expired_sites(&state).await {
                 tracing::warn!(error = %e, "site purge failed; will retry");
+            }
+            let window = chrono::Duration::seconds(i64::try_from(state.config.events.replay_secs).unwrap_or(900));
+            if let Err(e) = crate::events::stream::prune(&state.db, now - window).await {
+                tracing::warn!(error = %e, "event stream prune failed; will retry");
             }
         })
     })
@@ -327,6 +351,7 @@ impl RunningServer {
         if let Err(e) = state.actors.key_usage.send(FlushUsage).await {
             tracing::warn!(error = %e, "could not flush key usage on shutdown");
         }
+        crate::instances::stop(state).await;
     }
 
     pub fn state(&self) -> web::Data<AppState> {
@@ -342,6 +367,7 @@ impl RunningServer {
 /// Every route. API paths live under `/api/v1` (see `api.rs`); the docs sit outside it.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/").route(web::get().to(system::version)))
+        .configure(system::ops_routes)
         .service(web::redirect("/api-docs", "/api-docs/"))
         .service(SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()))
         .service(web::scope("/api/v1").configure(|cfg| crate::api::routes().register(cfg)));

@@ -26,7 +26,7 @@ use crate::state::AppState;
 /// Middleware: a request body must keep arriving. Once the headers are read
 /// (they time out after 5 s), each part of the body must come within
 /// `body_timeout_secs` (30 s, `PLINTH_BODY_TIMEOUT_SECS`) of the previous one;
-/// otherwise the body stream fails, the request is answered 400 BAD_REQUEST
+/// otherwise the body stream fails, the request is answered 408 REQUEST_TIMEOUT
 /// (problem+json, whatever the handler made of the failed read) and the
 /// connection is closed. A client that sends `Content-Length: 50` and 10 bytes
 /// no longer holds a connection and a worker's request for ever.
@@ -61,10 +61,9 @@ pub async fn idle_timeout(
         return answered.map(ServiceResponse::map_into_left_body);
     }
     let secs = idle.as_secs();
-    tracing::info!(timeout_secs = secs, "request body stalled; answered 400 and closing the connection");
-    // 400 BAD_REQUEST until the error catalog has REQUEST_TIMEOUT (408).
+    tracing::info!(timeout_secs = secs, "request body stalled; answered 408 and closing the connection");
     let problem = ApiError::new(
-        ErrorCode::BadRequest,
+        ErrorCode::RequestTimeout,
         format!(
             "the request body stopped arriving: nothing came for {secs} s before it was complete \
              (Content-Length promised more); the connection is closed"

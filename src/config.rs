@@ -38,6 +38,9 @@ pub struct Config {
     #[serde(default = "default_body_timeout_secs")]
     pub body_timeout_secs: u64,
     pub webhooks: WebhookConfig,
+    /// Live event streams (`GET /sites/{site_id}/events`).
+    #[serde(default)]
+    pub events: EventsConfig,
     pub log: LogConfig,
     pub idp: IdpConfig,
     pub rate_limits: RateLimitConfig,
@@ -47,6 +50,15 @@ pub struct Config {
     #[serde(default)]
     pub document_encryption_key: Option<String>,
     pub imprint: ImprintConfig,
+    /// Where `/metrics` is served and the SIGTERM drain delay (see `system::metrics`).
+    #[serde(default)]
+    pub observability: ObservabilityConfig,
+    /// Redis for limits shared by several instances (`PLINTH_REDIS_URL`).
+    #[serde(default)]
+    pub redis: RedisConfig,
+    /// Where uploaded files live: local files (the default) or S3-compatible storage.
+    #[serde(default)]
+    pub storage: StorageConfig,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -115,6 +127,24 @@ fn default_visitor_lookups_per_minute() -> u32 {
 }
 
 #[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct EventsConfig {
+    /// How long events stay replayable for a client that reconnects with
+    /// `Last-Event-ID`.
+    pub replay_secs: u64,
+    /// A comment line this often keeps idle streams (and proxies) open.
+    pub heartbeat_secs: u64,
+    /// Open streams per site and instance; more are refused with 503.
+    pub subscribers_per_site: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        Self { replay_secs: 900, heartbeat_secs: 15, subscribers_per_site: 64 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
 pub struct SitesConfig {
     pub cache_idle_secs: u64,
     pub cache_max_age_secs: u64,
@@ -134,12 +164,73 @@ pub struct MediaConfig {
     pub pool_queue: usize,
 }
 
+/// `[redis]`: without `url`, every limit is counted per instance.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct RedisConfig {
+    pub url: Option<String>,
+    /// When Redis does not answer: count per instance (true) or answer limited
+    /// keys 503 SERVICE_UNAVAILABLE (false).
+    pub fail_open: bool,
+    /// Prefix of every key Plinth writes (several deployments on one Redis).
+    pub key_prefix: String,
+    /// The most one Redis call may take before the fallback applies.
+    pub timeout_ms: u64,
+}
+
+impl Default for RedisConfig {
+    fn default() -> Self {
+        Self { url: None, fail_open: true, key_prefix: "plinth".into(), timeout_ms: 50 }
+    }
+}
+
+impl RedisConfig {
+    /// What the rate limiter needs to share limits, when a URL is set.
+    pub fn shared_limits(&self) -> Option<plinth_actors::SharedLimitsOptions> {
+        Some(plinth_actors::SharedLimitsOptions {
+            url: self.url.clone()?,
+            key_prefix: self.key_prefix.clone(),
+            timeout: std::time::Duration::from_millis(self.timeout_ms.max(1)),
+            fail_open: self.fail_open,
+        })
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ObservabilityConfig {
+    /// Bearer token that opens `/metrics` on the main listener (`PLINTH_METRICS_TOKEN`).
+    #[serde(default)]
+    pub metrics_token: Option<String>,
+    /// A separate listener for `/metrics` and the probes, without a token (`PLINTH_METRICS_ADDR`).
+    #[serde(default)]
+    pub metrics_addr: Option<String>,
+    /// Seconds the server keeps serving, not ready, after SIGTERM (`PLINTH_DRAIN_DELAY_SECS`).
+    #[serde(default)]
+    pub drain_delay_secs: u64,
+}
+
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct ImprintConfig {
     pub operator_name: Option<String>,
     pub address: Option<String>,
     pub email: Option<String>,
     pub vat: Option<String>,
+}
+
+/// `url` unset or `file://`: files under `data_dir/files`; `file:///path`: files
+/// under that directory; `s3://bucket/prefix`: S3-compatible storage, configured
+/// from the `AWS_*` environment as `object_store` reads it, with the fields below
+/// taking precedence when set.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct StorageConfig {
+    pub url: Option<String>,
+    /// An S3-compatible endpoint other than AWS (`http://127.0.0.1:9000`).
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<String>,
+    /// Plain HTTP to the endpoint; unset: allowed exactly when the endpoint is `http://`.
+    pub allow_http: Option<bool>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -212,6 +303,19 @@ impl Config {
         opt(&mut self.imprint.address, "IMPRINT_ADDRESS");
         opt(&mut self.imprint.email, "IMPRINT_EMAIL");
         opt(&mut self.imprint.vat, "IMPRINT_VAT");
+        opt(&mut self.observability.metrics_token, "PLINTH_METRICS_TOKEN");
+        opt(&mut self.observability.metrics_addr, "PLINTH_METRICS_ADDR");
+        opt(&mut self.redis.url, "PLINTH_REDIS_URL");
+        set(&mut self.redis.key_prefix, "PLINTH_REDIS_KEY_PREFIX");
+        if let Some(v) = env("PLINTH_REDIS_FAIL_OPEN") {
+            self.redis.fail_open = match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" => true,
+                "false" | "0" | "no" => false,
+                _ => return Err(ConfigError::Invalid(format!("PLINTH_REDIS_FAIL_OPEN={v} is not true or false"))),
+            };
+        }
+        opt(&mut self.storage.url, "PLINTH_STORAGE_URL");
+        opt(&mut self.storage.endpoint, "PLINTH_S3_ENDPOINT");
         if let Some(v) = env("PLINTH_DATA_DIR") {
             self.data_dir = PathBuf::from(v);
         }
@@ -252,6 +356,8 @@ impl Config {
             ("PLINTH_WEBHOOK_CLAIM_LEASE_SECS", &mut self.webhooks.claim_lease_secs),
             ("PLINTH_MEDIA_SITE_QUOTA_BYTES", &mut self.media.site_quota_bytes),
             ("PLINTH_BODY_TIMEOUT_SECS", &mut self.body_timeout_secs),
+            ("PLINTH_DRAIN_DELAY_SECS", &mut self.observability.drain_delay_secs),
+            ("PLINTH_REDIS_TIMEOUT_MS", &mut self.redis.timeout_ms),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;

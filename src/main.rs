@@ -77,7 +77,9 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     let data_dir = config.data_dir.display().to_string();
     let app = Plinth::build(config).await?;
     let listener = TcpListener::bind(bind)?;
-    let running = app.serve(listener, true)?;
+    let running = app.serve(listener, false)?;
+    // Our own signal handling: /readyz turns 503 before the server stops.
+    actix_web::rt::spawn(plinth::system::probes::stop_on_signal(running.state(), running.server.handle())?);
     let listen = format!("http://{}", running.addr);
     let mut banner = format!("\nPlinth {} listening on {listen}\n", env!("CARGO_PKG_VERSION"));
     banner += &format!("  API       {listen}/api/v1\n  Docs      {listen}/api-docs/\n");
@@ -85,6 +87,9 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
         banner += &format!("  Links     {public_url}\n");
     }
     banner += &format!("  Database  {database}\n  Files     {data_dir}\n");
+    if let Some(metrics) = app.state.observability.metrics_listener() {
+        banner += &format!("  Metrics   http://{metrics}/metrics\n");
+    }
     if let Some(secret) = &app.generated_admin_key {
         banner += &format!(
             "\nFirst start: created a Master API key. It is shown only this once:\n\n    X-API-Key: {secret}\n"
@@ -95,7 +100,14 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     running.server.await?;
     tracing::info!("server stopped; flushing actors");
     RunningServer::drain(&webhooks).await;
-    Ok(())
+    tracing::info!("stopped");
+    // Everything durable is written. Tearing the runtime down would drop the
+    // periodic passes still waiting (on SQLite's write lock, say) outside any
+    // runtime, where their pooled connections cannot be returned and sqlx
+    // panics: end here instead, with success.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    std::process::exit(0)
 }
 
 async fn migrate(config: Config) -> Result<(), plinth::app::BoxError> {

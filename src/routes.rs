@@ -188,6 +188,9 @@ fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, path: Resou
         ResourcePath::Exact => web::resource(""),
         ResourcePath::Rest(rest) => web::resource(rest),
     };
+    // The documented path names the resource: the metrics' route label (the
+    // scope tree's own pattern takes parameter names from its first member).
+    resource = resource.name(&pending.path);
     if let Some(data) = &pending.data {
         resource = data(resource);
     }

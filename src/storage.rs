@@ -1,46 +1,87 @@
 //! File storage through `object_store`: the local filesystem under the data
-//! directory by default.
+//! directory by default, or S3-compatible storage shared by every instance
+//! (`PLINTH_STORAGE_URL=s3://bucket/prefix`, see [`s3`]).
+//!
+//! Both backends answer the same: keys are relative paths, a missing object
+//! is `None`/not an error on delete, `rename` moves (S3: copy then delete,
+//! not atomic, which is safe because final keys are content-addressed), and a
+//! streaming write that is dropped unfinished is aborted.
+
+mod s3;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, GetResult, ObjectStore, PutPayload, WriteMultipart};
 
-const STREAM_PART_BYTES: usize = 1024 * 1024;
+use crate::config::StorageConfig;
+
+/// Parts of a streaming write on local files: small, memory is all they cost.
+const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
 /// An object being written part by part; [`StreamingWrite::finish`] makes it
 /// visible, dropping it (or [`StreamingWrite::abort`]) leaves nothing behind.
 pub struct StreamingWrite {
-    inner: WriteMultipart,
+    /// `None` once finished or aborted.
+    inner: Option<WriteMultipart>,
 }
 
 impl StreamingWrite {
     pub async fn write(&mut self, chunk: &[u8]) -> object_store::Result<()> {
-        self.inner.wait_for_capacity(2).await?;
-        self.inner.write(chunk);
+        let Some(inner) = self.inner.as_mut() else {
+            return Err(object_store::Error::Generic { store: "plinth", source: "write after finish".into() });
+        };
+        inner.wait_for_capacity(2).await?;
+        inner.write(chunk);
         Ok(())
     }
 
-    pub async fn finish(self) -> object_store::Result<()> {
-        self.inner.finish().await.map(|_| ())
+    pub async fn finish(mut self) -> object_store::Result<()> {
+        match self.inner.take() {
+            Some(inner) => inner.finish().await.map(|_| ()),
+            None => Ok(()),
+        }
     }
 
-    pub async fn abort(self) {
-        if let Err(e) = self.inner.abort().await {
-            tracing::warn!(error = %e, "could not abort a partial upload");
+    pub async fn abort(mut self) {
+        if let Some(inner) = self.inner.take() {
+            if let Err(e) = inner.abort().await {
+                tracing::warn!(error = %e, "could not abort a partial upload");
+            }
+        }
+    }
+}
+
+impl Drop for StreamingWrite {
+    /// A write left unfinished (an error returned early, a client that went
+    /// away) is aborted: on S3 an unaborted multipart upload stays stored,
+    /// invisible and billed, until a lifecycle rule removes it.
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    if let Err(e) = inner.abort().await {
+                        tracing::warn!(error = %e, "could not abort an abandoned upload");
+                    }
+                });
+            }
         }
     }
 }
 
 pub struct Storage {
     pub store: Arc<dyn ObjectStore>,
+    /// `local` or `s3`, as `/health` and media records report it.
     pub provider: &'static str,
-    root: PathBuf,
+    /// The directory files live in, for disk space figures; `None` off the machine.
+    root: Option<PathBuf>,
+    /// Size of each part a streaming write sends.
+    part_bytes: usize,
 }
 
 /// The outcome of a write-read-delete round trip.
@@ -53,11 +94,35 @@ pub struct StorageProbe {
 }
 
 impl Storage {
-    pub fn local(data_dir: &Path) -> std::io::Result<Self> {
-        let root = data_dir.join("files");
+    /// The storage `config.url` names; local files under `data_dir/files` when unset.
+    pub fn from_config(data_dir: &Path, config: &StorageConfig) -> std::io::Result<Self> {
+        let url = config.url.as_deref().map(str::trim).unwrap_or_default();
+        if url.is_empty() {
+            return Self::local(data_dir);
+        }
+        if let Some(path) = url.strip_prefix("file://") {
+            return match path {
+                "" => Self::local(data_dir),
+                dir => Self::local_at(PathBuf::from(dir)),
+            };
+        }
+        if url.starts_with("s3://") {
+            let store = s3::open(url, config).map_err(|e| std::io::Error::other(format!("PLINTH_STORAGE_URL: {e}")))?;
+            // The URL holds no secrets (credentials come from elsewhere).
+            tracing::info!(url, "files are on S3-compatible storage");
+            return Ok(Self { store, provider: "s3", root: None, part_bytes: s3::PART_BYTES });
+        }
+        Err(std::io::Error::other(format!("PLINTH_STORAGE_URL '{url}' is neither file:// nor s3://bucket/prefix")))
+    }
+
+    fn local(data_dir: &Path) -> std::io::Result<Self> {
+        Self::local_at(data_dir.join("files"))
+    }
+
+    fn local_at(root: PathBuf) -> std::io::Result<Self> {
         std::fs::create_dir_all(&root)?;
         let store = LocalFileSystem::new_with_prefix(&root).map_err(std::io::Error::other)?;
-        Ok(Self { store: Arc::new(store), provider: "local", root })
+        Ok(Self { store: Arc::new(store), provider: "local", root: Some(root), part_bytes: LOCAL_PART_BYTES })
     }
 
     pub async fn put(&self, key: &str, bytes: impl Into<Bytes>) -> object_store::Result<()> {
@@ -90,20 +155,26 @@ impl Storage {
         }
     }
 
-    /// Deletes every object under `prefix/`.
+    /// Deletes every object under `prefix/` (whole path segments: `media/ab`
+    /// never touches `media/abc/…`), in batches where the store has them.
     pub async fn delete_prefix(&self, prefix: &str) -> object_store::Result<()> {
-        let mut listing = self.store.list(Some(&ObjectPath::from(prefix)));
-        while let Some(meta) = listing.next().await {
-            self.delete(meta?.location.as_ref()).await?;
+        let locations = self.store.list(Some(&ObjectPath::from(prefix))).map_ok(|meta| meta.location).boxed();
+        let mut deleted = self.store.delete_stream(locations);
+        while let Some(outcome) = deleted.next().await {
+            match outcome {
+                Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     }
 
-    /// A writer that sends parts as they fill (1 MiB each, two in flight), so
-    /// a large upload never sits in memory whole.
+    /// A writer that sends parts as they fill (two in flight), so a large
+    /// upload never sits in memory whole. Parts are 1 MiB on local files and
+    /// 5 MiB on S3, the least S3 accepts for any part but the last.
     pub async fn writer(&self, key: &str) -> object_store::Result<StreamingWrite> {
         let upload = self.store.put_multipart(&ObjectPath::from(key)).await?;
-        Ok(StreamingWrite { inner: WriteMultipart::new_with_chunk_size(upload, STREAM_PART_BYTES) })
+        Ok(StreamingWrite { inner: Some(WriteMultipart::new_with_chunk_size(upload, self.part_bytes)) })
     }
 
     pub async fn probe(&self) -> StorageProbe {
@@ -126,8 +197,72 @@ impl Storage {
             ok,
             latency_ms,
             error,
-            total_bytes: fs4::total_space(&self.root).ok(),
-            available_bytes: fs4::available_space(&self.root).ok(),
+            total_bytes: self.root.as_ref().and_then(|root| fs4::total_space(root).ok()),
+            available_bytes: self.root.as_ref().and_then(|root| fs4::available_space(root).ok()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_url(url: Option<&str>) -> StorageConfig {
+        StorageConfig { url: url.map(String::from), ..StorageConfig::default() }
+    }
+
+    #[tokio::test]
+    async fn file_urls_name_local_directories() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        for url in [None, Some(""), Some("file://")] {
+            let storage = Storage::from_config(dir.path(), &with_url(url))?;
+            storage.put("media/a/original.txt", "default").await?;
+            assert_eq!(storage.provider, "local");
+            assert!(dir.path().join("files/media/a/original.txt").exists(), "{url:?}");
+        }
+        let elsewhere = dir.path().join("shared-mount");
+        let url = format!("file://{}", elsewhere.display());
+        let storage = Storage::from_config(dir.path(), &with_url(Some(&url)))?;
+        storage.put("media/b/original.txt", "mounted").await?;
+        assert_eq!(std::fs::read_to_string(elsewhere.join("media/b/original.txt"))?, "mounted");
+        assert!(storage.probe().await.total_bytes.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn the_environment_names_the_storage() -> Result<(), crate::config::ConfigError> {
+        let env = |name: &str| match name {
+            "PLINTH_STORAGE_URL" => Some("s3://files/prod".to_string()),
+            "PLINTH_S3_ENDPOINT" => Some("http://127.0.0.1:9000".to_string()),
+            _ => None,
+        };
+        let config = crate::config::Config::from_sources(None, env)?;
+        assert_eq!(config.storage.url.as_deref(), Some("s3://files/prod"));
+        assert_eq!(config.storage.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(crate::config::Config::defaults()?.storage.url, None);
+        Ok(())
+    }
+
+    #[test]
+    fn other_schemes_are_refused_at_start() {
+        let dir = std::env::temp_dir();
+        assert!(Storage::from_config(&dir, &with_url(Some("gs://bucket/prefix"))).is_err());
+        assert!(Storage::from_config(&dir, &with_url(Some("/srv/files"))).is_err());
+    }
+
+    #[tokio::test]
+    async fn delete_prefix_takes_whole_segments_and_ignores_missing_objects() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let dir = tempfile::tempdir()?;
+        let storage = Storage::from_config(dir.path(), &StorageConfig::default())?;
+        for key in ["media/ab/original.png", "media/ab/small.jpg", "media/abc/original.png"] {
+            storage.put(key, "x").await?;
+        }
+        storage.delete_prefix("media/ab").await?;
+        storage.delete_prefix("media/nothing-here").await?;
+        assert!(storage.open("media/ab/original.png", None).await?.is_none());
+        assert!(storage.open("media/ab/small.jpg", None).await?.is_none());
+        assert!(storage.open("media/abc/original.png", None).await?.is_some());
+        Ok(())
     }
 }

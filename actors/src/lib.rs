@@ -7,6 +7,7 @@ pub mod key_usage;
 pub mod media_pool;
 pub mod periodic;
 pub mod rate_limiter;
+pub mod shared_limits;
 pub mod site_registry;
 
 pub use clock::{Clock, ShiftedClock, SystemClock};
@@ -15,4 +16,5 @@ pub use periodic::{Periodic, RunNow, Task};
 pub use rate_limiter::{
     AuthFailureTracker, ClientQuota, KeyDecision, KeyLimits, RateLimitStatus, RateLimitTrackers, RateLimiter,
 };
+pub use shared_limits::{SharedLimits, SharedLimitsOptions};
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};

@@ -19,6 +19,8 @@ use governor::state::{InMemoryState, NotKeyed};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use uuid::Uuid;
 
+use crate::shared_limits::{SharedLimits, SharedLimitsOptions};
+
 type WindowLimiter = governor::RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
 
 /// A key's configured limits; `None` means no limit for that window.
@@ -35,7 +37,7 @@ impl KeyLimits {
         self.windows().next().is_none()
     }
 
-    fn windows(&self) -> impl Iterator<Item = (&'static str, NonZeroU32, u64)> {
+    pub(crate) fn windows(&self) -> impl Iterator<Item = (&'static str, NonZeroU32, u64)> {
         [
             ("per-second", self.per_second, 1),
             ("per-minute", self.per_minute, 60),
@@ -44,6 +46,11 @@ impl KeyLimits {
         ]
         .into_iter()
         .filter_map(|(name, quota, secs)| quota.map(|q| (name, q, secs)))
+    }
+
+    /// `"per-second";q=10;w=1, "per-minute";q=100;w=60`
+    pub(crate) fn policy(&self) -> Arc<str> {
+        self.windows().map(|(name, q, w)| format!("\"{name}\";q={q};w={w}")).collect::<Vec<_>>().join(", ").into()
     }
 }
 
@@ -77,6 +84,9 @@ pub enum KeyDecision {
     Unlimited,
     Allowed(RateLimitStatus),
     Denied(RateLimitStatus),
+    /// Limits are shared through Redis, Redis does not answer, and the
+    /// configuration says to refuse rather than count per instance.
+    Unavailable,
 }
 
 struct KeyWindows {
@@ -97,13 +107,7 @@ impl KeyWindows {
                 Some((name, quota.get(), secs, governor::RateLimiter::direct(q).with_middleware()))
             })
             .collect::<Vec<_>>();
-        let policy = windows
-            .iter()
-            .map(|(name, q, w, _)| format!("\"{name}\";q={q};w={w}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-            .into();
-        Self { limits, windows, policy, last_seen_ms: AtomicU64::new(0) }
+        Self { limits, windows, policy: limits.policy(), last_seen_ms: AtomicU64::new(0) }
     }
 }
 
@@ -112,6 +116,7 @@ pub struct AuthFailureTracker {
     failures: DefaultKeyedRateLimiter<IpAddr>,
     blocked_until: DashMap<IpAddr, Instant>,
     cooldown: Duration,
+    per_minute: u32,
 }
 
 impl AuthFailureTracker {
@@ -121,6 +126,7 @@ impl AuthFailureTracker {
             failures: governor::RateLimiter::keyed(Quota::per_minute(per_minute)),
             blocked_until: DashMap::new(),
             cooldown,
+            per_minute: per_minute.get(),
         }
     }
 
@@ -142,6 +148,16 @@ impl AuthFailureTracker {
             tracing::warn!(%client, "too many failed authentications; cooling down");
             self.blocked_until.insert(client, Instant::now() + self.cooldown);
         }
+    }
+
+    /// One failed authentication: `Some(seconds)` while the client cools down
+    /// (not counted, so retrying does not extend it), else counted.
+    pub fn check_and_record(&self, client: IpAddr) -> Option<u64> {
+        let blocked = self.blocked_for(client);
+        if blocked.is_none() {
+            self.record_failure(client);
+        }
+        blocked
     }
 
     fn cleanup(&self) {
@@ -191,6 +207,8 @@ pub struct RateLimitTrackers {
     pub visitor_lookups: ClientQuota,
     clock: DefaultClock,
     started: Instant,
+    /// Key limits and the failed-authentication lockout counted in Redis.
+    shared: Option<SharedLimits>,
 }
 
 impl RateLimitTrackers {
@@ -204,7 +222,66 @@ impl RateLimitTrackers {
             visitor_lookups: ClientQuota::per_minute(30),
             clock: DefaultClock::default(),
             started: Instant::now(),
+            shared: None,
         }
+    }
+
+    /// Counts key limits and failed authentications in Redis (`None`: per instance).
+    pub fn with_shared(mut self, options: Option<SharedLimitsOptions>) -> redis::RedisResult<Self> {
+        self.shared = options.map(SharedLimits::connect).transpose()?;
+        Ok(self)
+    }
+
+    /// `None` without Redis, else whether it answered the last call.
+    pub fn shared_status(&self) -> Option<bool> {
+        self.shared.as_ref().map(SharedLimits::is_up)
+    }
+
+    /// `None` without Redis, else whether it answers a PING now.
+    pub async fn probe_shared(&self) -> Option<bool> {
+        match &self.shared {
+            Some(shared) => Some(shared.probe().await),
+            None => None,
+        }
+    }
+
+    /// Counts one request of `key` against its limits: in Redis when limits
+    /// are shared, else (or when Redis does not answer and the configuration
+    /// fails open) in this instance.
+    pub async fn check_key(&self, key: Uuid, limits: KeyLimits) -> KeyDecision {
+        if limits.is_unlimited() {
+            return KeyDecision::Unlimited;
+        }
+        if let Some(shared) = &self.shared {
+            match shared.check_key(key, limits).await {
+                Ok(decision) => return decision,
+                Err(_) if !shared.fail_open() => return KeyDecision::Unavailable,
+                Err(_) => {}
+            }
+        }
+        self.check_key_locally(key, limits)
+    }
+
+    /// One failed authentication from `client`: `Some(seconds)` while the
+    /// address cools down (the failure is then not counted), else counted.
+    /// With Redis, counted across instances; a cool-down learnt from Redis is
+    /// kept locally, so later failures of that address do not ask again. When
+    /// Redis does not answer, this instance counts (either way the request is
+    /// refused, so there is nothing more to close).
+    pub async fn record_auth_failure(&self, client: IpAddr) -> Option<u64> {
+        let tracker = &self.auth_failures;
+        if let Some(shared) = &self.shared {
+            if let Some(secs) = tracker.blocked_for(client) {
+                return Some(secs);
+            }
+            if let Ok(answer) = shared.auth_failure(client, tracker.per_minute, tracker.cooldown).await {
+                if let Some(secs) = answer {
+                    tracker.blocked_until.insert(client, Instant::now() + Duration::from_secs(secs));
+                }
+                return answer;
+            }
+        }
+        tracker.check_and_record(client)
     }
 
     /// The per-address quotas of form submissions and visitor lookups.
@@ -214,8 +291,8 @@ impl RateLimitTrackers {
         self
     }
 
-    /// Counts one request of `key` against its limits.
-    pub fn check_key(&self, key: Uuid, limits: KeyLimits) -> KeyDecision {
+    /// Counts one request of `key` against this instance's windows.
+    pub fn check_key_locally(&self, key: Uuid, limits: KeyLimits) -> KeyDecision {
         if limits.is_unlimited() {
             return KeyDecision::Unlimited;
         }
@@ -272,6 +349,9 @@ impl RateLimitTrackers {
     /// Drops a key's windows (revoked keys).
     pub fn forget_key(&self, key: Uuid) {
         self.keys.remove(&key);
+        if let Some(shared) = &self.shared {
+            shared.forget_key(key);
+        }
     }
 
     /// Drops windows idle for longer than their longest window: by then they are
@@ -305,6 +385,9 @@ impl Actor for RateLimiter {
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(self.cleanup_every, |actor, _| {
             let evicted = actor.trackers.evict_idle();
+            if let Some(shared) = &actor.trackers.shared {
+                shared.evict_idle();
+            }
             actor.trackers.auth_failures.cleanup();
             actor.trackers.document_attempts.cleanup();
             actor.trackers.form_submissions.cleanup();
@@ -330,7 +413,7 @@ mod tests {
         let key = Uuid::new_v4();
         let limits = KeyLimits { per_second: nz(3), per_minute: nz(100), ..Default::default() };
         for expected_remaining in [2, 1, 0] {
-            match t.check_key(key, limits) {
+            match t.check_key_locally(key, limits) {
                 KeyDecision::Allowed(s) => {
                     assert_eq!(s.remaining, expected_remaining);
                     assert_eq!(s.tightest, "per-second");
@@ -338,7 +421,7 @@ mod tests {
                 _ => panic!("should be allowed"),
             }
         }
-        match t.check_key(key, limits) {
+        match t.check_key_locally(key, limits) {
             KeyDecision::Denied(s) => {
                 assert_eq!(s.retry_after_secs, Some(1));
                 assert_eq!(s.policy_header(), "\"per-second\";q=3;w=1, \"per-minute\";q=100;w=60");
@@ -351,7 +434,7 @@ mod tests {
     #[test]
     fn unlimited_keys_are_not_tracked() {
         let t = RateLimitTrackers::new(AuthFailureTracker::new(5, Duration::from_secs(60)));
-        assert!(matches!(t.check_key(Uuid::new_v4(), KeyLimits::default()), KeyDecision::Unlimited));
+        assert!(matches!(t.check_key_locally(Uuid::new_v4(), KeyLimits::default()), KeyDecision::Unlimited));
         assert_eq!(t.keys.len(), 0);
     }
 

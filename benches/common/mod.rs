@@ -153,3 +153,69 @@ pub fn rss_kib() -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
+
+/// The `plinth` binary cargo built for this bench (the release profile under
+/// `cargo bench`), running as its own process.
+#[allow(dead_code)] // used by the soak bench only
+pub struct PlinthProcess {
+    pub child: std::process::Child,
+    pub addr: SocketAddr,
+}
+
+#[allow(dead_code)]
+impl PlinthProcess {
+    /// Starts it on a free port with `env` on top of a clean environment's
+    /// essentials; returns once it printed its `Ready.` line.
+    pub fn start(database_url: &str, data_dir: &std::path::Path, env: &[(&str, &str)]) -> PlinthProcess {
+        use std::io::{BufRead, BufReader};
+        let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_plinth"))
+            .current_dir(data_dir)
+            .env_remove("PLINTH_CONFIG")
+            .env("PLINTH_DATABASE_URL", database_url)
+            .env("PLINTH_DATA_DIR", data_dir.join("data"))
+            .env("PLINTH_BIND", addr.to_string())
+            .env("PLINTH_LOG", "error")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads the banner, then keeps draining so the pipe never fills.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.starts_with("Ready.") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        if rx.recv_timeout(std::time::Duration::from_secs(120)).is_err() {
+            let _ = child.kill();
+            panic!("plinth did not start");
+        }
+        PlinthProcess { child, addr }
+    }
+
+    /// Its resident memory, KiB.
+    pub fn rss_kib(&self) -> u64 {
+        rss_kib_of(&format!("/proc/{}/status", self.child.id()))
+    }
+
+    /// SIGTERM, and waits for it to exit.
+    pub fn stop(mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+}
+
+#[allow(dead_code)]
+fn rss_kib_of(status_file: &str) -> u64 {
+    std::fs::read_to_string(status_file)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}

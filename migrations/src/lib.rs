@@ -25,6 +25,7 @@ mod m20261124_000019_export_jobs;
 mod m20261124_000020_forms;
 mod m20261124_000021_audit_sites;
 mod m20261124_000022_ai;
+mod m20261125_000023_cluster;
 
 pub struct Migrator;
 
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000020_forms::Migration),
             Box::new(m20261124_000021_audit_sites::Migration),
             Box::new(m20261124_000022_ai::Migration),
+            Box::new(m20261125_000023_cluster::Migration),
         ]
     }
 }

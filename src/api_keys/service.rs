@@ -234,7 +234,7 @@ pub async fn revoke(state: &AppState, actor: &str, now: DateTime<Utc>, key: api_
         audit::record(&txn, now, entry, &before, &ApiKeyResponse::from(&revoked)).await?;
     }
     txn.commit().await?;
-    state.keys.forget(id);
+    state.forget_key(id);
     state.rate_limits.forget_key(id);
     Ok(())
 }

@@ -74,9 +74,8 @@ pub struct FieldChange {
     pub change_id: String,
     pub audit_id: Uuid,
     pub field: String,
-    #[schema(value_type = Object)]
+    /// The field's value before and after: any JSON value (`null` when absent).
     pub old: Value,
-    #[schema(value_type = Object)]
     pub new: Value,
     pub action: String,
     pub actor: String,

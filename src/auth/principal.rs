@@ -238,8 +238,8 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
     ) {
         return Err(error);
     }
-    let failures = &state.rate_limits.auth_failures;
-    if let Some(secs) = failures.blocked_for(client) {
+    // With PLINTH_REDIS_URL the failures are counted across instances.
+    if let Some(secs) = state.rate_limits.record_auth_failure(client).await {
         let (name, value) = retry_after(secs);
         return Err(ApiError::new(
             ErrorCode::AuthRateLimited,
@@ -247,7 +247,6 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
         )
         .with_header(name, value));
     }
-    failures.record_failure(client);
     Err(error)
 }
 
@@ -258,12 +257,13 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown or has been revoked"))?;
 
-    match state.rate_limits.check_key(key.id, key.limits) {
+    match state.rate_limits.check_key(key.id, key.limits).await {
         KeyDecision::Unlimited => {}
         KeyDecision::Allowed(status) => {
             req.extensions_mut().insert(status);
         }
         KeyDecision::Denied(status) => return Err(rate_limited(&status)),
+        KeyDecision::Unavailable => return Err(limits_unavailable()),
     }
     state.key_usage.record(key.id, state.clock.now());
     Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
@@ -286,6 +286,18 @@ fn rate_limited(status: &RateLimitStatus) -> ApiError {
         error = error.with_header(name, value);
     }
     error
+}
+
+/// Limits are shared through Redis, Redis does not answer, and
+/// `redis.fail_open = false`: a limited key is refused rather than counted per
+/// instance (keys without limits are unaffected).
+fn limits_unavailable() -> ApiError {
+    let (name, value) = retry_after(1);
+    ApiError::new(
+        ErrorCode::ServiceUnavailable,
+        "the API key's rate limits cannot be checked right now (shared limit store unreachable); retry shortly",
+    )
+    .with_header(name, value)
 }
 
 /// `RateLimit-Policy` and `RateLimit` (IETF httpapi rate-limit headers draft).

@@ -235,6 +235,10 @@ pub(crate) async fn check_new(
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<CheckedNew> {
+    // Who may write where comes first: a caller refused on these sites hears
+    // 403, whatever its body (no site ids: refused by the validation below).
+    let role = role_on_all(state, principal, &body.site_ids).await?;
+    role.ensure(Capability::CreateContent, &format!("creating a {}", kind.as_str()))?;
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
     let title = item_title(&body.title).map_err(|e| errors.push(e)).ok();
@@ -251,8 +255,6 @@ pub(crate) async fn check_new(
     let (Some(title), Some(kind_fields), true) = (title, kind_fields, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
-    let role = role_on_all(state, principal, &body.site_ids).await?;
-    role.ensure(Capability::CreateContent, &format!("creating a {}", kind.as_str()))?;
     require_module(state, kind, &body.site_ids).await?;
     let status = body.status.unwrap_or(if kind.published_by_default() {
         ContentStatus::Published
@@ -381,6 +383,18 @@ pub async fn update(
     id: Uuid,
     body: UpdateContent,
 ) -> ApiResult<ContentResponse> {
+    // Checks read through the pool: before the write transaction (see `check_new`).
+    let current = load_live(&state.db, kind, id).await?;
+    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
+    let mut new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
+    new_sites.sort(); // as stored, so an unchanged set compares equal
+    let mut touched_sites = rel.site_ids.clone();
+    touched_sites.extend(new_sites.iter().filter(|s| !rel.site_ids.contains(s)));
+    // Who may change the item comes before its body is checked: a caller
+    // refused on its sites hears 403, never an error that depends on the
+    // item's current fields.
+    let role = role_on_all(state, principal, &touched_sites).await?;
+
     let mut errors = Vec::new();
     if let Some(ids) = &body.site_ids {
         validate::site_ids("site_ids", ids, &mut errors);
@@ -392,19 +406,10 @@ pub async fn update(
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-
-    // Checks read through the pool: before the write transaction (see `check_new`).
-    let current = load_live(&state.db, kind, id).await?;
     let (fields, subtype) =
         validate::kind_data(kind, body.route.is_some(), &KindInput::from(&body), Some(&current.fields))
             .map_err(ApiError::validation)?;
-    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     let before = relations::response(&current, rel.clone());
-    let mut new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
-    new_sites.sort(); // as stored, so an unchanged set compares equal
-    let mut touched_sites = rel.site_ids.clone();
-    touched_sites.extend(new_sites.iter().filter(|s| !rel.site_ids.contains(s)));
-    let role = role_on_all(state, principal, &touched_sites).await?;
     require_module(state, kind, &new_sites).await?;
     let from = status_of(&current);
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());

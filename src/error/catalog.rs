@@ -189,6 +189,10 @@ catalog! {
     MethodNotAllowed => ("METHOD_NOT_ALLOWED", 405, "general", "generic method not allowed for this path"),
     UnsupportedMediaType => ("UNSUPPORTED_MEDIA_TYPE", 415, "general", "generic unsupported request content type"),
     RangeNotSatisfiable => ("RANGE_NOT_SATISFIABLE", 416, "general", "generic byte range outside the file"),
+    RequestTimeout => (
+        "REQUEST_TIMEOUT", 408, "general",
+        "the request body stopped arriving before it was complete"
+    ),
 }
 
 impl ErrorCode {

@@ -35,26 +35,50 @@ pub fn json_config() -> web::JsonConfig {
 /// own size limit) answer the same way.
 pub fn json_body_error(e: &serde_json::Error) -> ApiError {
     if e.is_data() {
-        ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {e}"))
+        let message = e.to_string();
+        let message = shortened(&message, SHOWN_MESSAGE_CHARS);
+        ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {message}"))
     } else {
         ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
     }
 }
 
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default()
-        .error_handler(|err: PathError, _req| ApiError::bad_request(format!("invalid path parameter: {err}")).into())
+    web::PathConfig::default().error_handler(|err: PathError, _req| {
+        let message = err.to_string();
+        ApiError::bad_request(format!("invalid path parameter: {}", shortened(&message, SHOWN_MESSAGE_CHARS))).into()
+    })
 }
 
 pub fn query_config() -> web::QueryConfig {
     web::QueryConfig::default().error_handler(|err: QueryPayloadError, _req| {
-        ApiError::bad_request(format!("invalid query parameter: {err}")).into()
+        let message = err.to_string();
+        ApiError::bad_request(format!("invalid query parameter: {}", shortened(&message, SHOWN_MESSAGE_CHARS))).into()
     })
 }
 
 /// The app's default service: any path no route matches.
 pub async fn not_found_fallback(req: HttpRequest) -> HttpResponse {
-    ApiError::new(ErrorCode::ResourceNotFound, format!("no resource at {}", req.path())).error_response()
+    ApiError::new(ErrorCode::ResourceNotFound, format!("no resource at {}", shown_path(req.path()))).error_response()
+}
+
+/// The longest stretch of a request path a problem's `detail` repeats.
+const SHOWN_PATH_CHARS: usize = 200;
+/// The longest parser message (which quotes the offending value) a `detail` repeats.
+const SHOWN_MESSAGE_CHARS: usize = 500;
+
+fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+    shortened(path, SHOWN_PATH_CHARS)
+}
+
+/// `text` cut after `max_chars` characters: the path or the parser message a
+/// problem repeats comes from the client, and a 60,000-character URL or query
+/// value is not sent back (and logged) whole.
+fn shortened(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
 }
 
 /// Middleware: an error response actix produced itself (a 405 for a wrong method,
@@ -75,9 +99,9 @@ pub async fn rewrite_bare_errors(
     }
     let detail = match status {
         StatusCode::METHOD_NOT_ALLOWED => {
-            format!("{} is not allowed on {}", res.request().method(), res.request().path())
+            format!("{} is not allowed on {}", res.request().method(), shown_path(res.request().path()))
         }
-        StatusCode::NOT_FOUND => format!("no resource at {}", res.request().path()),
+        StatusCode::NOT_FOUND => format!("no resource at {}", shown_path(res.request().path())),
         other => other.canonical_reason().unwrap_or("request failed").to_string(),
     };
     let mut problem = ApiError::from_status(status, detail).error_response();

@@ -181,6 +181,7 @@ impl ApiError {
             403 => ErrorCode::Forbidden,
             404 => ErrorCode::ResourceNotFound,
             405 => ErrorCode::MethodNotAllowed,
+            408 => ErrorCode::RequestTimeout,
             409 => ErrorCode::Conflict,
             413 => ErrorCode::PayloadTooLarge,
             415 => ErrorCode::UnsupportedMediaType,

@@ -11,9 +11,12 @@ use plinth_entities::export_job;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::{archive, jobs};
+use crate::instances::EXPORT_JOB;
 use crate::state::AppState;
 
 const POLL: Duration = Duration::from_secs(30);
+/// Renewed while building (see `build_queued`), so a long archive keeps it.
+const LEASE: Duration = Duration::from_secs(90);
 
 pub struct ExportBuilder {
     state: web::Data<AppState>,
@@ -32,20 +35,37 @@ impl Actor for ExportBuilder {
         let state = self.state.clone();
         ctx.spawn(
             async move {
-                match jobs::recover(&state).await {
-                    Ok(ids) if !ids.is_empty() => tracing::info!(jobs = ids.len(), "export jobs resumed"),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "could not look for unfinished exports"),
-                }
+                // Several instances: one builds at a time (the lease holder). A
+                // job left running is resumed only by whoever takes the lease
+                // next: the same instance restarted, or another once the dead
+                // holder's lease ran out, never while its builder still works.
+                let mut holding = false;
                 loop {
-                    if let Err(e) = build_queued(&state).await {
-                        tracing::warn!(error = %e, "export builder pass failed; will retry");
+                    let now = state.clock.now();
+                    if state.cluster.may_run(&state.db, EXPORT_JOB, now, LEASE).await {
+                        if !holding {
+                            holding = true;
+                            resume_unfinished(&state).await;
+                        }
+                        if let Err(e) = build_queued(&state).await {
+                            tracing::warn!(error = %e, "export builder pass failed; will retry");
+                        }
+                    } else {
+                        holding = false;
                     }
                     let _ = tokio::time::timeout(POLL, state.exports_queued.notified()).await;
                 }
             }
             .into_actor(self),
         );
+    }
+}
+
+async fn resume_unfinished(state: &AppState) {
+    match jobs::recover(state).await {
+        Ok(ids) if !ids.is_empty() => tracing::info!(jobs = ids.len(), "export jobs resumed"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "could not look for unfinished exports"),
     }
 }
 
@@ -62,7 +82,19 @@ async fn build_queued(state: &AppState) -> crate::error::ApiResult<()> {
             continue;
         }
         let key = format!("exports/{}/{}.zip", job.site_id, job.id);
-        let outcome = archive::build(state, job.site_id, &key).await;
+        let outcome = {
+            let build = archive::build(state, job.site_id, &key);
+            tokio::pin!(build);
+            // Renew the lease while the archive is built, however long it takes.
+            loop {
+                tokio::select! {
+                    outcome = &mut build => break outcome,
+                    _ = tokio::time::sleep(LEASE / 3) => {
+                        state.cluster.may_run(&state.db, EXPORT_JOB, state.clock.now(), LEASE).await;
+                    }
+                }
+            }
+        };
         if let Err(e) = &outcome {
             tracing::error!(error = %e, job = %job.id, "export failed");
         }

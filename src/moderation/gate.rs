@@ -72,6 +72,11 @@ impl crate::state::AccountGate for ModerationGate {
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.known.remove(idp_user_id);
     }
+
+    fn forget_all(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.known.clear();
+    }
 }
 
 /// Refuses a suspended or banned user. A lapsed suspension is lifted here, on the

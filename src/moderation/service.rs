@@ -69,7 +69,7 @@ async fn set_state(
     let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
     audit_moderation(&txn, now, actor, user, &before, &result).await?;
     txn.commit().await?;
-    state.account_gate.forget(user);
+    state.forget_user(user);
     Ok(result)
 }
 
@@ -175,7 +175,7 @@ pub async fn delete_user(
     };
     audit_moderation(&txn, now, actor, &user, &before, &result).await?;
     txn.commit().await?;
-    state.account_gate.forget(&user);
+    state.forget_user(&user);
     for site_id in sites {
         state.invalidate_site(site_id);
     }

@@ -14,4 +14,8 @@ pub trait AccountGate: Send + Sync {
 
     /// Drops what is remembered of `idp_user_id`, after their moderation changed.
     fn forget(&self, idp_user_id: &str);
+
+    /// Drops everything remembered (notifications from other instances may have
+    /// been missed).
+    fn forget_all(&self);
 }

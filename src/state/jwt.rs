@@ -101,10 +101,12 @@ impl JwtVerifier {
         if let Some((claims, kid)) = remembered {
             let unexpired = claims.exp + LEEWAY_SECS > now.timestamp();
             if unexpired && self.key_set.read().await.keys.contains_key(&kid) {
+                crate::observability::cache_hit(crate::observability::Cache::Jwt);
                 return Ok(claims);
             }
             self.verified.remove(&digest);
         }
+        crate::observability::cache_miss(crate::observability::Cache::Jwt);
         let (claims, kid) = self.check_signature(token).await?;
         // The app's clock decides expiry too, remembered or not.
         if claims.exp + LEEWAY_SECS <= now.timestamp() {

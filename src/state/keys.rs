@@ -106,9 +106,11 @@ impl KeyStore {
         let tag = self.tag(secret);
         if let Some(hit) = self.by_tag.get(&tag) {
             if hit.loaded.elapsed() < self.ttl {
+                crate::observability::cache_hit(crate::observability::Cache::Keys);
                 return Ok(Some(Arc::clone(&hit.record)));
             }
         }
+        crate::observability::cache_miss(crate::observability::Cache::Keys);
         let hash = hash_secret(secret);
         let model = api_key::Entity::find()
             .filter(api_key::Column::KeyHash.eq(hash.as_str()))
@@ -127,5 +129,10 @@ impl KeyStore {
     /// Forgets a key at once (revoked or changed).
     pub fn forget(&self, key_id: Uuid) {
         self.by_tag.retain(|_, cached| cached.record.id != key_id);
+    }
+
+    /// Forgets every key (their next use reads the database).
+    pub fn forget_all(&self) {
+        self.by_tag.clear();
     }
 }

@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::events::EventBus;
 use crate::storage::Storage;
 
+pub mod cluster;
 pub mod gate;
 pub mod identity_provider;
 pub mod jwt;
@@ -58,8 +59,12 @@ pub struct AppState {
     pub exports_queued: tokio::sync::Notify,
     pub storage: Storage,
     pub events: EventBus,
+    /// Tells the other instances what a write made stale (PostgreSQL).
+    pub cluster: crate::cluster::ClusterBus,
     pub clock: Arc<dyn Clock>,
     pub actors: Actors,
+    /// Metrics and readiness (see `observability`).
+    pub observability: crate::observability::Observability,
 }
 
 #[derive(Clone)]

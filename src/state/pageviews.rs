@@ -20,6 +20,11 @@ impl PageviewIngest {
         buffer.len()
     }
 
+    /// How many wait to be written (for the metrics).
+    pub fn waiting(&self) -> usize {
+        self.buffer.lock().map_or(0, |buffer| buffer.len())
+    }
+
     pub fn take(&self) -> Vec<analytics_event::ActiveModel> {
         std::mem::take(&mut *self.buffer.lock().unwrap_or_else(|e| e.into_inner()))
     }

@@ -107,8 +107,10 @@ impl ResponseCache {
 
     /// The entry for `key` if its site has not been written since it was built.
     pub fn get(&self, key: &str) -> Option<Arc<CachedResponse>> {
+        let lookup = crate::observability::CacheLookup::start(crate::observability::Cache::Responses);
         let hit = self.entries.as_ref()?.get(key)?;
         let fresh = hit.generation == self.generation(hit.site_id) && hit.epoch >= self.floor.load(Ordering::Acquire);
+        lookup.finish(fresh); // dropped unfinished (an early return above), it counts a miss
         fresh.then_some(hit)
     }
 

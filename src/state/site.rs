@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::site_settings::SiteSettings;
 use super::AppState;
+use crate::cluster::Invalidation;
 use crate::error::{ApiError, ApiResult};
 use crate::permissions::Role;
 
@@ -70,9 +71,11 @@ impl PublicCache {
     {
         if let Some(hit) = self.entries.get(&key) {
             if hit.0.elapsed() < ttl {
+                crate::observability::cache_hit(crate::observability::Cache::Public);
                 return Ok(Arc::clone(&hit.1));
             }
         }
+        crate::observability::cache_miss(crate::observability::Cache::Public);
         let started = self.generation.load(std::sync::atomic::Ordering::Acquire);
         let built = Arc::new(build.await?);
         if self.entries.len() >= Self::MAX_ENTRIES {
@@ -233,6 +236,7 @@ impl AppState {
 
     /// The cached state of a live (not deleted) site, or ENTITY_NOT_FOUND.
     pub async fn site_state(&self, site_id: Uuid) -> ApiResult<Arc<SiteState>> {
+        crate::observability::cache_lookup(crate::observability::Cache::Site, self.sites.get(site_id).is_some());
         self.sites
             .get_or_load(site_id, SiteState::load(&self.db, site_id))
             .await?
@@ -243,12 +247,14 @@ impl AppState {
     pub fn invalidate_all_sites(&self) {
         self.sites.invalidate_all();
         self.responses.everything_changed();
+        self.cluster.publish(Invalidation::AllSites);
     }
 
     /// After any write to a site's row, settings, locales or members.
     pub fn invalidate_site(&self, site_id: Uuid) {
         self.sites.invalidate(site_id);
         self.responses.site_changed(site_id);
+        self.cluster.publish(Invalidation::Site(site_id));
     }
 
     /// After a write to a site's content: the answers built from it go, the
@@ -259,5 +265,6 @@ impl AppState {
             site.public.clear();
         }
         self.responses.site_changed(site_id);
+        self.cluster.publish(Invalidation::Content(site_id));
     }
 }

@@ -1,5 +1,9 @@
 //! Unauthenticated system endpoints: version, health, public config, imprint,
-//! error catalog.
+//! error catalog; and, outside `/api/v1`, the operators' `/metrics`, `/livez`
+//! and `/readyz` (`metrics`, `probes`).
+
+pub mod metrics;
+pub mod probes;
 
 use std::time::Instant;
 
@@ -14,6 +18,14 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [version, health, public_config, imprint, error_codes]);
+}
+
+/// The operators' endpoints, mounted at the root (not under `/api/v1`) and not
+/// in the API document.
+pub fn ops_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/metrics").route(web::get().to(metrics::metrics)))
+        .service(web::resource("/livez").route(web::get().to(probes::livez)))
+        .service(web::resource("/readyz").route(web::get().to(probes::readyz)));
 }
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -94,7 +106,9 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
         }
         _ => None,
     };
-    let status = overall_status(database_up, &[probe.ok]);
+    // Redis (shared rate limits), when configured: down makes the report degraded.
+    let redis_up = state.rate_limits.probe_shared().await;
+    let status = overall_status(database_up, &[probe.ok, redis_up.unwrap_or(true)]);
     let report = HealthReport {
         status: status.to_string(),
         services: vec![ServiceHealth {
@@ -105,7 +119,15 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
                 tracing::error!(error = %e, "database health probe failed");
                 "the database did not answer".to_string()
             }),
-        }],
+        }]
+        .into_iter()
+        .chain(redis_up.map(|up| ServiceHealth {
+            name: "redis".into(),
+            status: if up { "up" } else { "down" }.into(),
+            latency_ms: None,
+            error: (!up).then(|| "Redis did not answer: rate limits are counted per instance or refused".into()),
+        }))
+        .collect(),
         storage: StorageHealth {
             name: "files".into(),
             status: if probe.ok { "up" } else { "down" }.into(),

@@ -205,6 +205,7 @@ pub fn settle(
             None => (DeliveryStatus::Dead, None),
         }
     };
+    crate::observability::delivery_attempt(status.as_str());
     if status == DeliveryStatus::Dead {
         tracing::warn!(delivery = %delivery.id, webhook = %delivery.webhook_id, "webhook delivery is dead after {attempt} attempts");
     }

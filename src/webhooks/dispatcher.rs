@@ -54,6 +54,11 @@ pub struct WebhookRuntime {
     /// without holding the shared slots the others need.
     sends_per_webhook: DashMap<Uuid, Arc<tokio::sync::Semaphore>>,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
+    /// Deliveries this process holds in memory (waiting for a send slot,
+    /// sending, or their result waiting to be written). Their claims are
+    /// renewed by every retry pass, so a send queued behind a slow endpoint
+    /// for longer than the lease is never claimed and sent a second time.
+    held: DashMap<Uuid, ()>,
 }
 
 impl WebhookRuntime {
@@ -67,12 +72,50 @@ impl WebhookRuntime {
             sends: Arc::new(tokio::sync::Semaphore::new(MAX_SENDS)),
             sends_per_webhook: DashMap::new(),
             subscriptions: DashMap::new(),
+            held: DashMap::new(),
         }
     }
 
-    /// After a webhook of the site changed.
+    /// A send slot of the webhook's own, then a shared one: while a slow
+    /// endpoint's deliveries wait for theirs, they hold none of the shared
+    /// slots the others need.
+    async fn send_slots(&self, webhook_id: Uuid) -> Vec<tokio::sync::OwnedSemaphorePermit> {
+        let own = Arc::clone(
+            self.sends_per_webhook
+                .entry(webhook_id)
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(MAX_SENDS_PER_WEBHOOK)))
+                .value(),
+        );
+        let own = own.acquire_owned().await;
+        let shared = Arc::clone(&self.sends).acquire_owned().await;
+        // The semaphores are never closed.
+        [own, shared].into_iter().flatten().collect()
+    }
+
+    pub fn hold(&self, delivery_id: Uuid) {
+        self.held.insert(delivery_id, ());
+    }
+
+    /// Its result is written (or lost, and the claim may lapse).
+    pub fn release(&self, delivery_id: Uuid) {
+        self.held.remove(&delivery_id);
+    }
+
+    /// After a webhook of the site changed: here and on the other instances.
     pub fn invalidate(&self, site_id: Uuid) {
         self.subscriptions.remove(&site_id);
+        self.state.cluster.publish(crate::cluster::Invalidation::Webhooks(site_id));
+    }
+
+    /// What another instance changed: one site's subscriptions, or all of them.
+    pub fn invalidate_here(&self, site_id: Option<Uuid>) {
+        match site_id {
+            Some(site_id) => self.subscriptions.remove(&site_id),
+            None => {
+                self.subscriptions.clear();
+                None
+            }
+        };
     }
 
     async fn active_for(&self, site_id: Uuid) -> ApiResult<Arc<Vec<webhook::Model>>> {
@@ -105,24 +148,43 @@ pub fn event_body(event: &DomainEvent) -> Value {
 /// Sends a freshly enqueued delivery in the background.
 fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, hook: webhook::Model) {
     hooks.results.sending();
+    hooks.hold(delivery.id);
     actix::spawn(async move {
         // The delivery was just stored; its recorded attempt changes it again.
         hooks.state.responses.site_changed(hook.site_id);
-        // The webhook's own slot first: while a slow endpoint's deliveries
-        // wait for theirs, they hold none of the shared slots.
-        let own = Arc::clone(
-            hooks
-                .sends_per_webhook
-                .entry(hook.id)
-                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(MAX_SENDS_PER_WEBHOOK)))
-                .value(),
-        );
-        let _own = own.acquire_owned().await;
-        let _shared = Arc::clone(&hooks.sends).acquire_owned().await;
+        let _slots = hooks.send_slots(hook.id).await;
         let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
         let at = hooks.state.clock.now();
         hooks.results.push(super::results::Outcome { delivery, result, at });
     });
+}
+
+/// Deliveries held while their transaction commits: released again if it fails
+/// (dropped before [`Holding::keep`]); kept, their sends release them.
+struct Holding<'a> {
+    hooks: &'a WebhookRuntime,
+    ids: Vec<Uuid>,
+}
+
+impl<'a> Holding<'a> {
+    fn new(hooks: &'a WebhookRuntime, ids: Vec<Uuid>) -> Self {
+        for id in &ids {
+            hooks.hold(*id);
+        }
+        Self { hooks, ids }
+    }
+
+    fn keep(mut self) {
+        self.ids.clear();
+    }
+}
+
+impl Drop for Holding<'_> {
+    fn drop(&mut self) {
+        for id in &self.ids {
+            self.hooks.release(*id);
+        }
+    }
 }
 
 /// Outbox rows read per pass.
@@ -140,6 +202,9 @@ fn rows_per_transaction(backend: DbBackend) -> usize {
 /// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
 /// PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK: usize = 500;
+
+/// The job lease of debounce flushes (one instance at a time, see `cluster::leases`).
+pub const FLUSH_JOB: &str = "webhook_flush";
 
 /// Turns outbox rows into deliveries and buffer rows; returns how many events
 /// were handled. Deliveries without debounce are sent once committed.
@@ -217,6 +282,9 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 }
             }
         }
+        // Held from before they become visible: a retry pass never finds one
+        // of them between the commit and its send and takes it as abandoned.
+        let holding = Holding::new(hooks, to_send.iter().map(|(delivery, _)| delivery.id).collect());
         // Multi-row inserts: one statement per chunk, not one per delivery.
         for chunk in to_send.chunks(INSERT_CHUNK) {
             let rows = chunk.iter().map(|(delivery, _)| webhook_delivery::ActiveModel::from(delivery.clone()));
@@ -225,12 +293,16 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         for chunk in buffered.chunks(INSERT_CHUNK) {
             webhook_buffer::Entity::insert_many(chunk.to_vec()).exec_without_returning(&txn).await?;
         }
+        // Live event streams read them from here, on every instance.
+        crate::events::stream::append(&txn, &claimed, now).await?;
         event_outbox::Entity::delete_many()
             .filter(event_outbox::Column::Seq.is_in(claimed.iter().map(|r| r.seq).collect::<Vec<_>>()))
             .exec(&txn)
             .await?;
         txn.commit().await?;
+        state.events.stream_moved();
         hooks.fan_out_holds.record(locked.elapsed());
+        holding.keep();
         for (delivery, hook) in to_send {
             send_now(hooks.clone(), delivery, hook);
         }
@@ -281,6 +353,10 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
     // Rows a crashed process left (or a missed wake-up) are dispatched here.
     dispatch_outbox(hooks).await?;
     let now = state.clock.now();
+    let lease = Duration::from_secs(state.config.webhooks.flush_poll_secs.max(1) * 3).max(Duration::from_secs(15));
+    if !state.cluster.may_run(&state.db, FLUSH_JOB, now, lease).await {
+        return Ok(0); // another instance flushes the debounce windows
+    }
     let oldest: Vec<(Uuid, chrono::DateTime<chrono::Utc>)> = webhook_buffer::Entity::find()
         .select_only()
         .column(webhook_buffer::Column::WebhookId)
@@ -333,21 +409,31 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
 
 /// Claims due failed (or stranded pending) deliveries and sends them; the claim
 /// uses `FOR UPDATE SKIP LOCKED` on PostgreSQL so two instances never send the
-/// same attempt. Returns how many were sent.
-/// Sends every due delivery, a batch at a time: after a restart (or a
-/// backlog) the next batch goes at once instead of waiting for the next poll.
+/// same attempt. Sends every due delivery, a batch at a time: after a restart
+/// (or a backlog) the next batch goes at once instead of waiting for the next
+/// poll. Returns how many were sent, once all are sent and recorded.
 pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
-    let mut total = 0;
     // Only what was due when the pass began: a delivery failing again in it
     // (even with a zero retry delay) waits for the next pass.
     let due_by = hooks.state.clock.now();
+    renew_held_claims(hooks).await?;
+    let mut total = 0;
+    let mut sends = Vec::new();
     // Bounded, so one pass never keeps the worker forever.
     for _ in 0..RETRY_PASSES {
-        let sent = retry_batch(hooks, due_by).await?;
-        total += sent;
-        if sent < RETRY_BATCH as usize {
+        let claimed = claim_batch(hooks, due_by).await?;
+        total += claimed.len();
+        let full = claimed.len() == RETRY_BATCH as usize;
+        // Concurrently, within the send slots: one at a time, a slow endpoint
+        // held every other webhook's retries (and a restart's backlog) for its
+        // response time per delivery.
+        sends.extend(claimed.into_iter().map(|delivery| actix::spawn(resend(hooks.clone(), delivery))));
+        if !full {
             break;
         }
+    }
+    for send in sends {
+        let _ = send.await;
     }
     Ok(total)
 }
@@ -355,7 +441,11 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
 const RETRY_BATCH: u64 = 100;
 const RETRY_PASSES: usize = 100;
 
-async fn retry_batch(hooks: &web::Data<WebhookRuntime>, due_by: chrono::DateTime<chrono::Utc>) -> ApiResult<usize> {
+/// Due deliveries, claimed by this instance for a lease.
+async fn claim_batch(
+    hooks: &web::Data<WebhookRuntime>,
+    due_by: chrono::DateTime<chrono::Utc>,
+) -> ApiResult<Vec<webhook_delivery::Model>> {
     let state = &hooks.state;
     let now = state.clock.now();
     let txn = crate::db::begin_write(&state.db).await?;
@@ -378,12 +468,58 @@ async fn retry_batch(hooks: &web::Data<WebhookRuntime>, due_by: chrono::DateTime
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    let count = due.len();
-    for delivery in due {
-        let Some(hook) = webhook_of(&state.db, &delivery).await? else { continue };
-        hooks.deliverer.attempt(&state.db, now, delivery, &hook).await?;
-        // Claimed and attempted: the delivery lists of its site changed.
-        state.responses.site_changed(hook.site_id);
+    for delivery in &due {
+        hooks.hold(delivery.id);
     }
-    Ok(count)
+    Ok(due)
+}
+
+/// One claimed delivery sent again and its attempt recorded.
+async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
+    let id = delivery.id;
+    let state = &hooks.state;
+    match webhook_of(&state.db, &delivery).await {
+        Ok(Some(hook)) => {
+            let _slots = hooks.send_slots(hook.id).await;
+            let now = state.clock.now();
+            if let Err(e) = hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
+                tracing::warn!(error = %e, delivery = %id, "could not record a webhook attempt; sent again when its claim ends");
+            }
+            // Claimed and attempted: the delivery lists of its site changed.
+            state.responses.site_changed(hook.site_id);
+        }
+        Ok(None) => {} // its webhook was deleted, and the delivery with it
+        Err(e) => {
+            tracing::warn!(error = %e, delivery = %id, "could not read a delivery's webhook; retried when its claim ends")
+        }
+    }
+    hooks.release(id);
+}
+
+/// Extends the claims of the deliveries this process still holds (queued
+/// behind a slow endpoint's send slots, say) by a lease from now: before this
+/// instance's own pass looks for due deliveries, and often enough that other
+/// instances never see them lapse.
+async fn renew_held_claims(hooks: &web::Data<WebhookRuntime>) -> ApiResult<()> {
+    let held: Vec<Uuid> = hooks.held.iter().map(|entry| *entry.key()).collect();
+    if held.is_empty() {
+        return Ok(());
+    }
+    let state = &hooks.state;
+    let until = state.clock.now() + hooks.deliverer.claim.lease;
+    for chunk in held.chunks(INSERT_CHUNK) {
+        let txn = crate::db::begin_write(&state.db).await?;
+        webhook_delivery::Entity::update_many()
+            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
+            .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
+            .filter(
+                webhook_delivery::Column::Status
+                    .is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),
+            )
+            .filter(webhook_delivery::Column::Id.is_in(chunk.to_vec()))
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
+    }
+    Ok(())
 }

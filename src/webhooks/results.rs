@@ -107,7 +107,14 @@ pub async fn keep_flushing(hooks: actix_web::web::Data<WebhookRuntime>) {
 /// Writes every waiting result. Returns how many.
 pub async fn flush(hooks: &WebhookRuntime) -> ApiResult<usize> {
     hooks.results.flushing.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-    let written = write_all(hooks, hooks.results.take()).await;
+    let outcomes = hooks.results.take();
+    let ids: Vec<uuid::Uuid> = outcomes.iter().map(|o| o.delivery.id).collect();
+    let written = write_all(hooks, outcomes).await;
+    // Written, or lost with the error: either way no longer held, so a lost
+    // result's claim lapses and the delivery is sent again.
+    for id in ids {
+        hooks.release(id);
+    }
     hooks.results.flushing.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     written
 }

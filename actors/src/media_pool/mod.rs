@@ -113,6 +113,11 @@ impl MediaPool {
         Self { workers, pending: Arc::new(AtomicUsize::new(0)), capacity: threads + queue_limit }
     }
 
+    /// Jobs accepted and not yet answered: running or waiting (for the metrics).
+    pub fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
     pub async fn run(&self, job: ImageJob) -> Result<ImageOutcome, PoolError> {
         let before = self.pending.fetch_add(1, Ordering::AcqRel);
         let _pending = Pending(&self.pending);

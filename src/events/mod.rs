@@ -15,6 +15,8 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
+pub mod stream;
+
 /// One event for one site: the spec's delivery body without the transport parts.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DomainEvent {
@@ -42,6 +44,8 @@ pub async fn store<C: ConnectionTrait>(db: &C, events: &[DomainEvent]) -> Result
 
 pub struct EventBus {
     sender: broadcast::Sender<DomainEvent>,
+    /// Live streams of events that left the outbox (`GET /sites/{id}/events`).
+    pub stream: stream::StreamHub,
 }
 
 impl Default for EventBus {
@@ -49,7 +53,7 @@ impl Default for EventBus {
         // Only a wake-up signal and an observation point: a subscriber that falls
         // behind misses notices, never deliveries (those come from the outbox).
         let (sender, _) = broadcast::channel(4096);
-        Self { sender }
+        Self { sender, stream: Default::default() }
     }
 }
 
@@ -65,5 +69,10 @@ impl EventBus {
 
     pub fn subscribe(&self) -> broadcast::Receiver<DomainEvent> {
         self.sender.subscribe()
+    }
+
+    /// Events were appended to the stream table (here or on another instance).
+    pub fn stream_moved(&self) {
+        self.stream.wake();
     }
 }
