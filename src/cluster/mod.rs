@@ -185,8 +185,8 @@ fn payloads(from: Uuid, batch: Vec<Invalidation>) -> Vec<String> {
     out
 }
 
-async fn notify(db: &sea_orm::DatabaseConnection, payload: &str) -> Result<(), sea_orm::DbErr> {
-    use sea_orm::ConnectionTrait;
+/// One notification on the channel, through `db` (a pool or a transaction).
+async fn notify<C: sea_orm::ConnectionTrait>(db: &C, payload: &str) -> Result<(), sea_orm::DbErr> {
     db.execute_raw(sea_orm::Statement::from_sql_and_values(
         sea_orm::DbBackend::Postgres,
         "SELECT pg_notify($1, $2)",
@@ -207,13 +207,7 @@ pub async fn notify_in<C: sea_orm::ConnectionTrait>(
         return Ok(());
     }
     let payload = serde_json::to_string(&Message { from, m: vec![what] }).unwrap_or_default();
-    txn.execute_raw(sea_orm::Statement::from_sql_and_values(
-        sea_orm::DbBackend::Postgres,
-        "SELECT pg_notify($1, $2)",
-        [CHANNEL.into(), payload.into()],
-    ))
-    .await
-    .map(|_| ())
+    notify(txn, &payload).await
 }
 
 #[cfg(test)]

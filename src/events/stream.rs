@@ -179,13 +179,7 @@ pub async fn replay(
         .limit(limit)
         .all(db)
         .await?;
-    let oldest = event_stream::Entity::find()
-        .select_only()
-        .column_as(event_stream::Column::Seq.min(), "oldest")
-        .into_tuple::<Option<i64>>()
-        .one(db)
-        .await?
-        .flatten();
+    let oldest = seq_bound(db, event_stream::Column::Seq.min()).await?;
     let dropped = oldest.is_some_and(|oldest| oldest > after + 1);
     Ok((rows, dropped))
 }
@@ -197,12 +191,11 @@ pub async fn prune(db: &DatabaseConnection, before: DateTime<Utc>) -> Result<u64
 }
 
 async fn latest(db: &DatabaseConnection) -> Result<i64, DbErr> {
-    let max = event_stream::Entity::find()
-        .select_only()
-        .column_as(event_stream::Column::Seq.max(), "latest")
-        .into_tuple::<Option<i64>>()
-        .one(db)
-        .await?
-        .flatten();
-    Ok(max.unwrap_or(0))
+    Ok(seq_bound(db, event_stream::Column::Seq.max()).await?.unwrap_or(0))
+}
+
+/// The smallest or largest stream position kept (`None`: the table is empty).
+async fn seq_bound(db: &DatabaseConnection, bound: sea_orm::sea_query::SimpleExpr) -> Result<Option<i64>, DbErr> {
+    let found = event_stream::Entity::find().select_only().column_as(bound, "bound").into_tuple::<Option<i64>>();
+    Ok(found.one(db).await?.flatten())
 }
