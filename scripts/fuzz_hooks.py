@@ -5,11 +5,12 @@
   /api/v1/error-codes`), and its `status` member is the HTTP status it came with.
   Clients branch on `code`; a problem without one is a defect wherever it comes
   from (a handler, an extractor, actix itself).
-- `map_path_parameters`: random UUIDs for `{site_id}` only ever reach the "no such
-  site" branch. The fuzz script creates one site and exports its id; site-scoped
-  operations get that id, so the generated queries and bodies reach the handlers
-  behind the site lookup. (`DELETE /sites/{id}` names its parameter `id` and
-  keeps a random one, so the site stays for the whole run.)
+- `map_path_parameters`: random UUIDs in paths only ever reach the "no such
+  thing" branch. scripts/fuzz_fixtures.py creates a site (every module on) and
+  one item of each kind; their ids (`PLINTH_FUZZ_FIXTURES`, JSON) go into the
+  generated paths, so queries and bodies reach the handlers behind the lookups.
+  `DELETE /<kind>/{id}` itself keeps its random id, so the fixtures last the
+  whole run; every other operation may change them as it likes.
 """
 
 import json
@@ -18,12 +19,13 @@ import re
 
 import schemathesis
 
-SITE_ID = os.environ.get("PLINTH_FUZZ_SITE_ID")
-
-
+FIXTURES = json.loads(os.environ.get("PLINTH_FUZZ_FIXTURES") or "{}")
+# Path parameters that name an item of a fixture kind wherever they appear.
+NAMED_PARAMETERS = {"site_id": "site", "blog_id": "blogs", "form_id": "forms", "doc_id": "documents"}
 # A user the stand-in identity provider (scripts/fuzz_idp.py) knows.
 IDP_USER = "user_fuzz_1"
 IDENTIFIER = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+KIND_AND_ID = re.compile(r"^/api/v1/([a-z-]+)/\{id\}")
 
 
 @schemathesis.hook
@@ -31,8 +33,18 @@ def map_path_parameters(ctx, path_parameters):
     operation = ctx.operation
     if not path_parameters or operation is None:
         return path_parameters
-    if SITE_ID and "site_id" in path_parameters:
-        path_parameters["site_id"] = SITE_ID
+    for name, kind in NAMED_PARAMETERS.items():
+        if name in path_parameters and kind in FIXTURES:
+            path_parameters[name] = FIXTURES[kind]
+    match = KIND_AND_ID.match(operation.path)
+    if match and "id" in path_parameters:
+        kind = "site" if match.group(1) == "sites" else match.group(1)
+        removes_the_fixture = operation.method.upper() == "DELETE" and operation.path == match.group(0)
+        if kind in FIXTURES and not removes_the_fixture:
+            path_parameters["id"] = FIXTURES[kind]
+    # The fixture site's and form's slug (both "fuzz").
+    if "slug" in path_parameters and operation.path.startswith(("/api/v1/sites/{slug}", "/api/v1/public/forms/{slug}")):
+        path_parameters["slug"] = "fuzz"
     # Well-formed user ids become a known user; malformed ones stay, for the
     # IDP_INVALID_IDENTIFIER branch.
     user_id = path_parameters.get("id")

@@ -5,7 +5,8 @@ Without an identity provider configured, `/api/v1/idp/users…` answer
 the fuzzer would learn nothing about them. This serves the Clerk-compatible
 calls Plinth makes (src/state/identity_provider.rs) over two fixed users, so
 the fuzzer reaches the real handlers: `GET /users`, `GET /users/count`,
-`GET /users/{id}`, `PATCH /users/{id}/metadata`, `DELETE /users/{id}`.
+`GET /users/{id}`, `PATCH /users/{id}/metadata`, `DELETE /users/{id}`. It also
+takes the deliveries of the fixture webhook (any `POST`, answered 204).
 
 Usage: python3 fuzz_idp.py PORT
 """
@@ -72,6 +73,12 @@ class Handler(BaseHTTPRequestHandler):
                 USERS[user_id]["public_metadata"].update(body.get("public_metadata") or {})
                 return self.answer(200, USERS[user_id])
         return self.answer(404, {"errors": [{"code": "resource_not_found"}]})
+
+    def do_POST(self):
+        # Webhook deliveries of the fixture webhook: taken and forgotten.
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(204)
+        self.end_headers()
 
     def do_DELETE(self):
         # Users are never really removed: the next operation still finds them.

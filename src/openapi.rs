@@ -82,6 +82,17 @@ impl Modify for DerivedKinds {
                 }
             }
         }
+        cv_detail_is_the_plain_item(openapi);
+    }
+}
+
+/// The spec gives a CV entry's `/detail` the shape of the plain item (the
+/// handler answers `GET /cv/{id}`'s body), not the blog's `ContentDetail`.
+fn cv_detail_is_the_plain_item(openapi: &mut utoipa::openapi::OpenApi) {
+    let plain = openapi.paths.paths.get("/cv/{id}").and_then(|item| item.get.as_ref()).map(|op| op.responses.clone());
+    let detail = openapi.paths.paths.get_mut("/cv/{id}/detail").and_then(|item| item.get.as_mut());
+    if let (Some(plain), Some(detail)) = (plain, detail) {
+        detail.responses = plain;
     }
 }
 
@@ -196,6 +207,14 @@ mod tests {
             }
         }
         assert!(seen.len() > 100, "the document lists the API ({} operations)", seen.len());
+    }
+
+    #[test]
+    fn a_cv_detail_is_documented_as_the_plain_item() {
+        let doc = serde_json::to_value(document()).expect("the document serializes");
+        let ok = |path: &str| doc["paths"][path]["get"]["responses"]["200"].clone();
+        assert_eq!(ok("/api/v1/cv/{id}/detail"), ok("/api/v1/cv/{id}"));
+        assert_ne!(ok("/api/v1/blogs/{id}/detail"), ok("/api/v1/blogs/{id}"));
     }
 
     /// Every failure is documented as what it is sent as: problem+json.
