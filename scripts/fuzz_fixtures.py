@@ -1,5 +1,6 @@
-"""Creates what scripts/fuzz aims at: one site with every module on, and one item
-of each kind that has its own `/api/v1/<kind>/{id}` routes. Prints their ids as
+"""Creates what scripts/fuzz aims at: one site with every module on and a second
+language, one item of each kind that has its own `/api/v1/<kind>/{id}` routes,
+and a localization of each localizable one. Prints their ids as
 JSON (`{"site": id, "blogs": id, …}`) for scripts/fuzz_hooks.py, which puts them
 into generated paths so the fuzzer reaches the handlers behind the lookups
 instead of answering 404 a thousand times.
@@ -58,6 +59,14 @@ def main():
     for kind, body in on_site.items():
         ids[kind] = call("POST", f"/sites/{site}/{kind}", body)["id"]
     ids["menu-items"] = call("POST", f"/menus/{ids['menus']}/items", {"labels": {"en": "Fuzz"}, "url": "/fuzz"})["id"]
+
+    # A second language on the site, and a localization of each kind into it
+    # (`/<kind>/localizations/{loc_id}`).
+    german = next(locale["id"] for locale in call("GET", "/locales") if locale["code"] == "de")
+    call("POST", f"/sites/{site}/locales", {"locale_id": german})
+    localization = {"locale_id": german, "title": "Fuzz", "name": "Fuzz"}
+    for kind in ["blogs", "pages", "projects", "skills", "legal", "cv", "categories", "tags", "documents"]:
+        ids[f"{kind}-localization"] = call("POST", f"/{kind}/{ids[kind]}/localizations", localization)["id"]
     print(json.dumps(ids))
 
 

@@ -26,6 +26,8 @@ NAMED_PARAMETERS = {"site_id": "site", "blog_id": "blogs", "form_id": "forms", "
 IDP_USER = "user_fuzz_1"
 IDENTIFIER = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 KIND_AND_ID = re.compile(r"^/api/v1/([a-z-]+)/\{id\}")
+LOCALIZATION = re.compile(r"^/api/v1/([a-z-]+)/localizations/\{loc_id\}$")
+SITE_SETTINGS = "/api/v1/sites/{site_id}/settings"
 
 
 @schemathesis.hook
@@ -42,6 +44,10 @@ def map_path_parameters(ctx, path_parameters):
         removes_the_fixture = operation.method.upper() == "DELETE" and operation.path == match.group(0)
         if kind in FIXTURES and not removes_the_fixture:
             path_parameters["id"] = FIXTURES[kind]
+    # `/<kind>/localizations/{loc_id}`: the fixture item's localization.
+    localized = LOCALIZATION.match(operation.path)
+    if localized and "loc_id" in path_parameters and operation.method.upper() != "DELETE":
+        path_parameters["loc_id"] = FIXTURES.get(f"{localized.group(1)}-localization", path_parameters["loc_id"])
     # The fixture site's and form's slug (both "fuzz").
     if "slug" in path_parameters and operation.path.startswith(("/api/v1/sites/{slug}", "/api/v1/public/forms/{slug}")):
         path_parameters["slug"] = "fuzz"
@@ -51,6 +57,29 @@ def map_path_parameters(ctx, path_parameters):
     if operation.path.startswith("/api/v1/idp/users/") and isinstance(user_id, str) and IDENTIFIER.match(user_id):
         path_parameters["id"] = IDP_USER
     return path_parameters
+
+
+@schemathesis.hook
+def map_body(ctx, body):
+    # A generated `module_*_enabled: false` would turn whole families into
+    # 403/404 for the rest of the run: the settings keep every module on.
+    if ctx.operation is not None and ctx.operation.path == SITE_SETTINGS and isinstance(body, dict):
+        for name in list(body):
+            if name.startswith("module_") and name.endswith("_enabled"):
+                body[name] = True
+    return body
+
+
+# The event stream never ends by design: schemathesis reads it until the request
+# timeout. A second holds the replayed events; the run's 30 s would make the
+# hundred cases of this one operation take most of the run.
+EVENT_STREAM = "/api/v1/sites/{site_id}/events"
+
+
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    if case.operation.path == EVENT_STREAM:
+        kwargs["timeout"] = 1
 
 
 @schemathesis.check

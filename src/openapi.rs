@@ -209,6 +209,17 @@ mod tests {
         assert!(seen.len() > 100, "the document lists the API ({} operations)", seen.len());
     }
 
+    /// Every `$ref` names a schema of the document's components.
+    #[test]
+    fn no_reference_dangles() {
+        let doc = serde_json::to_value(document()).expect("the document serializes");
+        let text = doc.to_string();
+        for reference in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+            let name = reference.split('"').next().unwrap_or_default();
+            assert!(doc["components"]["schemas"].get(name).is_some(), "#/components/schemas/{name} is not defined");
+        }
+    }
+
     #[test]
     fn a_cv_detail_is_documented_as_the_plain_item() {
         let doc = serde_json::to_value(document()).expect("the document serializes");

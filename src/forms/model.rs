@@ -276,7 +276,11 @@ pub struct FormListQuery {
     pub per_page: Option<u64>,
     /// Part of the name or slug, any letter case.
     pub search: Option<String>,
+    // Inline: query parameters' schemas are not collected into the document's
+    // components, so a `$ref` to them would dangle.
+    #[param(inline)]
     pub sort_by: Option<FormSortBy>,
+    #[param(inline)]
     pub sort_dir: Option<SortDir>,
 }
 
