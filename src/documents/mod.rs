@@ -139,8 +139,8 @@ pub async fn delete_document(
 
 #[utoipa::path(get, path = "/documents/{id}/download", tag = "Documents", params(("id" = Uuid, Path), DownloadQuery),
     responses(
-        (status = 200, content_type = "application/octet-stream", body = Vec<u8>, description = "The file (private ones decrypted as they stream; need `token`)"),
-        (status = 206, content_type = "application/octet-stream", body = Vec<u8>, description = "A range of a public file"),
+        (status = 200, content_type = "*/*", body = Vec<u8>, description = "The file, as the type it was stored with (private ones decrypted as they stream; need `token`)"),
+        (status = 206, content_type = "*/*", body = Vec<u8>, description = "A range of a public file"),
         (status = 302, description = "An outside document: its URL"),
         (status = 304, description = "The copy held is current"),
         (status = 401, body = Problem, content_type = "application/problem+json", description = "DOCUMENT_PASSWORD_REQUIRED (no or bad token); browsers (Accept: text/html) get a password page with 200 instead"),

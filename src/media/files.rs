@@ -70,8 +70,8 @@ pub fn parse_range(raw: &str) -> Option<GetRange> {
         ("If-None-Match" = Option<String>, Header, description = "The ETag of a copy held")
     ),
     responses(
-        (status = 200, content_type = "application/octet-stream", body = Vec<u8>, description = "The bytes; Cache-Control: public, max-age=31536000, immutable"),
-        (status = 206, content_type = "application/octet-stream", body = Vec<u8>, description = "The range asked for, with Content-Range"),
+        (status = 200, content_type = "*/*", body = Vec<u8>, description = "The bytes, as the type they were stored with (`image/png`, …); Cache-Control: public, max-age=31536000, immutable"),
+        (status = 206, content_type = "*/*", body = Vec<u8>, description = "The range asked for, with Content-Range"),
         (status = 304, description = "The copy held is current"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
         (status = 416, body = Problem, content_type = "application/problem+json", description = "The range lies outside the file")
