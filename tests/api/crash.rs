@@ -124,15 +124,7 @@ async fn a_killed_process_loses_no_delivery_and_resends_keep_their_ids() {
     let hook = json!({"url": receiver.url, "events": ["blog.created"]});
     create(&client, format!("{api}/sites/{site_id}/webhooks"), hook).await;
 
-    stream::iter(0..POSTS)
-        .for_each_concurrent(16, |i| {
-            let body = json!({"site_ids": [site_id], "title": format!("post-{i}")});
-            let sent = create(&client, format!("{api}/blogs"), body);
-            async move {
-                sent.await;
-            }
-        })
-        .await;
+    post_blogs(&client, &api, &site_id, POSTS).await;
     kill(server);
     let before_restart = receiver.received().len();
 
@@ -213,15 +205,7 @@ async fn a_thousand_deliveries_and_open_debounce_buffers_survive_a_kill_against_
     }
 
     let posting = Instant::now();
-    stream::iter(0..FANNED_POSTS)
-        .for_each_concurrent(16, |i| {
-            let body = json!({"site_ids": [site_id], "title": format!("post-{i}")});
-            let sent = create(&client, format!("{api}/blogs"), body);
-            async move {
-                sent.await;
-            }
-        })
-        .await;
+    post_blogs(&client, &api, &site_id, FANNED_POSTS).await;
     // Past the lease of the deliveries still waiting for a send slot, and a
     // retry pass or two later: then the process dies with sends in flight.
     tokio::time::sleep(Duration::from_secs(CLAIM_LEASE_SECS + 2)).await;
@@ -396,4 +380,17 @@ async fn a_send_waiting_past_its_lease_behind_a_slow_endpoint_is_sent_once() {
     );
     let twice = attempts_logged_twice(&app.database_url).await;
     assert!(twice.is_empty(), "attempts logged more than once (delivery, attempt, times): {twice:?}");
+}
+
+/// Creates `count` blogs titled `post-{i}` on the site, 16 at a time.
+async fn post_blogs(client: &reqwest::Client, api: &str, site_id: &str, count: usize) {
+    stream::iter(0..count)
+        .for_each_concurrent(16, |i| {
+            let body = json!({"site_ids": [site_id], "title": format!("post-{i}")});
+            let sent = create(client, format!("{api}/blogs"), body);
+            async move {
+                sent.await;
+            }
+        })
+        .await;
 }
