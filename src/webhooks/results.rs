@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{webhook_attempt, webhook_delivery};
-use sea_orm::{ActiveModelTrait, EntityTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::delivery::{settle, AttemptResult};
 use super::WebhookRuntime;
@@ -129,10 +129,21 @@ async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<
         for outcome in chunk {
             sites.insert(outcome.delivery.site_id);
             let (attempt, moved) = settle(&hooks.deliverer, outcome.at, outcome.delivery.clone(), &outcome.result);
-            logged.push(attempt);
-            moved.update(&txn).await?;
+            // A delivery deleted while it was being sent (its webhook or site
+            // deleted, cascading) has nothing left to record; it must not fail
+            // the batch, or every other result in it would be lost and sent again.
+            let updated = webhook_delivery::Entity::update_many()
+                .set(moved)
+                .filter(webhook_delivery::Column::Id.eq(outcome.delivery.id))
+                .exec(&txn)
+                .await?;
+            if updated.rows_affected > 0 {
+                logged.push(attempt);
+            }
         }
-        webhook_attempt::Entity::insert_many(logged).exec_without_returning(&txn).await?;
+        if !logged.is_empty() {
+            webhook_attempt::Entity::insert_many(logged).exec_without_returning(&txn).await?;
+        }
         txn.commit().await?;
         hooks.result_holds.record(locked.elapsed());
         for site_id in sites {

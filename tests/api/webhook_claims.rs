@@ -36,12 +36,11 @@ async fn in_flight(app: &TestApp, hook: &Value, claimed_by: Uuid, title: &str) -
     id
 }
 
-#[actix_web::test]
-async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_claims() {
-    let receiver = Receiver::start();
+/// An app that may send to `receiver`, with a site and a webhook on `blog.created`.
+async fn app_with_webhook(receiver: &Receiver, slug: &str) -> (TestApp, Value) {
     let allowed = receiver.host_port.clone();
     let app = TestApp::spawn_with(|c| c.ssrf_allowlist = vec![allowed]).await;
-    let site = app.create_site_id("claims").await;
+    let site = app.create_site_id(slug).await;
     let hook: Value = app
         .post(
             &format!("/sites/{site}/webhooks"),
@@ -52,6 +51,13 @@ async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_cla
         .json()
         .await
         .unwrap();
+    (app, hook)
+}
+
+#[actix_web::test]
+async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_claims() {
+    let receiver = Receiver::start();
+    let (app, hook) = app_with_webhook(&receiver, "claims").await;
     let own_instance = plinth::webhooks::claims::instance_id(&app.state.config.data_dir).unwrap();
     // What the process was sending when it died, and what another instance is sending.
     let own = in_flight(&app, &hook, own_instance, "mine").await;
@@ -90,4 +96,48 @@ async fn a_claim_lease_no_longer_than_the_send_timeout_is_refused() {
     let env = |name: &str| (name == "PLINTH_WEBHOOK_CLAIM_LEASE_SECS").then(|| "10".to_string());
     let refused = plinth::Config::from_sources(None, env).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused.contains("claim_lease_secs"), "{refused}");
+}
+
+/// Results are written in batches; one whose delivery was deleted while it was
+/// being sent (its webhook deleted, cascading) used to fail the whole batch
+/// ("None of the records are updated"), so every other result in it was lost
+/// and its delivery sent again.
+#[actix_web::test]
+async fn a_result_for_a_delivery_deleted_mid_send_does_not_lose_the_rest_of_its_batch() {
+    use plinth::webhooks::delivery::AttemptResult;
+    use plinth::webhooks::results::{flush, Outcome};
+    use sea_orm::EntityTrait;
+
+    let receiver = Receiver::start();
+    let (app, hook) = app_with_webhook(&receiver, "deleted-mid-send").await;
+    let instance = plinth::webhooks::claims::instance_id(&app.state.config.data_dir).unwrap();
+    let kept = in_flight(&app, &hook, instance, "kept").await;
+    let deleted = in_flight(&app, &hook, instance, "deleted").await;
+    let now = plinth_actors::Clock::now(app.clock.as_ref());
+    for id in [deleted, kept] {
+        let delivery = webhook_delivery::Entity::find_by_id(id).one(&app.state.db).await.unwrap().unwrap();
+        let result = AttemptResult {
+            success: true,
+            status_code: Some(200),
+            duration_ms: 3,
+            error: None,
+            response_excerpt: None,
+        };
+        app.webhooks.results.sending();
+        app.webhooks.results.push(Outcome { delivery, result, at: now });
+    }
+    webhook_delivery::Entity::delete_by_id(deleted).exec(&app.state.db).await.unwrap();
+
+    let written = flush(&app.webhooks).await;
+    assert!(written.is_ok(), "the batch was refused: {:?}", written.err());
+    let row = webhook_delivery::Entity::find_by_id(kept).one(&app.state.db).await.unwrap().unwrap();
+    assert_eq!((row.status.as_str(), row.attempts, row.claimed_by), ("success", 1, None));
+    let listed: Value = app
+        .get(&format!("/webhooks/{}/deliveries", hook["id"].as_str().unwrap()), &app.admin_key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["data"].as_array().unwrap().len(), 1, "{listed}");
+    app.settle().await;
 }
