@@ -191,7 +191,11 @@ catalog! {
     RangeNotSatisfiable => ("RANGE_NOT_SATISFIABLE", 416, "general", "generic byte range outside the file"),
     RequestTimeout => (
         "REQUEST_TIMEOUT", 408, "general",
-        "the request body stopped arriving before it was complete"
+        "the request head or body stopped arriving before it was complete"
+    ),
+    RequestHeaderFieldsTooLarge => (
+        "REQUEST_HEADER_FIELDS_TOO_LARGE", 431, "general",
+        "the request line and headers are larger than the server reads"
     ),
 }
 

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use sea_orm::{DbErr, SqlErr};
+use sea_orm::{DbErr, RuntimeErr, SqlErr};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -188,12 +188,18 @@ impl ApiError {
             416 => ErrorCode::RangeNotSatisfiable,
             422 => ErrorCode::ValidationError,
             429 => ErrorCode::RateLimitExceeded,
+            431 => ErrorCode::RequestHeaderFieldsTooLarge,
             503 => ErrorCode::ServiceUnavailable,
             _ => ErrorCode::InternalError,
         };
         let mut e = Self::new(code, detail);
         e.status = status;
         e
+    }
+
+    /// The problem+json body, serialized (for answers written below actix-web).
+    pub fn problem_body(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.problem()).unwrap_or_default()
     }
 
     fn problem(&self) -> Problem {
@@ -238,14 +244,12 @@ impl ResponseError for ApiError {
 /// caller maps them more precisely with [`on_constraint`]; the rest are 500.
 impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
-        match err.sql_err() {
-            Some(SqlErr::UniqueConstraintViolation(_)) => {
-                Self::new(ErrorCode::Conflict, "the change conflicts with an existing record")
-            }
-            Some(SqlErr::ForeignKeyConstraintViolation(_)) => {
+        match broken_constraint(&err) {
+            Some(Constraint::Unique) => Self::new(ErrorCode::Conflict, "the change conflicts with an existing record"),
+            Some(Constraint::ForeignKey) => {
                 Self::new(ErrorCode::Conflict, "the change refers to or is referred to by another record")
             }
-            _ => {
+            None => {
                 tracing::error!(error = %err, "database error");
                 Self::new(ErrorCode::DatabaseError, "a database error occurred")
             }
@@ -260,16 +264,35 @@ pub enum Constraint {
     ForeignKey,
 }
 
+/// Which constraint a database error broke, if any. Beyond what sea-orm
+/// recognises: a RESTRICT foreign key, which SQLite enforces from an internal
+/// trigger (extended code 1811, "FOREIGN KEY constraint failed") and
+/// PostgreSQL reports as restrict_violation (23001).
+fn broken_constraint(err: &DbErr) -> Option<Constraint> {
+    match err.sql_err() {
+        Some(SqlErr::UniqueConstraintViolation(_)) => return Some(Constraint::Unique),
+        Some(SqlErr::ForeignKeyConstraintViolation(_)) => return Some(Constraint::ForeignKey),
+        _ => {}
+    }
+    let (DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e))) = err else {
+        return None;
+    };
+    let sea_orm::sqlx::Error::Database(db) = &**e else {
+        return None;
+    };
+    let restrict = match db.code().as_deref() {
+        Some("23001") => true,
+        Some("1811") => db.message().contains("FOREIGN KEY constraint failed"),
+        _ => false,
+    };
+    restrict.then_some(Constraint::ForeignKey)
+}
+
 /// Maps a constraint violation to a precise error, passing other errors through:
 /// `insert(..).await.map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(..)))`.
 pub fn on_constraint(kind: Constraint, to_error: impl FnOnce() -> ApiError) -> impl FnOnce(DbErr) -> ApiError {
     move |err| {
-        let matched = matches!(
-            (kind, err.sql_err()),
-            (Constraint::Unique, Some(SqlErr::UniqueConstraintViolation(_)))
-                | (Constraint::ForeignKey, Some(SqlErr::ForeignKeyConstraintViolation(_)))
-        );
-        if matched {
+        if broken_constraint(&err) == Some(kind) {
             to_error()
         } else {
             ApiError::from(err)

@@ -43,3 +43,34 @@ async fn a_locale_in_use_cannot_be_deleted_and_renames_reach_site_listings() {
     let locales: Vec<Value> = app.get(&format!("/sites/{site}/locales"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(locales[0]["native_name"], "English (intl)");
 }
+
+/// The fuzzer's 500: a locale no site has any more, but content still has a
+/// localization in, broke a RESTRICT foreign key. SQLite raises that from an
+/// internal trigger (code 1811) and PostgreSQL as restrict_violation (23001),
+/// neither of which was taken for a foreign-key violation.
+#[actix_web::test]
+async fn a_locale_only_content_still_uses_cannot_be_deleted() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("leftover").await;
+    let created = app
+        .post("/locales", &app.admin_key, json!({"code": "eo", "name": "Esperanto", "native_name": "Esperanto"}))
+        .await;
+    let eo = created.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    app.post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": eo})).await;
+    let blog: Value =
+        app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Saluton"})).await.json().await.unwrap();
+    let res = app
+        .post(
+            &format!("/blogs/{}/localizations", blog["id"].as_str().unwrap()),
+            &app.admin_key,
+            json!({"locale_id": eo, "title": "Saluton"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app.delete(&format!("/sites/{site}/locales/{eo}"), &app.admin_key).await;
+    assert_eq!(res.status(), 204);
+
+    assert_problem(app.delete(&format!("/locales/{eo}"), &app.admin_key).await, 409, "LOCALE_DELETE_IN_USE").await;
+    let locales: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
+    assert!(locales.iter().any(|l| l["id"] == eo.as_str()), "the locale is still there");
+}
