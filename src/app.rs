@@ -6,8 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{Actor, Addr};
+use actix_http::error::DispatchError;
+use actix_http::{HttpService, KeepAlive, Protocol};
+use actix_rt::net::TcpStream;
+use actix_service::{fn_service, map_config, ServiceFactoryExt as _};
+use actix_web::dev::AppConfig;
 use actix_web::middleware::{from_fn, Condition};
-use actix_web::{web, App, HttpServer};
+use actix_web::{web, App};
 use plinth_actors::{
     AuthFailureTracker, Clock, FlushUsage, KeyUsageCounters, KeyUsageRecorder, Periodic, RateLimitTrackers,
     RateLimiter, SiteCache, SiteRegistry, SystemClock,
@@ -16,6 +21,7 @@ use sea_orm::{EntityTrait, PaginatorTrait};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::Config;
+use crate::connection::{Listener, ProblemIo};
 use crate::error::{json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors};
 use crate::events::EventBus;
 use crate::state::{Actors, AppState, JwtVerifier, KeyStore};
@@ -178,15 +184,25 @@ impl Plinth {
 
     /// Serves on `listener` until stopped. With `handle_signals`, SIGTERM/SIGINT
     /// stop accepting and let in-flight requests finish (30 s at most).
+    ///
+    /// Built from actix-server and actix-http directly rather than through
+    /// `HttpServer`, whose connections are plain TCP streams: here each runs
+    /// through [`connection::ProblemIo`], so the errors actix-http answers before
+    /// the app sees a request are problem+json too.
     pub fn serve(&self, listener: TcpListener, handle_signals: bool) -> Result<RunningServer, BoxError> {
         let addr = listener.local_addr()?;
-        let (state, hooks) = (self.state.clone(), self.webhooks.clone());
-        let trash_sources = web::Data::new(crate::api::trash_sources());
-        let mut server = HttpServer::new(move || application(&state, &hooks, &trash_sources))
-            .shutdown_timeout(30)
-            .listen(listener)?;
+        let mut server = actix_server::Server::build().shutdown_timeout(30);
+        let serving = Serving {
+            state: self.state.clone(),
+            hooks: self.webhooks.clone(),
+            trash_sources: web::Data::new(crate::api::trash_sources()),
+            shutdown: server.graceful_shutdown_signal(),
+        };
+        server = server.listen("plinth", listener, serving.factory(Listener::Api, addr))?;
         if let Some(metrics_listener) = system::metrics::metrics_listener(&self.state)? {
-            server = server.listen(metrics_listener)?;
+            let metrics_addr = metrics_listener.local_addr()?;
+            server =
+                server.listen("plinth-metrics", metrics_listener, serving.factory(Listener::Metrics, metrics_addr))?;
         }
         if self.state.config.workers > 0 {
             server = server.workers(self.state.config.workers);
@@ -197,6 +213,55 @@ impl Plinth {
         Ok(RunningServer { addr, server: server.run(), webhooks: self.webhooks.clone() })
     }
 }
+
+/// What each server worker's listeners are built from.
+#[derive(Clone)]
+struct Serving {
+    state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
+    trash_sources: web::Data<crate::trash::TrashSources>,
+    /// Fired on a graceful stop, so idle kept-alive connections close at once.
+    shutdown: actix_server::GracefulShutdownSignal,
+}
+
+impl Serving {
+    /// The service factory of one listener: HTTP/1.1 as `HttpServer` would serve
+    /// it (its default keep-alive and timeouts), on [`ProblemIo`] connections.
+    fn factory(
+        &self,
+        listener: Listener,
+        local_addr: SocketAddr,
+    ) -> impl Fn() -> BoxedConnectionFactory + Send + Clone + 'static {
+        let serving = self.clone();
+        move || {
+            let serving = serving.clone();
+            let app = application(&serving.state, &serving.hooks, &serving.trash_sources);
+            let shutdown = serving.shutdown.clone();
+            let http = HttpService::<ProblemIo<TcpStream>, _, _>::build()
+                .keep_alive(KeepAlive::default())
+                .client_request_timeout(Duration::from_secs(5))
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .local_addr(local_addr)
+                .graceful_shutdown_signal(move || {
+                    let signal = shutdown.clone();
+                    async move { signal.notified().await }
+                })
+                .on_connect_ext(|io: &ProblemIo<TcpStream>, data| {
+                    data.insert(io.listener);
+                })
+                .finish(map_config(app, move |_| AppConfig::default()));
+            let clock = serving.state.clock.clone();
+            let accept = fn_service(move |io: TcpStream| {
+                let peer = io.peer_addr().ok();
+                let io = ProblemIo::new(io, listener, clock.clone());
+                std::future::ready(Ok::<_, DispatchError>((io, Protocol::Http1, peer)))
+            });
+            actix_service::boxed::factory(accept.and_then(http))
+        }
+    }
+}
+
+type BoxedConnectionFactory = actix_service::boxed::BoxServiceFactory<(), TcpStream, (), DispatchError, ()>;
 
 /// The application one server worker runs: state, middleware and every route.
 /// Public so benchmarks can drive exactly what is served, in process.

@@ -14,6 +14,7 @@ pub mod body;
 pub mod client_ip;
 pub mod cluster;
 pub mod config;
+pub mod connection;
 pub mod content;
 pub mod cors;
 pub mod db;

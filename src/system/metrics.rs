@@ -22,6 +22,7 @@ use prometheus::{Encoder, TextEncoder};
 use sea_orm::{ColumnTrait, DbBackend, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 use sha2::{Digest, Sha256};
 
+use crate::connection::Listener;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::observability::http::Route;
 use crate::state::AppState;
@@ -31,7 +32,7 @@ use crate::webhooks::delivery::DeliveryStatus;
 const OPS_PATHS: [&str; 3] = ["/metrics", "/livez", "/readyz"];
 
 /// Binds the separate metrics listener when one is configured, and notes its
-/// address so requests arriving on it are told apart.
+/// address (for the banner). Its connections carry [`Listener::Metrics`].
 pub fn metrics_listener(state: &AppState) -> std::io::Result<Option<TcpListener>> {
     let Some(addr) = state.config.observability.metrics_addr.as_deref().filter(|a| !a.is_empty()) else {
         return Ok(None);
@@ -42,6 +43,11 @@ pub fn metrics_listener(state: &AppState) -> std::io::Result<Option<TcpListener>
     Ok(Some(listener))
 }
 
+/// Whether the request came through the separate metrics listener.
+fn on_metrics_listener(req: &HttpRequest) -> bool {
+    req.conn_data::<Listener>() == Some(&Listener::Metrics)
+}
+
 /// Middleware, outermost: records each request's route template, method,
 /// status class and time to its response head, and counts 429s by code. On
 /// the metrics listener, refuses everything but the probes and `/metrics`.
@@ -50,8 +56,7 @@ pub async fn record_request<B: MessageBody + 'static>(
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
     let started = Instant::now();
-    let metrics_listener = req.app_data::<web::Data<AppState>>().and_then(|s| s.observability.metrics_listener());
-    if metrics_listener.is_some_and(|addr| addr == req.app_config().local_addr()) && !OPS_PATHS.contains(&req.path()) {
+    if on_metrics_listener(req.request()) && !OPS_PATHS.contains(&req.path()) {
         let refused =
             ApiError::new(ErrorCode::ResourceNotFound, "the metrics listener serves only /metrics and probes");
         return Ok(req.error_response(refused).map_into_right_body());
@@ -94,8 +99,7 @@ pub async fn metrics(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<
 }
 
 fn authorize_scrape(req: &HttpRequest, state: &AppState) -> ApiResult<()> {
-    let on_metrics_listener = state.observability.metrics_listener() == Some(req.app_config().local_addr());
-    if on_metrics_listener {
+    if on_metrics_listener(req) {
         return Ok(());
     }
     let Some(token) = state.config.observability.metrics_token.as_deref().filter(|t| !t.is_empty()) else {

@@ -202,9 +202,8 @@ fn raw_get(addr: &str, target: &str) -> String {
 /// client's text is not sent back whole. Past the codec's limits (a request
 /// target over 65,534 bytes, the `http` crate's `Uri`; a request head over
 /// 128 KiB) actix-http answers 400 or 431 itself before any service or
-/// middleware runs, with no hook to shape that answer: those stay bare, and the
-/// test only holds that they are answered and never a 5xx or a dropped
-/// connection.
+/// middleware runs; the connection layer (`connection::ProblemIo`) turns those
+/// bare answers into problem+json too.
 #[actix_web::test]
 async fn overlong_urls_and_values_are_answered_with_bounded_problem_json() {
     let app = TestApp::spawn().await;
@@ -226,10 +225,42 @@ async fn overlong_urls_and_values_are_answered_with_bounded_problem_json() {
     assert!(body["detail"].as_str().unwrap().chars().count() < 1_000);
 
     let addr = app.base.trim_start_matches("http://").to_string();
-    for length in [100_000, 140_000] {
+    for (length, status, code) in [(100_000, 400, "BAD_REQUEST"), (140_000, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE")] {
         let target = format!("/api/v1/{}", "a".repeat(length));
         let to = addr.clone();
         let answer = tokio::task::spawn_blocking(move || raw_get(&to, &target)).await.unwrap();
-        assert!(answer.starts_with("HTTP/1.1 4"), "{length}: {answer:.200}");
+        assert_raw_problem(&answer, status, code);
     }
+}
+
+/// The status line, problem+json head and body of a raw answer.
+fn assert_raw_problem(answer: &str, status: u16, code: &str) {
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
+    assert!(head.starts_with(&format!("HTTP/1.1 {status} ")), "{answer:.300}");
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.contains("content-type: application/problem+json"), "{head}");
+    assert!(lower.contains(&format!("content-length: {}", body.len())), "{head}");
+    let problem: Value = serde_json::from_str(body).unwrap();
+    assert_eq!((problem["status"].as_u64(), problem["code"].as_str()), (Some(u64::from(status)), Some(code)));
+    assert!(!problem["detail"].as_str().unwrap().is_empty(), "{body}");
+}
+
+/// A request head that stops arriving is answered 408 after 5 s by actix-http
+/// itself; that answer is problem+json as well.
+#[actix_web::test]
+async fn a_stalled_request_head_is_answered_with_problem_json() {
+    use std::io::{Read, Write};
+    let app = TestApp::spawn().await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        stream.write_all(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n").unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    })
+    .await
+    .unwrap();
+    assert_raw_problem(&answer, 408, "REQUEST_TIMEOUT");
 }
