@@ -74,7 +74,12 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     let bind = config.bind_addr()?;
     let public_url = config.public_url();
     let database = db::describe(&config.database_url);
-    let data_dir = config.data_dir.display().to_string();
+    // Where uploaded files go: the S3 URL when storage is shared (it names a
+    // bucket and prefix, never credentials), else the data directory.
+    let files = match config.storage.url.as_deref() {
+        Some(url) if url.starts_with("s3://") => url.to_string(),
+        _ => config.data_dir.display().to_string(),
+    };
     let app = Plinth::build(config).await?;
     let listener = TcpListener::bind(bind)?;
     let running = app.serve(listener, false)?;
@@ -86,7 +91,7 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     if public_url != listen {
         banner += &format!("  Links     {public_url}\n");
     }
-    banner += &format!("  Database  {database}\n  Files     {data_dir}\n");
+    banner += &format!("  Database  {database}\n  Files     {files}\n");
     if let Some(metrics) = app.state.observability.metrics_listener() {
         banner += &format!("  Metrics   http://{metrics}/metrics\n");
     }
