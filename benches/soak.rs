@@ -5,8 +5,9 @@
 //! published posts, and drives it with 64 connections (one client each, one
 //! kept-alive connection each) of mixed traffic for SOAK_SECONDS (default 60):
 //! about 80% reads (the admin list, one post, the published list, the RSS feed,
-//! the public sitemap and robots.txt) and 20% writes (new posts, retitled
-//! posts). Prints errors (any answer but 2xx/3xx, and transport errors; target
+//! the public sitemap and robots.txt) and 20% writes (retitled posts, and new
+//! posts deleted and purged again, so the data stays the same size: a growing
+//! RSS is memory held, not more to answer with). Prints errors (any answer but 2xx/3xx, and transport errors; target
 //! 0), requests/s, p50 and p99 per tenth of the run and overall, and the
 //! server's RSS at start, after warm-up (the first sixth), in the middle and at
 //! the end (target: flat within 10% after warm-up).
@@ -101,7 +102,8 @@ fn main() {
             runtime.block_on(common::analyze(&database_url));
         }
         println!(
-            "\n## Soak, {name}: the release binary, {CONNECTIONS} connections, {seconds} s, ~80% reads / 20% writes\n"
+            "\n## Soak, {name}: the release binary, {CONNECTIONS} connections, {seconds} s, ~80% reads / 20% writes \
+             (steady data: {CYCLE_SHARE}% create/delete/purge)\n"
         );
         let passed = runtime.block_on(soak(&server, &site, Duration::from_secs(seconds)));
         server.stop();
@@ -157,29 +159,60 @@ impl Dice {
     }
 }
 
-/// The kinds of request in the mix, with their share (percent).
-const MIX: [(&str, usize); 8] = [
+/// The kinds of request in the mix, with their share (percent). The writes
+/// keep the data at a steady size, so a growing RSS means memory held, not
+/// more posts to answer with: each task cycles through creating a post,
+/// deleting it (to the trash) and purging it from the trash.
+const MIX: [(&str, usize); 10] = [
     ("GET /sites/{id}/blogs (admin list, pages 1-20)", 25),
     ("GET /blogs/{id}", 20),
     ("GET /sites/{id}/blogs/published (pages 1-10)", 15),
     ("GET /sites/{id}/feed.rss", 8),
     ("GET /sites/{slug}/sitemap.xml (anonymous)", 6),
     ("GET /sites/{slug}/robots.txt (anonymous)", 6),
-    ("POST /blogs (published)", 12),
-    ("PUT /blogs/{id} (retitle one of the task's own)", 8),
+    ("POST /blogs (published)", 4),
+    ("DELETE /blogs/{id} (the task's new post, to the trash)", 4),
+    ("DELETE /trash/{id} (purge it)", 4),
+    ("PUT /blogs/{id} (retitle one of the task's seeded posts)", 8),
 ];
+const CREATE: usize = 6;
+const DELETE: usize = 7;
+const PURGE: usize = 8;
+/// The create/delete/purge cycle's share of the mix.
+const CYCLE_SHARE: usize = 12;
+
+/// A task's place in its create/delete/purge cycle.
+#[derive(Default)]
+struct Cycle {
+    /// Created, not yet deleted.
+    created: Option<String>,
+    /// Deleted, not yet purged.
+    trashed: Option<String>,
+}
+
+impl Cycle {
+    /// The cycle's next step.
+    fn next_kind(&self) -> usize {
+        match (&self.created, &self.trashed) {
+            (_, Some(_)) => PURGE,
+            (Some(_), None) => DELETE,
+            (None, None) => CREATE,
+        }
+    }
+}
 
 /// The next request of the mix: its kind (index into [`MIX`]) and the request.
 fn next_request(
     client: &reqwest::Client,
     site: &Site,
     dice: &mut Dice,
+    cycle: &mut Cycle,
     task: usize,
     n: u64,
 ) -> (usize, reqwest::RequestBuilder) {
     let (api, site_id) = (&site.api, &site.site_id);
     let mut roll = dice.roll(100);
-    let kind = MIX
+    let mut kind = MIX
         .iter()
         .position(|(_, share)| {
             let hit = roll < *share;
@@ -187,7 +220,11 @@ fn next_request(
             hit
         })
         .unwrap_or(0);
+    if (CREATE..=PURGE).contains(&kind) {
+        kind = cycle.next_kind();
+    }
     let read = |url: String| client.get(url).header("X-API-Key", &site.reader_key);
+    let write = |method: reqwest::Method, url: String| client.request(method, url).header("X-API-Key", MASTER_KEY);
     let any_post = &site.post_ids[dice.roll(site.post_ids.len())];
     // Each task retitles only its own posts: two editors saving one post at
     // once get a 409 by design, which is not what this measures.
@@ -200,12 +237,20 @@ fn next_request(
         3 => read(format!("{api}/sites/{site_id}/feed.rss")),
         4 => client.get(format!("{api}/sites/soak/sitemap.xml")),
         5 => client.get(format!("{api}/sites/soak/robots.txt")),
-        6 => client.post(format!("{api}/blogs")).header("X-API-Key", MASTER_KEY).json(&json!({
+        CREATE => write(reqwest::Method::POST, format!("{api}/blogs")).json(&json!({
             "site_ids": [site_id], "title": format!("Soak post {task}-{n}"),
             "body": "Written during the soak. ".repeat(10), "status": "Published"})),
-        _ => client
-            .put(format!("{api}/blogs/{own_post}"))
-            .header("X-API-Key", MASTER_KEY)
+        DELETE => {
+            let id = cycle.created.take().unwrap_or_default();
+            let request = write(reqwest::Method::DELETE, format!("{api}/blogs/{id}"));
+            cycle.trashed = Some(id);
+            request
+        }
+        PURGE => {
+            let id = cycle.trashed.take().unwrap_or_default();
+            write(reqwest::Method::DELETE, format!("{api}/trash/{id}?entity_type=blog"))
+        }
+        _ => write(reqwest::Method::PUT, format!("{api}/blogs/{own_post}"))
             .json(&json!({"title": format!("Retitled {task}-{n}")})),
     };
     (kind, request)
@@ -226,10 +271,11 @@ async fn soak(server: &PlinthProcess, site: &Site, duration: Duration) -> bool {
             let client = reqwest::Client::builder().pool_max_idle_per_host(1).build().unwrap();
             let mut dice = Dice(0x9E37_79B9_7F4A_7C15 ^ (task as u64 + 1));
             let mut samples = Vec::new();
+            let mut cycle = Cycle::default();
             let mut n = 0;
             while Instant::now() < deadline {
                 n += 1;
-                let (kind, request) = next_request(&client, &site, &mut dice, task, n);
+                let (kind, request) = next_request(&client, &site, &mut dice, &mut cycle, task, n);
                 let request = request.build().unwrap();
                 let what = format!("{} {}", request.method(), request.url().path());
                 let sent = Instant::now();
@@ -243,8 +289,12 @@ async fn soak(server: &PlinthProcess, site: &Site, duration: Duration) -> bool {
                                 format!("{what}: {status} {}", text.unwrap_or_default()),
                                 Some(status.as_u16()),
                             );
-                        } else if let Err(e) = body {
+                        } else if let Err(e) = &body {
                             errors.record(format!("{what}: body: {e}"), None);
+                        } else if kind == CREATE {
+                            let created: Value =
+                                body.ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+                            cycle.created = created["id"].as_str().map(str::to_string);
                         }
                     }
                     Err(e) => errors.record(format!("{what}: {e}"), None),
