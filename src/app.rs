@@ -249,6 +249,8 @@ impl Serving {
                 .on_connect_ext(|io: &ProblemIo<TcpStream>, data| {
                     data.insert(io.listener);
                 })
+                // Its host and address are fallbacks for requests without a
+                // Host header (URL generation); nothing in Plinth reads them.
                 .finish(map_config(app, move |_| AppConfig::default()));
             let clock = serving.state.clock.clone();
             let accept = fn_service(move |io: TcpStream| {
