@@ -130,12 +130,19 @@ pub async fn delete(db: &DatabaseConnection, actor: &str, now: DateTime<Utc>, id
     let txn = crate::db::begin_write(db).await?;
     let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
     let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(&txn).await?;
-    let in_use_error =
-        || ApiError::new(ErrorCode::LocaleDeleteInUse, format!("the locale is assigned to {in_use} site(s)"));
     if in_use > 0 {
-        return Err(in_use_error());
+        let detail = format!("the locale is assigned to {in_use} site(s)");
+        return Err(ApiError::new(ErrorCode::LocaleDeleteInUse, detail));
     }
-    locale::Entity::delete_by_id(id).exec(&txn).await.map_err(on_constraint(Constraint::ForeignKey, in_use_error))?;
+    // No site has it any more, but translations made while one did still
+    // refer to it (their foreign keys restrict the delete).
+    let translated = || {
+        ApiError::new(
+            ErrorCode::LocaleDeleteInUse,
+            "translations (content, taxonomy, forms or media) still use the locale",
+        )
+    };
+    locale::Entity::delete_by_id(id).exec(&txn).await.map_err(on_constraint(Constraint::ForeignKey, translated))?;
     audit::record(&txn, now, audit_entry(actor, Action::Delete, id), &LocaleResponse::from(&current), &()).await?;
     txn.commit().await?;
     Ok(())

@@ -184,14 +184,18 @@ async fn a_stalled_body_is_answered_and_its_connection_closed() {
     assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
 }
 
-/// Sends `GET {target}` over a raw connection and reads the answer until the
-/// server closes it (10 s at most).
+/// Sends `GET {target}` over a raw connection and reads the answer.
 fn raw_get(addr: &str, target: &str) -> String {
+    raw_exchange(addr, &format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"))
+}
+
+/// Sends `request` as it is over a raw connection and reads the answer until
+/// the server closes it (15 s at most).
+fn raw_exchange(addr: &str, request: &str) -> String {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let head = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
     String::from_utf8_lossy(&answer).into_owned()
@@ -249,18 +253,10 @@ fn assert_raw_problem(answer: &str, status: u16, code: &str) {
 /// itself; that answer is problem+json as well.
 #[actix_web::test]
 async fn a_stalled_request_head_is_answered_with_problem_json() {
-    use std::io::{Read, Write};
     let app = TestApp::spawn().await;
     let addr = app.base.trim_start_matches("http://").to_string();
-    let answer = tokio::task::spawn_blocking(move || {
-        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
-        stream.write_all(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n").unwrap();
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        String::from_utf8_lossy(&answer).into_owned()
-    })
-    .await
-    .unwrap();
+    // The head's closing blank line never comes.
+    let head = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n";
+    let answer = tokio::task::spawn_blocking(move || raw_exchange(&addr, head)).await.unwrap();
     assert_raw_problem(&answer, 408, "REQUEST_TIMEOUT");
 }

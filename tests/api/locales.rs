@@ -70,7 +70,9 @@ async fn a_locale_only_content_still_uses_cannot_be_deleted() {
     let res = app.delete(&format!("/sites/{site}/locales/{eo}"), &app.admin_key).await;
     assert_eq!(res.status(), 204);
 
-    assert_problem(app.delete(&format!("/locales/{eo}"), &app.admin_key).await, 409, "LOCALE_DELETE_IN_USE").await;
+    let problem =
+        assert_problem(app.delete(&format!("/locales/{eo}"), &app.admin_key).await, 409, "LOCALE_DELETE_IN_USE").await;
+    assert!(problem["detail"].as_str().unwrap().contains("translations"), "{problem}");
     let locales: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
     assert!(locales.iter().any(|l| l["id"] == eo.as_str()), "the locale is still there");
 }

@@ -54,6 +54,15 @@ async fn app_with_webhook(receiver: &Receiver, slug: &str) -> (TestApp, Value) {
     (app, hook)
 }
 
+/// The webhook's delivery log, as its API lists it.
+async fn deliveries(app: &TestApp, hook: &Value) -> Value {
+    app.get(&format!("/webhooks/{}/deliveries", hook["id"].as_str().unwrap()), &app.admin_key)
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
 #[actix_web::test]
 async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_claims() {
     let receiver = Receiver::start();
@@ -81,12 +90,7 @@ async fn a_restarted_instance_sends_what_it_held_at_once_and_waits_out_other_cla
     app.retry_webhooks().await;
     let received = receiver.wait_for(2).await;
     assert_eq!(received[1].headers["webhook-id"], foreign.to_string());
-    let listed: Value = app
-        .get(&format!("/webhooks/{}/deliveries", hook["id"].as_str().unwrap()), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let listed = deliveries(&app, &hook).await;
     assert!(listed["data"].as_array().unwrap().iter().all(|d| d["success"] == true), "{listed}");
     app.settle().await;
 }
@@ -132,12 +136,7 @@ async fn a_result_for_a_delivery_deleted_mid_send_does_not_lose_the_rest_of_its_
     assert!(written.is_ok(), "the batch was refused: {:?}", written.err());
     let row = webhook_delivery::Entity::find_by_id(kept).one(&app.state.db).await.unwrap().unwrap();
     assert_eq!((row.status.as_str(), row.attempts, row.claimed_by), ("success", 1, None));
-    let listed: Value = app
-        .get(&format!("/webhooks/{}/deliveries", hook["id"].as_str().unwrap()), &app.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let listed = deliveries(&app, &hook).await;
     assert_eq!(listed["data"].as_array().unwrap().len(), 1, "{listed}");
     app.settle().await;
 }
