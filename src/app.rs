@@ -110,7 +110,8 @@ impl Plinth {
         } else {
             crate::cluster::ClusterBus::single(instance)
         };
-        let deliverer = Deliverer::new(&config, clock.clone(), instance);
+        let outbound = crate::outbound::Outbound::new(&config.ssrf_allowlist, config.outbound_proxy_from_env)?;
+        let deliverer = Deliverer::new(&config, outbound.clone(), clock.clone(), instance);
         let responses = crate::state::ResponseCache::new(config.sites.response_cache_bytes);
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
@@ -129,6 +130,7 @@ impl Plinth {
             secrets: Default::default(),
             exports_queued: Default::default(),
             storage,
+            outbound,
             events: EventBus::default(),
             cluster,
             clock,

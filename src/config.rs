@@ -24,6 +24,11 @@ pub struct Config {
     /// Period of the Janitor (scheduled publishing).
     pub janitor_every_secs: u64,
     pub ssrf_allowlist: Vec<String>,
+    /// Outbound calls to tenant-chosen destinations go through the proxy the
+    /// environment names (`HTTPS_PROXY`, …) only when this is set
+    /// (`PLINTH_OUTBOUND_PROXY_FROM_ENV`); see `outbound`.
+    #[serde(default)]
+    pub outbound_proxy_from_env: bool,
     /// Origins a browser may call the API from (`https://admin.example.org`), or
     /// `*` for any origin (never with credentials). Empty: no CORS headers at all.
     #[serde(default)]
@@ -307,12 +312,17 @@ impl Config {
         opt(&mut self.observability.metrics_addr, "PLINTH_METRICS_ADDR");
         opt(&mut self.redis.url, "PLINTH_REDIS_URL");
         set(&mut self.redis.key_prefix, "PLINTH_REDIS_KEY_PREFIX");
-        if let Some(v) = env("PLINTH_REDIS_FAIL_OPEN") {
-            self.redis.fail_open = match v.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" => true,
-                "false" | "0" | "no" => false,
-                _ => return Err(ConfigError::Invalid(format!("PLINTH_REDIS_FAIL_OPEN={v} is not true or false"))),
-            };
+        for (name, target) in [
+            ("PLINTH_REDIS_FAIL_OPEN", &mut self.redis.fail_open),
+            ("PLINTH_OUTBOUND_PROXY_FROM_ENV", &mut self.outbound_proxy_from_env),
+        ] {
+            if let Some(v) = env(name) {
+                *target = match v.trim().to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" => true,
+                    "false" | "0" | "no" => false,
+                    _ => return Err(ConfigError::Invalid(format!("{name}={v} is not true or false"))),
+                };
+            }
         }
         opt(&mut self.storage.url, "PLINTH_STORAGE_URL");
         opt(&mut self.storage.endpoint, "PLINTH_S3_ENDPOINT");

@@ -38,6 +38,7 @@ pub mod navigation;
 pub mod notifications;
 pub mod observability;
 pub mod openapi;
+pub mod outbound;
 pub mod pages;
 pub mod pagination;
 pub mod permissions;

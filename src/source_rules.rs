@@ -78,6 +78,29 @@ fn ranks_are_compared_only_in_the_permission_table() {
     assert!(offenders.is_empty(), "compare ranks through the permission table:\n{}", offenders.join("\n"));
 }
 
+/// Written in halves, like [`READS_OF_NOW`].
+const HTTP_CLIENT_BUILDERS: [&str; 3] =
+    [concat!("Client::", "builder("), concat!("Client", "Builder"), concat!("reqwest::Client::", "new(")];
+
+/// Outbound HTTP clients are built in `src/outbound/` only: a family that built
+/// its own would skip the SSRF-guarded resolver, the redirect refusal and the
+/// proxy rule that every call to a tenant-chosen destination must have.
+#[test]
+fn http_clients_are_built_only_in_outbound() {
+    let offenders: Vec<String> = service_code()
+        .into_iter()
+        .filter(|(path, _)| !path.components().any(|c| c.as_os_str() == "outbound"))
+        .flat_map(|(path, code)| {
+            code.lines()
+                .enumerate()
+                .filter(|(_, line)| HTTP_CLIENT_BUILDERS.iter().any(|needle| line.contains(needle)))
+                .map(|(n, line)| format!("{}:{}: {}", path.display(), n + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(offenders.is_empty(), "use crate::outbound (Outbound or operator_client):\n{}", offenders.join("\n"));
+}
+
 /// A file past about 600 lines is split by concept before it grows further.
 #[test]
 fn no_source_file_is_past_600_lines() {

@@ -24,26 +24,15 @@ use uuid::Uuid;
 
 use super::settings::{self, AiConfig};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::outbound::{self, BodyEnd};
 use crate::state::AppState;
-use crate::webhooks::ssrf;
 
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Calls of one site running at once.
 pub const MAX_IN_FLIGHT: usize = 4;
 /// How long a call waits for one of its site's slots.
 pub const QUEUE_WAIT: Duration = Duration::from_secs(2);
 /// The largest answer read from a provider.
 const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
-
-static CLIENT: LazyLock<reqwest::Client> = LazyLock::new(|| {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(Duration::from_secs(settings::MAX_TIMEOUT_SECS as u64))
-        .user_agent(concat!("Plinth-AI/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .unwrap_or_default()
-});
 
 /// Each site's slots.
 static IN_FLIGHT: LazyLock<DashMap<Uuid, Arc<Semaphore>>> = LazyLock::new(DashMap::new);
@@ -65,17 +54,6 @@ fn unavailable(detail: impl Into<String>) -> ApiError {
 
 fn parse_failed(detail: &str) -> ApiError {
     ApiError::new(ErrorCode::AiResponseParseFailed, format!("the AI provider's answer {detail}"))
-}
-
-/// What went wrong, without the URL reqwest's errors name.
-fn why(e: &reqwest::Error) -> &'static str {
-    if e.is_timeout() {
-        "timed out"
-    } else if e.is_connect() {
-        "connection failed"
-    } else {
-        "request failed"
-    }
 }
 
 pub fn request_body(config: &AiConfig, model: &str, prompt: &Prompt) -> Value {
@@ -110,31 +88,48 @@ pub async fn complete(
     model: &str,
     prompt: &Prompt,
 ) -> ApiResult<Map<String, Value>> {
-    // Checked again at call time: the name may resolve elsewhere by now.
-    let base = ssrf::check(&config.base_url, &state.config.ssrf_allowlist)
-        .await
-        .map_err(|_| ApiError::new(ErrorCode::AiUrlSsrf, "the AI provider's address is not allowed"))?;
+    let refused = || ApiError::new(ErrorCode::AiUrlSsrf, "the AI provider's address is not allowed");
     let slots =
         Arc::clone(IN_FLIGHT.entry(config.site_id).or_insert_with(|| Arc::new(Semaphore::new(MAX_IN_FLIGHT))).value());
     let _slot = tokio::time::timeout(QUEUE_WAIT, slots.acquire_owned())
         .await
         .map_err(|_| unavailable("too many AI requests in flight for this site"))?
         .map_err(|_| unavailable("the AI request queue is closed"))?;
-    let url = format!("{}/chat/completions", base.as_str().trim_end_matches('/'));
-    let mut request = CLIENT.post(url).timeout(config.timeout).json(&request_body(config, model, prompt));
+    let deadline = tokio::time::Instant::now() + config.timeout;
+    let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+    // The address is checked again as the call connects: the name may resolve elsewhere by now.
+    let mut request = state
+        .outbound
+        .request(reqwest::Method::POST, &url)
+        .await
+        .map_err(|_| refused())?
+        .timeout(config.timeout)
+        .header("user-agent", concat!("Plinth-AI/", env!("CARGO_PKG_VERSION")))
+        .json(&request_body(config, model, prompt));
     if let Some(key) = &config.api_key {
         request = request.bearer_auth(key);
     }
     let answer = request.send().await.map_err(|e| {
-        tracing::warn!(site_id = %config.site_id, cause = why(&e), "AI provider call failed");
-        unavailable(format!("the AI provider {}", why(&e)))
+        if outbound::refusal_of(&e).is_some() {
+            return refused();
+        }
+        let why = outbound::describe(&e);
+        tracing::warn!(site_id = %config.site_id, cause = %why, "AI provider call failed");
+        unavailable(format!("the AI provider {why}"))
     })?;
     let status = answer.status();
     if !status.is_success() {
         tracing::warn!(site_id = %config.site_id, status = status.as_u16(), "AI provider refused a call");
         return Err(unavailable(format!("the AI provider answered {}", status.as_u16())));
     }
-    let body = read_limited(answer).await?;
+    let body = outbound::read_capped(answer, MAX_ANSWER_BYTES, deadline).await;
+    match body.end {
+        BodyEnd::Complete => {}
+        BodyEnd::CapReached => return Err(parse_failed("is too large")),
+        BodyEnd::TimedOut => return Err(unavailable("the AI provider timed out while answering")),
+        BodyEnd::Failed => return Err(unavailable("the AI provider's connection failed while answering")),
+    }
+    let body = body.bytes;
     let body: Value = serde_json::from_slice(&body).map_err(|_| parse_failed("is not JSON"))?;
     let tokens = body.pointer("/usage/total_tokens").and_then(Value::as_i64);
     settings::record_usage(state, config.site_id, tokens).await?;
@@ -143,22 +138,6 @@ pub async fn complete(
         .and_then(Value::as_str)
         .ok_or_else(|| parse_failed("has no choices[0].message.content"))?;
     json_object(content).ok_or_else(|| parse_failed("is not a JSON object"))
-}
-
-async fn read_limited(mut answer: reqwest::Response) -> ApiResult<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        match answer.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-                    return Err(parse_failed("is too large"));
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(body),
-            Err(e) => return Err(unavailable(format!("the AI provider {} while answering", why(&e)))),
-        }
-    }
 }
 
 /// The JSON object in a model's text, with or without a Markdown code fence.

@@ -18,8 +18,8 @@ use uuid::Uuid;
 use super::model::{AiSettingsResponse, AiUsage, UpdateAiSettings};
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::outbound::Refusal;
 use crate::state::AppState;
-use crate::webhooks::ssrf;
 
 /// Seconds a provider call may take in all, unless the site says otherwise.
 pub const DEFAULT_TIMEOUT_SECS: i32 = 30;
@@ -113,10 +113,10 @@ fn in_range<T: PartialOrd + std::fmt::Display>(field: &str, value: T, min: T, ma
 /// The API root, checked against the SSRF guard: a private address is
 /// AI_URL_SSRF, anything else wrong 422.
 async fn checked_base_url(state: &AppState, raw: &str) -> ApiResult<String> {
-    let url = match ssrf::check(raw, &state.config.ssrf_allowlist).await {
+    let url = match state.outbound.check(raw).await {
         Ok(url) => url,
-        Err(ssrf::Refusal::Private(why)) => return Err(ApiError::new(ErrorCode::AiUrlSsrf, why)),
-        Err(ssrf::Refusal::Invalid(why)) => {
+        Err(Refusal::Private(why)) => return Err(ApiError::new(ErrorCode::AiUrlSsrf, why)),
+        Err(Refusal::Invalid(why)) => {
             return Err(ApiError::validation(vec![FieldError::new(
                 "base_url",
                 ErrorCode::ValidationInvalidFormat,

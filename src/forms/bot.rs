@@ -3,7 +3,6 @@
 //! the like: the token is POSTed form-encoded as `secret` and `response`, and
 //! the JSON answer's boolean `success` decides). Every doubt fails closed.
 
-use std::sync::LazyLock;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -15,8 +14,8 @@ use uuid::Uuid;
 use super::altcha::{self, Challenge, Solution};
 use super::model::{BotMode, BotProtection, BotProtectionResponse, BotProtectionUpdate};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::outbound::{self, BodyEnd, Refusal};
 use crate::state::AppState;
-use crate::webhooks::ssrf;
 
 /// How long a challenge may be solved and submitted.
 pub const CHALLENGE_TTL_SECS: i64 = 600;
@@ -25,17 +24,10 @@ pub const CHALLENGE_MAXNUMBER: u64 = 100_000;
 /// The longest token accepted (ALTCHA payloads are ~300 bytes; remote tokens ~2 KiB).
 const MAX_TOKEN_BYTES: usize = 8 * 1024;
 
-/// One client for remote verifiers: short timeouts, redirects refused (a
-/// redirect could lead to a private address).
-static VERIFIER: LazyLock<reqwest::Client> = LazyLock::new(|| {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(3))
-        .timeout(Duration::from_secs(5))
-        .user_agent(concat!("Plinth-Forms/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .unwrap_or_default()
-});
+/// A remote verifier's whole call, answer included.
+const VERIFY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest verifier answer read: theirs are a few hundred bytes of JSON.
+const VERIFY_ANSWER_CAP: usize = 4 * 1024;
 
 fn new_key() -> String {
     let mut key = [0u8; 32];
@@ -119,9 +111,9 @@ pub async fn update(state: &AppState, site_id: Uuid, body: BotProtectionUpdate) 
 }
 
 async fn checked_url(state: &AppState, raw: &str) -> ApiResult<String> {
-    match ssrf::check(raw, &state.config.ssrf_allowlist).await {
+    match state.outbound.check(raw).await {
         Ok(url) => Ok(url.to_string()),
-        Err(ssrf::Refusal::Invalid(why) | ssrf::Refusal::Private(why)) => {
+        Err(Refusal::Invalid(why) | Refusal::Private(why)) => {
             Err(ApiError::validation(vec![FieldError::new("verify_url", ErrorCode::ValidationInvalidFormat, why)]))
         }
     }
@@ -195,35 +187,37 @@ pub async fn verify(state: &AppState, site_id: Uuid, level: BotProtection, token
 
 async fn remote_says_yes(state: &AppState, url: &str, secret: &str, token: &str) -> ApiResult<bool> {
     let unavailable = |why: String| ApiError::new(ErrorCode::BotProtectionProviderError, why);
-    // Checked again at call time: the name may resolve elsewhere by now.
-    ssrf::check(url, &state.config.ssrf_allowlist)
-        .await
-        .map_err(|_| unavailable("the verifier's address is not allowed".into()))?;
-    let answer = VERIFIER
-        .post(url)
+    let refused = || unavailable("the verifier's address is not allowed".into());
+    let deadline = tokio::time::Instant::now() + VERIFY_TIMEOUT;
+    let request = state.outbound.request(reqwest::Method::POST, url).await.map_err(|_| refused())?;
+    let answer = request
+        .timeout(VERIFY_TIMEOUT)
+        .header("user-agent", concat!("Plinth-Forms/", env!("CARGO_PKG_VERSION")))
         .form(&[("secret", secret), ("response", token)])
         .send()
         .await
-        .map_err(|e| unavailable(format!("the verifier could not be reached: {}", without_url(&e))))?;
+        .map_err(|e| match outbound::refusal_of(&e) {
+            Some(_) => refused(),
+            None => unavailable(format!("the verifier could not be reached: {}", outbound::describe(&e))),
+        })?;
     if !answer.status().is_success() {
         return Err(unavailable(format!("the verifier answered {}", answer.status().as_u16())));
     }
+    let body = outbound::read_capped(answer, VERIFY_ANSWER_CAP, deadline).await;
+    match body.end {
+        BodyEnd::Complete => {}
+        BodyEnd::CapReached => {
+            return Err(unavailable(format!("the verifier's answer is over {VERIFY_ANSWER_CAP} bytes")))
+        }
+        BodyEnd::TimedOut | BodyEnd::Failed => {
+            return Err(unavailable("the verifier's answer did not arrive whole".into()))
+        }
+    }
     let body: serde_json::Value =
-        answer.json().await.map_err(|_| unavailable("the verifier's answer is not JSON".into()))?;
+        serde_json::from_slice(&body.bytes).map_err(|_| unavailable("the verifier's answer is not JSON".into()))?;
     body.get("success")
         .and_then(serde_json::Value::as_bool)
         .ok_or_else(|| unavailable("the verifier's answer has no boolean success".into()))
-}
-
-/// reqwest errors name the URL, which may carry a key in its query.
-fn without_url(e: &reqwest::Error) -> String {
-    if e.is_timeout() {
-        "timed out".into()
-    } else if e.is_connect() {
-        "connection failed".into()
-    } else {
-        "request failed".into()
-    }
 }
 
 /// Marks an ALTCHA solution spent, inside the submission's transaction: a

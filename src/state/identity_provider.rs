@@ -11,6 +11,11 @@ use serde_json::{json, Value};
 use crate::config::IdpConfig;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
+/// One call to the provider's user API, answer included.
+const API_TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest answer read (a page of users is a few hundred KiB).
+const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+
 /// A user as the provider describes it; timestamps in epoch seconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProviderUser {
@@ -45,7 +50,7 @@ impl ClerkCompatible {
     pub fn from_config(config: &IdpConfig) -> Option<Self> {
         let base = config.api_url.as_deref().filter(|u| !u.is_empty())?.trim_end_matches('/').to_string();
         let secret = config.secret_key.clone().filter(|s| !s.is_empty())?;
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()?;
+        let http = crate::outbound::operator_client(API_TIMEOUT);
         Some(Self { base, secret, http })
     }
 
@@ -63,8 +68,13 @@ impl ClerkCompatible {
         if !status.is_success() {
             return Err(failed(format!("the identity provider answered {status}")));
         }
-        let value =
-            response.json().await.map_err(|e| failed(format!("the identity provider's answer is unreadable: {e}")))?;
+        let deadline = tokio::time::Instant::now() + API_TIMEOUT;
+        let bytes = crate::outbound::read_capped(response, MAX_ANSWER_BYTES, deadline)
+            .await
+            .whole(MAX_ANSWER_BYTES)
+            .map_err(|e| failed(format!("the identity provider's answer is unreadable: {e}")))?;
+        let value = serde_json::from_slice(&bytes)
+            .map_err(|e| failed(format!("the identity provider's answer is unreadable: {e}")))?;
         Ok(Some(value))
     }
 }

@@ -57,6 +57,10 @@ const LEEWAY_SECS: i64 = 30;
 /// At most this many verified tokens are remembered; past it, expired ones go,
 /// and if that is not enough, all of them.
 const MAX_VERIFIED: usize = 10_000;
+/// Fetching the JWKS, answer included.
+const JWKS_TIMEOUT: Duration = Duration::from_secs(5);
+/// A key set is a few KiB; nothing larger is read.
+const MAX_JWKS_BYTES: usize = 1024 * 1024;
 
 /// A token whose signature was checked.
 struct Verified {
@@ -88,7 +92,7 @@ impl JwtVerifier {
             issuer: idp.issuer.clone(),
             audience: idp.audience.clone(),
             refetch_every: Duration::from_secs(idp.jwks_refetch_secs),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap_or_default(),
+            http: crate::outbound::operator_client(JWKS_TIMEOUT),
             key_set: RwLock::new(KeySet { keys: HashMap::new(), fetched: None }),
         })
     }
@@ -187,16 +191,14 @@ impl JwtVerifier {
             JwksSource::File(path) => {
                 tokio::fs::read_to_string(path).await.map_err(|e| format!("{}: {e}", path.display()))?
             }
-            JwksSource::Url(url) => self
-                .http
-                .get(url)
-                .send()
-                .await
-                .and_then(|r| r.error_for_status())
-                .map_err(|e| e.to_string())?
-                .text()
-                .await
-                .map_err(|e| e.to_string())?,
+            JwksSource::Url(url) => {
+                let deadline = tokio::time::Instant::now() + JWKS_TIMEOUT;
+                let answer =
+                    self.http.get(url).send().await.and_then(|r| r.error_for_status()).map_err(|e| e.to_string())?;
+                let bytes =
+                    crate::outbound::read_capped(answer, MAX_JWKS_BYTES, deadline).await.whole(MAX_JWKS_BYTES)?;
+                String::from_utf8(bytes).map_err(|_| "the JWKS is not UTF-8".to_string())?
+            }
         };
         let set: JwkSet = serde_json::from_str(&text).map_err(|e| format!("invalid JWKS: {e}"))?;
         let mut keys = HashMap::new();

@@ -58,6 +58,8 @@ pub struct AppState {
     /// Wakes the export builder when a job is queued.
     pub exports_queued: tokio::sync::Notify,
     pub storage: Storage,
+    /// The one client for destinations a tenant chose (webhooks, AI, bot checks).
+    pub outbound: crate::outbound::Outbound,
     pub events: EventBus,
     /// Tells the other instances what a write made stale (PostgreSQL).
     pub cluster: crate::cluster::ClusterBus,

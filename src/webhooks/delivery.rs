@@ -12,13 +12,18 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConne
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::{signature, ssrf};
+use super::signature;
 use crate::config::Config;
 use crate::error::ApiResult;
+use crate::outbound::{self, BodyEnd, Outbound};
 
 /// Attempts per delivery: the first plus one per configured retry delay.
 pub const MAX_ATTEMPTS: i32 = 6;
-const EXCERPT_BYTES: usize = 512;
+/// Characters of an answer the delivery log keeps.
+const EXCERPT_CHARS: usize = 512;
+/// Bytes read of an answer: enough for [`EXCERPT_CHARS`] characters of UTF-8;
+/// the connection is dropped past them.
+const ANSWER_CAP_BYTES: usize = EXCERPT_CHARS * 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeliveryStatus {
@@ -49,10 +54,12 @@ pub struct AttemptResult {
 }
 
 pub struct Deliverer {
-    http: reqwest::Client,
+    /// The client for tenant-chosen destinations (SSRF-guarded resolver).
+    outbound: Outbound,
+    /// One attempt, answer included.
+    timeout: Duration,
     /// Signing timestamps come from the app's clock.
     clock: Arc<dyn Clock>,
-    allowlist: Vec<String>,
     retry_delays: Vec<u64>,
     /// Who claims the deliveries this process sends, and for how long.
     pub claim: Claim,
@@ -68,18 +75,11 @@ pub struct Claim {
 }
 
 impl Deliverer {
-    pub fn new(config: &Config, clock: Arc<dyn Clock>, instance: Uuid) -> Self {
-        let http = reqwest::Client::builder()
-            // A redirect is a failure: following it could reach a private address.
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(config.webhooks.timeout_secs.max(1)))
-            .user_agent(concat!("Plinth-Webhooks/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .unwrap_or_default();
+    pub fn new(config: &Config, outbound: Outbound, clock: Arc<dyn Clock>, instance: Uuid) -> Self {
         Self {
-            http,
+            outbound,
+            timeout: Duration::from_secs(config.webhooks.timeout_secs.max(1)),
             clock,
-            allowlist: config.ssrf_allowlist.clone(),
             retry_delays: config.webhooks.retry_delays.clone(),
             claim: Claim { instance, lease: chrono::Duration::seconds(config.webhooks.claim_lease_secs as i64) },
         }
@@ -97,23 +97,30 @@ impl Deliverer {
     }
 
     /// One signed POST of `body`. Anything but a 2xx (a 3xx too) is a failure.
+    /// The whole attempt, answer included, ends within the webhook timeout; of
+    /// the answer, [`ANSWER_CAP_BYTES`] are read and the connection dropped, so
+    /// an endpoint answering gigabytes or trickling costs neither memory nor
+    /// more time. A 2xx counts once its head arrived, whatever its body does.
     pub async fn send(&self, url: &str, secret: &str, message_id: Uuid, body: &str) -> AttemptResult {
         let started = Instant::now();
-        let failed = |error: String, status_code: Option<u16>, excerpt: Option<String>| AttemptResult {
-            success: false,
-            status_code,
-            duration_ms: started.elapsed().as_millis() as i64,
-            error: Some(error),
-            response_excerpt: excerpt,
+        let deadline = tokio::time::Instant::from_std(started + self.timeout);
+        let outcome =
+            |success: bool, status_code: Option<u16>, error: Option<String>, excerpt: Option<String>| AttemptResult {
+                success,
+                status_code,
+                duration_ms: started.elapsed().as_millis() as i64,
+                error,
+                response_excerpt: excerpt,
+            };
+        let request = match self.outbound.request(reqwest::Method::POST, url).await {
+            Ok(request) => request,
+            Err(refusal) => return outcome(false, None, Some(format!("target refused: {refusal}")), None),
         };
-        if let Err(refusal) = ssrf::check(url, &self.allowlist).await {
-            return failed(format!("target refused: {refusal:?}"), None, None);
-        }
         let timestamp = self.clock.now().timestamp();
         let id = message_id.to_string();
-        let response = self
-            .http
-            .post(url)
+        let response = request
+            .timeout(self.timeout)
+            .header("user-agent", concat!("Plinth-Webhooks/", env!("CARGO_PKG_VERSION")))
             .header("content-type", "application/json")
             .header("webhook-id", &id)
             .header("webhook-timestamp", timestamp.to_string())
@@ -121,26 +128,22 @@ impl Deliverer {
             .body(body.to_string())
             .send()
             .await;
-        match response {
-            Err(e) => failed(format!("request failed: {e}"), None, None),
-            Ok(res) => {
-                let status = res.status();
-                let text = res.text().await.unwrap_or_default();
-                let excerpt: String = text.chars().take(EXCERPT_BYTES).collect();
-                let excerpt = (!excerpt.is_empty()).then_some(excerpt);
-                if status.is_success() {
-                    AttemptResult {
-                        success: true,
-                        status_code: Some(status.as_u16()),
-                        duration_ms: started.elapsed().as_millis() as i64,
-                        error: None,
-                        response_excerpt: excerpt,
-                    }
-                } else {
-                    failed(format!("the endpoint answered {status}"), Some(status.as_u16()), excerpt)
-                }
-            }
+        let res = match response {
+            Ok(res) => res,
+            Err(e) => return outcome(false, None, Some(format!("request failed: {}", outbound::describe(&e))), None),
+        };
+        let status = res.status();
+        let answer = outbound::read_capped(res, ANSWER_CAP_BYTES, deadline).await;
+        let excerpt: String = answer.text().chars().take(EXCERPT_CHARS).collect();
+        let excerpt = (!excerpt.is_empty()).then_some(excerpt);
+        if status.is_success() {
+            return outcome(true, Some(status.as_u16()), None, excerpt);
         }
+        let mut error = format!("the endpoint answered {status}");
+        if answer.end == BodyEnd::TimedOut {
+            error.push_str(" and its body did not end in time");
+        }
+        outcome(false, Some(status.as_u16()), Some(error), excerpt)
     }
 
     /// Attempts a claimed delivery and stores the outcome and its log entry.
@@ -275,7 +278,9 @@ mod tests {
 
     #[test]
     fn the_schedule_follows_the_spec_and_ends_after_six_attempts() -> Result<(), crate::config::ConfigError> {
-        let deliverer = Deliverer::new(&Config::defaults()?, Arc::new(plinth_actors::SystemClock), Uuid::new_v4());
+        let config = Config::defaults()?;
+        let outbound = Outbound::new(&[], false).map_err(crate::config::ConfigError::Invalid)?;
+        let deliverer = Deliverer::new(&config, outbound, Arc::new(plinth_actors::SystemClock), Uuid::new_v4());
         let now = Utc::now();
         let delays: Vec<i64> = (1..MAX_ATTEMPTS)
             .filter_map(|n| deliverer.next_attempt_after(n, now))

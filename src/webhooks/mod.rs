@@ -11,7 +11,6 @@ pub mod results;
 mod routes;
 mod service;
 pub mod signature;
-pub mod ssrf;
 
 pub use dispatcher::{WebhookDispatcher, WebhookRuntime};
 pub use model::*;

@@ -12,9 +12,10 @@ use uuid::Uuid;
 use super::delivery::{self, enqueue, DeliveryStatus};
 use super::model::*;
 use super::WebhookRuntime;
-use super::{events, signature, ssrf};
+use super::{events, signature};
 use crate::audit::Action;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::outbound::Refusal;
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
@@ -49,12 +50,12 @@ fn audited(hook: &webhook::Model) -> Audited {
 
 /// Checks a target URL against the SSRF rules.
 async fn check_url(state: &AppState, raw: &str) -> ApiResult<String> {
-    match ssrf::check(raw, &state.config.ssrf_allowlist).await {
+    match state.outbound.check(raw).await {
         Ok(url) => Ok(url.to_string()),
-        Err(ssrf::Refusal::Private(why)) => {
+        Err(Refusal::Private(why)) => {
             Err(ApiError::new(ErrorCode::WebhookUrlSsrf, format!("webhooks may not target private networks: {why}")))
         }
-        Err(ssrf::Refusal::Invalid(why)) => {
+        Err(Refusal::Invalid(why)) => {
             Err(ApiError::validation(vec![FieldError::new("url", ErrorCode::ValidationInvalidFormat, why)]))
         }
     }

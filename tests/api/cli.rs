@@ -66,6 +66,51 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// The Master key every [`Instance`] starts with.
+pub const INSTANCE_KEY: &str = "plk_crash_test_master_key";
+
+/// One database and data directory, started (and killed) as often as a test likes.
+pub struct Instance {
+    pub dir: tempfile::TempDir,
+    pub database_url: String,
+    pub port: u16,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Instance {
+    /// `allowed`: the `host:port` of the test's webhook receiver (SSRF allowlist).
+    pub async fn new(allowed: &str, env: &[(&'static str, &str)]) -> Instance {
+        let dir = tempfile::tempdir().unwrap();
+        let database_url = fresh_database(&dir).await;
+        let mut all = vec![
+            ("PLINTH_BOOTSTRAP_API_KEY", INSTANCE_KEY.to_string()),
+            ("PLINTH_SSRF_ALLOWLIST", allowed.to_string()),
+        ];
+        all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+        Instance { dir, database_url, port: free_port(), env: all }
+    }
+
+    /// Settings only a configuration file carries.
+    pub fn with_config_file(mut self, toml: &str) -> Instance {
+        let path = self.dir.path().join("plinth.toml");
+        std::fs::write(&path, toml).unwrap();
+        self.env.push(("PLINTH_CONFIG", path.display().to_string()));
+        self
+    }
+
+    pub fn start(&self) -> Running {
+        let mut cmd = plinth(&self.dir, &self.database_url, self.port);
+        cmd.envs(self.env.iter().map(|(k, v)| (*k, v.as_str())));
+        let mut child = Running(cmd.stdout(Stdio::piped()).spawn().unwrap());
+        wait_until_ready(&mut child.0);
+        child
+    }
+
+    pub fn api(&self) -> String {
+        format!("http://127.0.0.1:{}/api/v1", self.port)
+    }
+}
+
 #[actix_web::test]
 async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();

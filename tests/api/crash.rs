@@ -6,58 +6,16 @@
 //! These start the binary cargo built for the tests (`CARGO_BIN_EXE_plinth`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
 use sea_orm::{ConnectionTrait, Database, Statement};
 use serde_json::{json, Value};
 
-use crate::cli::{free_port, plinth, wait_until_ready, Running};
-use crate::helpers::fresh_database;
+use crate::cli::{Instance, Running, INSTANCE_KEY as KEY};
 use crate::receiver::Receiver;
 
-const KEY: &str = "plk_crash_test_master_key";
 const POSTS: usize = 120;
-
-/// One database and data directory, started (and killed) as often as a test likes.
-struct Instance {
-    dir: tempfile::TempDir,
-    database_url: String,
-    port: u16,
-    env: Vec<(&'static str, String)>,
-}
-
-impl Instance {
-    async fn new(receiver: &Receiver, env: &[(&'static str, &str)]) -> Instance {
-        let dir = tempfile::tempdir().unwrap();
-        let database_url = fresh_database(&dir).await;
-        let mut all =
-            vec![("PLINTH_BOOTSTRAP_API_KEY", KEY.to_string()), ("PLINTH_SSRF_ALLOWLIST", receiver.host_port.clone())];
-        all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
-        Instance { dir, database_url, port: free_port(), env: all }
-    }
-
-    /// Settings only a configuration file carries.
-    fn with_config_file(mut self, toml: &str) -> Instance {
-        let path = self.dir.path().join("plinth.toml");
-        std::fs::write(&path, toml).unwrap();
-        self.env.push(("PLINTH_CONFIG", path.display().to_string()));
-        self
-    }
-
-    fn start(&self) -> Running {
-        let mut cmd = plinth(&self.dir, &self.database_url, self.port);
-        cmd.envs(self.env.iter().map(|(k, v)| (*k, v.as_str())));
-        let mut child = Running(cmd.stdout(Stdio::piped()).spawn().unwrap());
-        wait_until_ready(&mut child.0);
-        child
-    }
-
-    fn api(&self) -> String {
-        format!("http://127.0.0.1:{}/api/v1", self.port)
-    }
-}
 
 /// No drain, no flush: whatever is in flight or buffered dies with the process.
 fn kill(mut server: Running) {
@@ -115,7 +73,7 @@ async fn delivery_figures(database_url: &str) -> (BTreeMap<String, i64>, i64) {
 #[actix_web::test]
 async fn a_killed_process_loses_no_delivery_and_resends_keep_their_ids() {
     let receiver = Receiver::start();
-    let instance = Instance::new(&receiver, &[]).await;
+    let instance = Instance::new(&receiver.host_port, &[]).await;
     let server = instance.start();
     let api = instance.api();
     let client = reqwest::Client::new();
@@ -189,7 +147,7 @@ async fn a_thousand_deliveries_and_open_debounce_buffers_survive_a_kill_against_
         // the test: every event must still arrive, each attempt logged once.
         ("PLINTH_WEBHOOK_RETRY_DELAYS", "1,1,1,1,1"),
     ];
-    let instance = Instance::new(&receiver, &env).await.with_config_file("[webhooks]\ntimeout_secs = 3\n");
+    let instance = Instance::new(&receiver.host_port, &env).await.with_config_file("[webhooks]\ntimeout_secs = 3\n");
     let server = instance.start();
     let api = instance.api();
     let client = reqwest::Client::new();
@@ -291,7 +249,7 @@ fn delivered_titles(receiver: &Receiver) -> HashSet<(String, String)> {
 #[actix_web::test]
 async fn a_publish_due_while_the_process_is_down_happens_after_the_restart() {
     let receiver = Receiver::start();
-    let instance = Instance::new(&receiver, &[]).await.with_config_file("janitor_every_secs = 1\n");
+    let instance = Instance::new(&receiver.host_port, &[]).await.with_config_file("janitor_every_secs = 1\n");
     let server = instance.start();
     let api = instance.api();
     let client = reqwest::Client::new();

@@ -37,6 +37,7 @@ mod metrics;
 mod moderation;
 mod navigation;
 mod notifications;
+mod outbound;
 mod pages;
 mod portfolio;
 mod public_files;
