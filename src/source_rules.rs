@@ -33,6 +33,21 @@ fn service_code() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// `path:line: code` of every service line outside `exempt` files holding one of `needles`.
+fn lines_naming(needles: &[&str], exempt: impl Fn(&Path) -> bool) -> Vec<String> {
+    service_code()
+        .into_iter()
+        .filter(|(path, _)| !exempt(path))
+        .flat_map(|(path, code)| {
+            code.lines()
+                .enumerate()
+                .filter(|(_, line)| needles.iter().any(|needle| line.contains(needle)))
+                .map(|(n, line)| format!("{}:{}: {}", path.display(), n + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Written in two halves so that this file does not name them itself.
 const READS_OF_NOW: [&str; 3] =
     [concat!("Utc::", "now()"), concat!("SystemTime::", "now()"), concat!("Local::", "now()")];
@@ -41,17 +56,7 @@ const READS_OF_NOW: [&str; 3] =
 /// testable when every "now" comes from the injectable clock.
 #[test]
 fn every_now_comes_from_the_injectable_clock() {
-    let offenders: Vec<String> = service_code()
-        .into_iter()
-        .filter(|(path, _)| !path.ends_with("actors/src/clock.rs"))
-        .flat_map(|(path, code)| {
-            code.lines()
-                .enumerate()
-                .filter(|(_, line)| READS_OF_NOW.iter().any(|needle| line.contains(needle)))
-                .map(|(n, line)| format!("{}:{}: {}", path.display(), n + 1, line.trim()))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let offenders = lines_naming(&READS_OF_NOW, |path| path.ends_with("actors/src/clock.rs"));
     assert!(offenders.is_empty(), "read time through `state.clock` (plinth_actors::Clock):\n{}", offenders.join("\n"));
 }
 
@@ -87,17 +92,7 @@ const HTTP_CLIENT_BUILDERS: [&str; 3] =
 /// proxy rule that every call to a tenant-chosen destination must have.
 #[test]
 fn http_clients_are_built_only_in_outbound() {
-    let offenders: Vec<String> = service_code()
-        .into_iter()
-        .filter(|(path, _)| !path.components().any(|c| c.as_os_str() == "outbound"))
-        .flat_map(|(path, code)| {
-            code.lines()
-                .enumerate()
-                .filter(|(_, line)| HTTP_CLIENT_BUILDERS.iter().any(|needle| line.contains(needle)))
-                .map(|(n, line)| format!("{}:{}: {}", path.display(), n + 1, line.trim()))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let offenders = lines_naming(&HTTP_CLIENT_BUILDERS, |path| path.components().any(|c| c.as_os_str() == "outbound"));
     assert!(offenders.is_empty(), "use crate::outbound (Outbound or operator_client):\n{}", offenders.join("\n"));
 }
 
