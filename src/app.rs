@@ -65,7 +65,7 @@ impl Plinth {
     /// As [`Plinth::build`], reading time from `clock` (tests move it forward).
     pub async fn build_with_clock(config: Config, clock: Arc<dyn Clock>) -> Result<Self, BoxError> {
         crate::error::set_error_type_base(&config.error_type_base);
-        let db = db::connect(&config.database_url).await?;
+        let db = db::connect(&config.database_url, config.database_acquire_timeout()).await?;
         db::migrate(&db).await?;
         let generated_admin_key = api_keys::bootstrap(&db, clock.now(), &config).await?;
         let storage = Storage::from_config(&config.data_dir, &config.storage)?;
@@ -125,6 +125,7 @@ impl Plinth {
             key_usage,
             sites,
             responses,
+            response_flights: Default::default(),
             pageviews: Default::default(),
             site_slugs: Default::default(),
             secrets: Default::default(),

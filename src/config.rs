@@ -12,6 +12,10 @@ const EMBEDDED_DEFAULTS: &str = include_str!("../config/default.toml");
 pub struct Config {
     pub bind: String,
     pub database_url: String,
+    /// How long a request waits for a pooled database connection before it is
+    /// answered 503 (`PLINTH_DATABASE_ACQUIRE_TIMEOUT_MS`).
+    #[serde(default = "default_database_acquire_timeout_ms")]
+    pub database_acquire_timeout_ms: u64,
     pub data_dir: PathBuf,
     #[serde(default)]
     pub public_url: Option<String>,
@@ -96,6 +100,10 @@ pub struct IdpConfig {
     /// Least time between two JWKS fetches triggered by unknown key ids.
     #[serde(default = "default_jwks_refetch_secs")]
     pub jwks_refetch_secs: u64,
+}
+
+fn default_database_acquire_timeout_ms() -> u64 {
+    2000
 }
 
 fn default_body_timeout_secs() -> u64 {
@@ -247,6 +255,11 @@ pub enum ConfigError {
 }
 
 impl Config {
+    /// The pool's acquire wait, at least 50 ms.
+    pub fn database_acquire_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.database_acquire_timeout_ms.max(50))
+    }
+
     /// Defaults, then the file (`PLINTH_CONFIG`, else `./config/plinth.toml` if it
     /// exists), then the process environment.
     pub fn load() -> Result<Self, ConfigError> {
@@ -368,6 +381,7 @@ impl Config {
             ("PLINTH_BODY_TIMEOUT_SECS", &mut self.body_timeout_secs),
             ("PLINTH_DRAIN_DELAY_SECS", &mut self.observability.drain_delay_secs),
             ("PLINTH_REDIS_TIMEOUT_MS", &mut self.redis.timeout_ms),
+            ("PLINTH_DATABASE_ACQUIRE_TIMEOUT_MS", &mut self.database_acquire_timeout_ms),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;

@@ -14,9 +14,13 @@ use sea_orm::{
 
 /// Opens the pool. For SQLite the database file's folder is created, and every
 /// connection runs in WAL mode with a busy timeout and foreign keys enforced.
-pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+///
+/// A request waits `acquire_timeout` at most for a pooled connection; past it
+/// the pool is overloaded and the request is shed with 503 and `Retry-After`
+/// (see `error`), rather than queueing until every client times out.
+pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseConnection, DbErr> {
     let mut options = ConnectOptions::new(url.to_string());
-    options.sqlx_logging(false).connect_timeout(Duration::from_secs(10)).acquire_timeout(Duration::from_secs(10));
+    options.sqlx_logging(false).connect_timeout(Duration::from_secs(10)).acquire_timeout(acquire_timeout);
     if url.starts_with("sqlite:") {
         ensure_sqlite_folder(url)?;
         options.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|opts| {
@@ -64,6 +68,21 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<WriteTxn, DbErr> {
         })
         .await?;
     Ok(WriteTxn { txn, _turn: turn })
+}
+
+/// After a bulk write (an import, `reset-content`): PostgreSQL learns the new
+/// sizes at once instead of at autovacuum's next pass. The list queries do not
+/// depend on it (their partial indexes are the planner's choice without
+/// statistics); other queries' plans do. SQLite keeps no statistics it needs.
+pub async fn refresh_statistics(db: &DatabaseConnection) {
+    if db.get_database_backend() != DbBackend::Postgres {
+        return;
+    }
+    let sql = "ANALYZE contents, content_sites, content_counts, content_localizations, content_tags, \
+               content_categories, media_files, media_sites";
+    if let Err(e) = db.execute_unprepared(sql).await {
+        tracing::warn!(error = %e, "ANALYZE after a bulk write failed");
+    }
 }
 
 const WRITE_QUEUE_TIMEOUT: Duration = Duration::from_secs(10);

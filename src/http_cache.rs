@@ -30,6 +30,11 @@ use crate::state::AppState;
 /// cache, and are revalidated with `If-None-Match` before each use.
 const REVALIDATE: HeaderValue = HeaderValue::from_static("private, no-cache");
 
+fn answer_hit(req: ServiceRequest, hit: &crate::state::responses::CachedResponse) -> ServiceResponse<BoxBody> {
+    let response = answer_from(req.headers(), hit.etag.clone(), hit.content_type.clone(), hit.body.clone());
+    req.into_response(response)
+}
+
 pub async fn cached_reads(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -56,9 +61,17 @@ pub async fn cached_reads(
         },
         false => None,
     };
-    if let Some(hit) = cache_key.as_deref().and_then(|key| state.responses.get(key)) {
-        let response = answer_from(req.headers(), hit.etag.clone(), hit.content_type.clone(), hit.body.clone());
-        return Ok(req.into_response(response));
+    let cached = || cache_key.as_deref().and_then(|key| state.responses.get(key));
+    if let Some(hit) = cached() {
+        return Ok(answer_hit(req, &hit));
+    }
+    // A miss: one build per key at a time; who waited reads what it built.
+    let _turn = match cache_key.as_deref() {
+        Some(key) => Some(state.response_flights.turn(key).await),
+        None => None,
+    };
+    if let Some(hit) = cached() {
+        return Ok(answer_hit(req, &hit));
     }
     let epoch = state.responses.epoch();
     let res = track_sites(Rc::clone(&sites), next.call(req)).await?;

@@ -116,7 +116,7 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
 }
 
 async fn migrate(config: Config) -> Result<(), plinth::app::BoxError> {
-    let conn = db::connect(&config.database_url).await?;
+    let conn = db::connect(&config.database_url, config.database_acquire_timeout()).await?;
     let applied = db::migrate(&conn).await?;
     println!("applied {applied} migrations");
     Ok(())
@@ -132,7 +132,7 @@ async fn create_key(
     if permission == KeyPermission::Master && site.is_some() {
         return Err("Master keys are never scoped to a site".into());
     }
-    let conn = db::connect(&config.database_url).await?;
+    let conn = db::connect(&config.database_url, config.database_acquire_timeout()).await?;
     db::migrate(&conn).await?;
     let (key, secret) = insert_key(
         &conn,

@@ -11,6 +11,8 @@ pub mod audit_log_site;
 pub mod blog_document;
 pub mod content;
 pub mod content_category;
+pub mod content_count;
+pub mod content_listing;
 pub mod content_localization;
 pub mod content_site;
 pub mod content_tag;

@@ -26,6 +26,7 @@ mod m20261124_000020_forms;
 mod m20261124_000021_audit_sites;
 mod m20261124_000022_ai;
 mod m20261125_000023_cluster;
+mod m20261125_000024_content_listing;
 
 pub struct Migrator;
 
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000021_audit_sites::Migration),
             Box::new(m20261124_000022_ai::Migration),
             Box::new(m20261125_000023_cluster::Migration),
+            Box::new(m20261125_000024_content_listing::Migration),
         ]
     }
 }

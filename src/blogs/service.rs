@@ -8,12 +8,11 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_localization};
 use quick_xml::events::BytesText;
 use quick_xml::Writer;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
 
 use crate::auth::Principal;
+use crate::content::listing::{self, Filter, Sort};
 use crate::content::model::{ContentResponse, CreateContent};
 use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -77,11 +76,9 @@ pub async fn feed(state: &AppState, site_id: Uuid) -> ApiResult<Arc<CachedBody>>
     let site = state.site_state(site_id).await?;
     site.public
         .get_or_build("feed.rss".into(), FEED_TTL, async {
-            let posts = read::published_on(ContentKind::Blog, site_id)
-                .order_by_desc(content::Column::PublishedAt)
-                .limit(FEED_ITEMS)
-                .all(&state.db)
-                .await?;
+            let latest = Filter::published(ContentKind::Blog, site_id);
+            let ids = listing::page_ids(&state.db, &latest, Sort::LATEST_PUBLISHED, FEED_ITEMS, 0).await?;
+            let posts = listing::load_in_order(&state.db, &ids).await?;
             let link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
             let body = rss(&site, &link_base, &posts).map_err(ApiError::internal)?;
             Ok(CachedBody::new("application/rss+xml; charset=utf-8", body))

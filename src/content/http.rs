@@ -6,6 +6,7 @@
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
+use super::listing::Sort;
 use super::model::{
     BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, ListQuery,
     LocalizationInput, LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
@@ -64,8 +65,12 @@ pub async fn list_items(
 ) -> ApiResult<HttpResponse> {
     let query = query.into_inner();
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(kind.default_per_page());
-    Ok(HttpResponse::Ok()
-        .json(read::list(&state, &principal, **kind, site_id.into_inner(), page, query.entry_type).await?))
+    let options = read::ListOptions {
+        entry_type: query.entry_type,
+        status: query.status,
+        sort: Some(Sort::from_query(query.sort.as_deref(), Sort::NEWEST)?),
+    };
+    Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page, options).await?))
 }
 
 #[utoipa::path(

@@ -513,7 +513,7 @@ pub struct PublishedQuery {
     pub locale_id: Option<Uuid>,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// From 1 (default 1).
@@ -522,6 +522,12 @@ pub struct ListQuery {
     pub per_page: Option<u64>,
     /// CV entries only: work, education, volunteer, certification or project.
     pub entry_type: Option<CvEntryType>,
+    /// Only items in this status.
+    pub status: Option<ContentStatus>,
+    /// The order: `created_at`, `updated_at`, `published_at` or `title`, each
+    /// with a leading `-` for descending (default `-created_at`). Unknown: 422.
+    #[param(pattern = r"^-?(created_at|updated_at|published_at|title)$")]
+    pub sort: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]

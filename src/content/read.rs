@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{content, content_category, content_localization, content_site, content_tag, term};
-use sea_orm::sea_query::Query;
-use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, QuerySelect, Select};
+use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
+use super::listing::{self, Filter, Sort};
 use super::model::CvEntryType;
 use super::model::{
     CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PreviewLink, PublishedQuery,
@@ -19,7 +19,7 @@ use super::write::load_live;
 use super::{ContentKind, ContentStatus};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::pagination::{fetch_page, Page, Paginated};
+use crate::pagination::{Page, Paginated};
 use crate::state::AppState;
 use crate::state::CachedBody;
 
@@ -62,16 +62,6 @@ pub fn published_on(kind: ContentKind, site_id: Uuid) -> Select<content::Entity>
 
 fn published(select: Select<content::Entity>) -> Select<content::Entity> {
     select.filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
-}
-
-async fn page_of(
-    state: &AppState,
-    select: Select<content::Entity>,
-    page: Page,
-) -> ApiResult<Paginated<ContentListItem>> {
-    let models = fetch_page(&state.db, select, page).await?;
-    let items = relations::list_items(&state.db, &models.data).await?;
-    Ok(Paginated { data: items, meta: models.meta })
 }
 
 /// The response for a model, relations read through `db` (e.g. a transaction).
@@ -117,24 +107,41 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
     Ok(ContentDetail { item, localizations, categories, documents })
 }
 
+/// What an admin list may ask for beyond its page.
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    pub entry_type: Option<CvEntryType>,
+    pub status: Option<ContentStatus>,
+    /// Newest first when `None`.
+    pub sort: Option<Sort>,
+}
+
+/// A site's live items of `kind`, newest first unless `options.sort` says
+/// otherwise: an index range scan whatever the site's size (see `listing`).
 pub async fn list(
     state: &AppState,
     principal: &Principal,
     kind: ContentKind,
     site_id: Uuid,
     page: Page,
-    entry_type: Option<CvEntryType>,
+    options: ListOptions,
 ) -> ApiResult<Paginated<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
-    let mut select = on_site(kind, site_id);
-    if let Some(entry_type) = entry_type {
+    let mut filter = Filter { status: options.status, ..Filter::live(kind, site_id) };
+    if let Some(entry_type) = options.entry_type {
         if kind != ContentKind::CvEntry {
             return Err(ApiError::bad_request("entry_type filters CV entries only"));
         }
-        select = select.filter(content::Column::Subtype.eq(entry_type.as_str()));
+        filter.subtype = Some(entry_type.as_str().to_string());
     }
-    let select = select.order_by_desc(content::Column::CreatedAt).order_by_asc(content::Column::Id);
-    page_of(state, select, page).await
+    listed(state, &filter, options.sort.unwrap_or(Sort::NEWEST), page).await
+}
+
+/// A page of `filter`'s items as list items.
+async fn listed(state: &AppState, filter: &Filter, sort: Sort, page: Page) -> ApiResult<Paginated<ContentListItem>> {
+    let models = listing::page(&state.db, filter, sort, page).await?;
+    let items = relations::list_items(&state.db, &models.data).await?;
+    Ok(Paginated { data: items, meta: models.meta })
 }
 
 /// Published items, newest first; with `locale_id`, only those localized in it
@@ -153,20 +160,8 @@ pub async fn list_published(
     let site = state.site_state(site_id).await?;
     site.public
         .get_or_build(key, PUBLISHED_TTL, async {
-            let mut select = published(on_site(kind, site_id));
-            if let Some(locale_id) = query.locale_id {
-                select = select.filter(
-                    content::Column::Id.in_subquery(
-                        Query::select()
-                            .column(content_localization::Column::ContentId)
-                            .from(content_localization::Entity)
-                            .and_where(content_localization::Column::LocaleId.eq(locale_id))
-                            .to_owned(),
-                    ),
-                );
-            }
-            let select = select.order_by_desc(content::Column::PublishedAt).order_by_asc(content::Column::Id);
-            let items = page_of(state, select, page).await?;
+            let filter = Filter { locale_id: query.locale_id, ..Filter::published(kind, site_id) };
+            let items = listed(state, &filter, Sort::LATEST_PUBLISHED, page).await?;
             let body = serde_json::to_vec(&items).map_err(ApiError::internal)?;
             Ok(CachedBody::new("application/json", body))
         })
@@ -185,12 +180,9 @@ pub async fn featured(
     limit: u64,
 ) -> ApiResult<Vec<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
-    let models = published(on_site(kind, site_id))
-        .filter(content::Column::IsFeatured.eq(true))
-        .order_by_desc(content::Column::PublishedAt)
-        .limit(limit.clamp(1, 100))
-        .all(&state.db)
-        .await?;
+    let filter = Filter { featured_only: true, ..Filter::published(kind, site_id) };
+    let ids = listing::page_ids(&state.db, &filter, Sort::LATEST_PUBLISHED, limit.clamp(1, 100), 0).await?;
+    let models = listing::load_in_order(&state.db, &ids).await?;
     relations::list_items(&state.db, &models).await
 }
 

@@ -2,12 +2,11 @@
 
 use futures_util::future::BoxFuture;
 use plinth_entities::{content, content_site};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::listing::{self, Filter, Sort};
 use super::{read, ContentKind};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
@@ -20,11 +19,6 @@ pub struct ContentTrash;
 
 /// The kinds' trash names (`ContentKind::as_str`); a test keeps them in step.
 const CONTENT_TYPES: [&str; 6] = ["blog", "page", "project", "cv_entry", "skill", "legal"];
-
-/// Soft-deleted content of the site (every kind of the content engine).
-fn trashed_on(site_id: Uuid) -> sea_orm::Select<content::Entity> {
-    read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(true)), site_id)
-}
 
 /// The item (deleted or not) with its sites, after checking the caller
 /// administers all of them.
@@ -62,11 +56,14 @@ impl TrashSource for ContentTrash {
 
     fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
         Box::pin(async move {
-            Ok(trashed_on(site_id)
-                .order_by_desc(content::Column::DeletedAt)
-                .order_by_asc(content::Column::Id)
-                .limit(limit)
-                .all(&state.db)
+            // The newest `limit` of each kind (each an index range scan); the
+            // trash merges them with the other sources' and cuts the page.
+            let mut ids = Vec::new();
+            for kind in ContentKind::ALL {
+                let trashed = Filter::trashed(site_id, Some(kind));
+                ids.extend(listing::page_ids(&state.db, &trashed, Sort::LATEST_DELETED, limit, 0).await?);
+            }
+            Ok(listing::load_in_order(&state.db, &ids)
                 .await?
                 .into_iter()
                 .map(|m| TrashItem {
@@ -81,7 +78,7 @@ impl TrashSource for ContentTrash {
     }
 
     fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { Ok(trashed_on(site_id).count(&state.db).await?) })
+        Box::pin(async move { listing::total(&state.db, &Filter::trashed(site_id, None)).await })
     }
 
     fn restore<'a>(

@@ -33,6 +33,7 @@ impl TrashSource for DocumentTrash {
         Box::pin(async move {
             Ok(deleted_documents(site_id)
                 .order_by_desc(document::Column::DeletedAt)
+                .order_by_desc(document::Column::Id)
                 .limit(limit)
                 .all(&state.db)
                 .await?

@@ -244,6 +244,16 @@ impl ResponseError for ApiError {
 /// caller maps them more precisely with [`on_constraint`]; the rest are 500.
 impl From<DbErr> for ApiError {
     fn from(err: DbErr) -> Self {
+        // Every pooled connection busy for the whole acquire wait: an overload,
+        // not a fault. Shed it at once so the client backs off and retries.
+        if matches!(err, DbErr::ConnectionAcquire(_)) {
+            crate::observability::pool_exhausted();
+            return Self::new(ErrorCode::ServiceUnavailable, "the database is busy; retry after Retry-After seconds")
+                .with_header(
+                    actix_web::http::header::RETRY_AFTER,
+                    actix_web::http::header::HeaderValue::from_static("1"),
+                );
+        }
         match broken_constraint(&err) {
             Some(Constraint::Unique) => Self::new(ErrorCode::Conflict, "the change conflicts with an existing record"),
             Some(Constraint::ForeignKey) => {

@@ -428,5 +428,6 @@ pub async fn import(state: &AppState, principal: &Principal, multipart: Multipar
         json!({"imported_from": archive.site.slug, "contents": archive.contents.len(), "media": archive.media.len()});
     audit::record(&*txn, now, entry, &Value::Null, &summary).await?;
     txn.commit().await?;
+    crate::db::refresh_statistics(&state.db).await;
     Ok(site_row)
 }

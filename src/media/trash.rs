@@ -40,6 +40,7 @@ impl TrashSource for MediaTrash {
         Box::pin(async move {
             Ok(deleted_media(site_id)
                 .order_by_desc(media_file::Column::DeletedAt)
+                .order_by_desc(media_file::Column::Id)
                 .limit(limit)
                 .all(&state.db)
                 .await?

@@ -19,6 +19,7 @@ pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<V
         .filter(nav_menu::Column::SiteId.eq(site_id))
         .filter(nav_menu::Column::IsDeleted.eq(true))
         .order_by_desc(nav_menu::Column::DeletedAt)
+        .order_by_desc(nav_menu::Column::Id)
         .limit(limit)
         .all(&state.db)
         .await?;
@@ -26,6 +27,7 @@ pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<V
         .filter(nav_item::Column::SiteId.eq(site_id))
         .filter(nav_item::Column::IsDeleted.eq(true))
         .order_by_desc(nav_item::Column::DeletedAt)
+        .order_by_desc(nav_item::Column::Id)
         .limit(limit)
         .all(&state.db)
         .await?;

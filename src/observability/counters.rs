@@ -62,6 +62,7 @@ pub(super) struct ProcessCounters {
     cache_hits: IntCounterVec,
     cache_misses: IntCounterVec,
     attempts: IntCounterVec,
+    pool_exhausted: IntCounter,
     hits: [IntCounter; 5],
     misses: [IntCounter; 5],
     outcomes: [IntCounter; 3],
@@ -83,6 +84,10 @@ impl ProcessCounters {
                 "Webhook delivery attempts by outcome: success, failed (retried later) or dead (the last attempt failed).",
             ),
             &["outcome"],
+        )?;
+        let pool_exhausted = IntCounter::new(
+            "plinth_db_pool_exhausted_total",
+            "Requests answered 503 because no pooled database connection came free within the acquire wait.",
         )?;
         let each = |vec: &IntCounterVec, label: &str| vec.get_metric_with_label_values(&[label]);
         let [site, keys, responses, jwt, public] = Cache::ALL.map(Cache::label);
@@ -106,6 +111,7 @@ impl ProcessCounters {
             cache_hits,
             cache_misses,
             attempts,
+            pool_exhausted,
         })
     }
 
@@ -117,12 +123,21 @@ impl ProcessCounters {
         registry.register(Box::new(counters.cache_hits.clone()))?;
         registry.register(Box::new(counters.cache_misses.clone()))?;
         registry.register(Box::new(counters.attempts.clone()))?;
+        registry.register(Box::new(counters.pool_exhausted.clone()))?;
         Ok(())
     }
 }
 
 /// `None` only if a metric name above were invalid (a unit test rules it out).
 static PROCESS: LazyLock<Option<ProcessCounters>> = LazyLock::new(|| ProcessCounters::new().ok());
+
+/// Counts a request shed because the database pool stayed full.
+#[inline]
+pub fn pool_exhausted() {
+    if let Some(counters) = PROCESS.as_ref() {
+        counters.pool_exhausted.inc();
+    }
+}
 
 /// Counts one lookup of `cache`: a hit or a miss.
 #[inline]

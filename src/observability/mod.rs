@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use prometheus::{Gauge, IntGauge, IntGaugeVec, Opts, Registry};
 
-pub use counters::{cache_hit, cache_lookup, cache_miss, delivery_attempt, AttemptOutcome, Cache, CacheLookup};
+pub use counters::{
+    cache_hit, cache_lookup, cache_miss, delivery_attempt, pool_exhausted, AttemptOutcome, Cache, CacheLookup,
+};
 pub use readiness::{Phase, Readiness};
 
 /// One application's metrics registry, request series, scrape-time gauges and

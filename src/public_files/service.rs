@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use plinth_entities::{content, content_localization, content_site};
+use plinth_entities::{content_listing, content_localization};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use crate::content::{read, ContentKind, ContentStatus};
+use crate::content::{ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::sites::prefix_path;
 use crate::state::AppState;
@@ -41,37 +41,43 @@ fn placement(kind: ContentKind, slug: &str, route: Option<&str>) -> Option<(Stri
     }
 }
 
-/// The sitemap inputs of a site: three queries whatever the number of items.
+/// The sitemap inputs of a site: two queries whatever the number of items,
+/// neither binding a variable per item. The site's own rows carry each item's
+/// slug, route, status and last change (`content_listing`), so the items
+/// themselves are not read; translations are found by a join on the site.
 pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str) -> ApiResult<Vec<SitemapEntry>> {
     let kinds = [ContentKind::Page, ContentKind::Blog, ContentKind::Legal];
-    let items = read::on_site_only(
-        content::Entity::find()
-            .filter(content::Column::Kind.is_in(kinds.map(ContentKind::as_str)))
-            .filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
-            .filter(content::Column::IsDeleted.eq(false)),
-        site.site.id,
-    )
-    .order_by_asc(content::Column::Kind)
-    .order_by_asc(content::Column::Slug)
-    .all(&state.db)
-    .await?;
-    let ids: Vec<Uuid> = items.iter().map(|i| i.id).collect();
-    let routes: HashMap<Uuid, Option<String>> = content_site::Entity::find()
-        .filter(content_site::Column::SiteId.eq(site.site.id))
-        .filter(content_site::Column::ContentId.is_in(ids.clone()))
+    let site_id = site.site.id;
+    let items = content_listing::Entity::find()
+        .filter(content_listing::Column::SiteId.eq(site_id))
+        .filter(content_listing::Column::Kind.is_in(kinds.map(ContentKind::as_str)))
+        .filter(content_listing::Column::Status.eq(ContentStatus::Published.as_str()))
+        .filter(content_listing::Column::IsDeleted.eq(false))
+        .order_by_asc(content_listing::Column::Kind)
+        .order_by_asc(content_listing::Column::Slug)
         .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|r| (r.content_id, r.route))
-        .collect();
+        .await?;
     let mut translated: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
     if site.locales.len() > 1 {
-        for loc in content_localization::Entity::find()
-            .filter(content_localization::Column::ContentId.is_in(ids))
+        let pairs: Vec<(Uuid, Uuid)> = content_localization::Entity::find()
+            .select_only()
+            .column(content_localization::Column::ContentId)
+            .column(content_localization::Column::LocaleId)
+            .join(
+                JoinType::InnerJoin,
+                content_localization::Entity::belongs_to(content_listing::Entity)
+                    .from(content_localization::Column::ContentId)
+                    .to(content_listing::Column::ContentId)
+                    .into(),
+            )
+            .filter(content_listing::Column::SiteId.eq(site_id))
+            .filter(content_listing::Column::Status.eq(ContentStatus::Published.as_str()))
+            .filter(content_listing::Column::IsDeleted.eq(false))
+            .into_tuple()
             .all(&state.db)
-            .await?
-        {
-            translated.entry(loc.content_id).or_default().push(loc.locale_id);
+            .await?;
+        for (content_id, locale_id) in pairs {
+            translated.entry(content_id).or_default().push(locale_id);
         }
     }
     let default_locale = site.default_locale();
@@ -79,9 +85,8 @@ pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str)
         .iter()
         .filter_map(|item| {
             let kind = ContentKind::parse(&item.kind)?;
-            let route = routes.get(&item.id).cloned().flatten();
-            let (path, changefreq, priority) = placement(kind, &item.slug, route.as_deref())?;
-            let alternates = match (translated.get(&item.id), default_locale) {
+            let (path, changefreq, priority) = placement(kind, &item.slug, item.route.as_deref())?;
+            let alternates = match (translated.get(&item.content_id), default_locale) {
                 (Some(locales), Some(default)) => {
                     let mut links =
                         vec![(default.code.clone(), format!("{base_url}{}{path}", prefix_path(&default.url_prefix)))];
@@ -101,7 +106,7 @@ pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str)
             };
             Some(SitemapEntry {
                 loc: format!("{base_url}{path}"),
-                lastmod: item.updated_at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                lastmod: item.updated_at.map(|at| at.format("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_default(),
                 changefreq,
                 priority,
                 alternates,

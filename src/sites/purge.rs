@@ -3,7 +3,7 @@
 //! entry (no site id, so it outlives the site).
 
 use chrono::{DateTime, Duration, Utc};
-use plinth_entities::{audit_log, content, content_site, event_outbox, site, webhook_delivery};
+use plinth_entities::{audit_log, content, content_count, content_site, event_outbox, site, webhook_delivery};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use uuid::Uuid;
@@ -63,6 +63,8 @@ async fn purge_site(state: &AppState, site: &site::Model, cutoff: DateTime<Utc>)
     audit_log::Entity::delete_many().filter(audit_log::Column::SiteId.eq(site.id)).exec(&txn).await?;
     // Settings, locales, members, keys, webhooks, terms, menus, … cascade.
     site::Entity::delete_by_id(site.id).exec(&txn).await?;
+    // After the cascade, whose triggers counted its rows down.
+    content_count::Entity::delete_many().filter(content_count::Column::SiteId.eq(site.id)).exec(&txn).await?;
     let entry = AuditEntry {
         actor: SYSTEM_ACTOR,
         action: Action::Purge,

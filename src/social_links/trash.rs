@@ -31,6 +31,7 @@ impl TrashSource for SocialTrash {
         Box::pin(async move {
             Ok(deleted_social_links(site_id)
                 .order_by_desc(social_link::Column::DeletedAt)
+                .order_by_desc(social_link::Column::Id)
                 .limit(limit)
                 .all(&state.db)
                 .await?

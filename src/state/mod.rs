@@ -15,6 +15,7 @@ use crate::events::EventBus;
 use crate::storage::Storage;
 
 pub mod cluster;
+pub mod flights;
 pub mod gate;
 pub mod identity_provider;
 pub mod jwt;
@@ -53,6 +54,8 @@ pub struct AppState {
     pub site_slugs: dashmap::DashMap<String, uuid::Uuid>,
     /// Built responses of authenticated reads, per caller and URL.
     pub responses: ResponseCache,
+    /// One build at a time per response-cache key (`http_cache`).
+    pub response_flights: flights::SingleFlight,
     /// Pageviews on their way to the database.
     pub pageviews: PageviewIngest,
     /// Wakes the export builder when a job is queued.

@@ -60,6 +60,8 @@ pub struct PublicCache {
     entries: DashMap<String, (Instant, Arc<CachedBody>)>,
     /// Bumped by [`PublicCache::clear`]: a body built across a clear is not kept.
     generation: std::sync::atomic::AtomicU64,
+    /// One build per key at a time.
+    building: super::flights::SingleFlight,
 }
 
 impl PublicCache {
@@ -76,6 +78,11 @@ impl PublicCache {
             }
         }
         crate::observability::cache_miss(crate::observability::Cache::Public);
+        // One build per key at a time; who waited reads what it built.
+        let _turn = self.building.turn(&key).await;
+        if let Some(hit) = self.entries.get(&key).filter(|hit| hit.0.elapsed() < ttl) {
+            return Ok(Arc::clone(&hit.1));
+        }
         let started = self.generation.load(std::sync::atomic::Ordering::Acquire);
         let built = Arc::new(build.await?);
         if self.entries.len() >= Self::MAX_ENTRIES {

@@ -125,7 +125,7 @@ pub async fn list_trash(
     for source in &sources.0 {
         items.extend(source.list(&state, site_id, wanted).await?);
     }
-    items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.id.cmp(&b.id)));
+    items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(b.id.cmp(&a.id)));
     let items: Vec<TrashItem> = items
         .into_iter()
         .skip(usize::try_from(skipped).unwrap_or(usize::MAX))

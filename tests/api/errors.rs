@@ -260,3 +260,27 @@ async fn a_stalled_request_head_is_answered_with_problem_json() {
     let answer = tokio::task::spawn_blocking(move || raw_exchange(&addr, head)).await.unwrap();
     assert_raw_problem(&answer, 408, "REQUEST_TIMEOUT");
 }
+
+/// Every pooled connection taken: the request is shed with 503 and
+/// `Retry-After` once the acquire wait passes, not a 500 after seconds.
+#[actix_web::test]
+async fn a_full_database_pool_sheds_requests_with_503_and_retry_after() {
+    use sea_orm::TransactionTrait;
+    let app = TestApp::spawn_with(|c| c.database_acquire_timeout_ms = 100).await;
+    let site = app.create_site_id("full-pool").await;
+    let path = format!("/sites/{site}/blogs");
+    assert_eq!(app.get(&path, &app.admin_key).await.status(), 200);
+    let mut held = Vec::new();
+    while let Ok(txn) = app.state.db.begin().await {
+        held.push(txn);
+        assert!(held.len() <= 64, "the pool never ran out");
+    }
+    let started = std::time::Instant::now();
+    let res = app.get(&format!("{path}?page=2"), &app.admin_key).await;
+    let retry_after = res.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+    assert_problem(res, 503, "SERVICE_UNAVAILABLE").await;
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "shed after {:?}", started.elapsed());
+    drop(held);
+    assert_eq!(app.get(&format!("{path}?page=3"), &app.admin_key).await.status(), 200);
+}

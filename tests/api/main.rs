@@ -11,6 +11,7 @@ mod idp_users;
 mod instances;
 mod isolation;
 mod legal;
+mod listing;
 
 mod account;
 mod ai;
