@@ -163,6 +163,14 @@ pub struct SitesConfig {
     pub cache_max_age_secs: u64,
     /// Memory for built responses of authenticated reads; 0 turns the cache off.
     pub response_cache_bytes: u64,
+    /// URLs per sitemap file before `sitemap.xml` becomes an index (at most
+    /// 50,000, the sitemaps.org limit; fewer for long multilingual entries).
+    #[serde(default = "default_sitemap_urls_per_file")]
+    pub sitemap_urls_per_file: u64,
+}
+
+fn default_sitemap_urls_per_file() -> u64 {
+    50_000
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -82,6 +82,9 @@ const INDEXES: [(&str, &str, &str); 13] = [
     ("ix_content_sites_trash", "site_id, kind, deleted_at, content_id", "is_deleted = TRUE"),
 ];
 
+/// Slugs and routes are unique per site and kind.
+const UNIQUE_PER_SITE: [(&str, &str); 2] = [("ux_content_sites_slug", "slug"), ("ux_content_sites_route", "route")];
+
 const SQLITE_TRIGGERS: &str = r#"
 CREATE TRIGGER content_sites_fill AFTER INSERT ON content_sites BEGIN
   INSERT INTO content_counts (site_id, kind, subtype, status, is_deleted, n)
@@ -126,9 +129,12 @@ CREATE TRIGGER content_counts_removed AFTER DELETE ON content_sites BEGIN
 END;
 "#;
 
-/// PostgreSQL fills a new row before it is written, so the count trigger after
-/// the insert sees its real status. Counter rows of one change are touched in
-/// a fixed order (smaller key first), so two opposite moves cannot deadlock.
+/// PostgreSQL fills a new row before it is written, so the count triggers after
+/// the statement see its real status. Counts move once per statement and key
+/// (transition tables), not once per row: under MVCC a counter row updated
+/// 100,000 times in one import's transaction grows a chain of versions each
+/// update must walk. Keys are touched in one order, so two statements moving
+/// counts opposite ways cannot deadlock.
 const POSTGRES_TRIGGERS: &str = r#"
 CREATE FUNCTION content_sites_fill() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -157,37 +163,36 @@ CREATE TRIGGER contents_to_sites AFTER UPDATE ON contents FOR EACH ROW
     OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at)
   EXECUTE FUNCTION contents_to_sites();
 
-CREATE FUNCTION content_counts_add(s uuid, k text, sub text, st text, d boolean, delta bigint) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO content_counts (site_id, kind, subtype, status, is_deleted, n)
-    VALUES (s, k, COALESCE(sub, ''), st, d, delta)
-    ON CONFLICT (site_id, kind, subtype, status, is_deleted) DO UPDATE SET n = content_counts.n + delta;
-END $$;
-
-CREATE FUNCTION content_counts_move() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION content_counts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM content_counts_add(NEW.site_id, NEW.kind, NEW.subtype, NEW.status, NEW.is_deleted, 1);
+    INSERT INTO content_counts (site_id, kind, subtype, status, is_deleted, n)
+      SELECT site_id, kind, COALESCE(subtype, ''), status, is_deleted, COUNT(*) FROM new_rows
+      GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+      ON CONFLICT (site_id, kind, subtype, status, is_deleted) DO UPDATE SET n = content_counts.n + EXCLUDED.n;
   ELSIF TG_OP = 'DELETE' THEN
-    PERFORM content_counts_add(OLD.site_id, OLD.kind, OLD.subtype, OLD.status, OLD.is_deleted, -1);
-  ELSIF (OLD.site_id, OLD.kind, COALESCE(OLD.subtype, ''), OLD.status, OLD.is_deleted)
-      < (NEW.site_id, NEW.kind, COALESCE(NEW.subtype, ''), NEW.status, NEW.is_deleted) THEN
-    PERFORM content_counts_add(OLD.site_id, OLD.kind, OLD.subtype, OLD.status, OLD.is_deleted, -1);
-    PERFORM content_counts_add(NEW.site_id, NEW.kind, NEW.subtype, NEW.status, NEW.is_deleted, 1);
+    INSERT INTO content_counts (site_id, kind, subtype, status, is_deleted, n)
+      SELECT site_id, kind, COALESCE(subtype, ''), status, is_deleted, -COUNT(*) FROM old_rows
+      GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+      ON CONFLICT (site_id, kind, subtype, status, is_deleted) DO UPDATE SET n = content_counts.n + EXCLUDED.n;
   ELSE
-    PERFORM content_counts_add(NEW.site_id, NEW.kind, NEW.subtype, NEW.status, NEW.is_deleted, 1);
-    PERFORM content_counts_add(OLD.site_id, OLD.kind, OLD.subtype, OLD.status, OLD.is_deleted, -1);
+    INSERT INTO content_counts (site_id, kind, subtype, status, is_deleted, n)
+      SELECT site_id, kind, subtype, status, is_deleted, SUM(delta) FROM (
+        SELECT site_id, kind, COALESCE(subtype, '') AS subtype, status, is_deleted, -1 AS delta FROM old_rows
+        UNION ALL
+        SELECT site_id, kind, COALESCE(subtype, ''), status, is_deleted, 1 FROM new_rows
+      ) AS moves
+      GROUP BY 1, 2, 3, 4, 5 HAVING SUM(delta) <> 0 ORDER BY 1, 2, 3, 4, 5
+      ON CONFLICT (site_id, kind, subtype, status, is_deleted) DO UPDATE SET n = content_counts.n + EXCLUDED.n;
   END IF;
   RETURN NULL;
 END $$;
-CREATE TRIGGER content_counts_added AFTER INSERT OR DELETE ON content_sites
-  FOR EACH ROW EXECUTE FUNCTION content_counts_move();
-CREATE TRIGGER content_counts_moved AFTER UPDATE ON content_sites FOR EACH ROW
-  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.is_deleted IS DISTINCT FROM NEW.is_deleted
-    OR OLD.subtype IS DISTINCT FROM NEW.subtype OR OLD.kind IS DISTINCT FROM NEW.kind
-    OR OLD.site_id IS DISTINCT FROM NEW.site_id)
-  EXECUTE FUNCTION content_counts_move();
+CREATE TRIGGER content_counts_inserted AFTER INSERT ON content_sites
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION content_counts_changed();
+CREATE TRIGGER content_counts_deleted AFTER DELETE ON content_sites
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION content_counts_changed();
+CREATE TRIGGER content_counts_moved AFTER UPDATE ON content_sites
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION content_counts_changed();
 "#;
 
 const BACKFILL: &str = r#"
@@ -244,6 +249,17 @@ impl MigrationTrait for Migration {
         for (name, columns, rows) in INDEXES {
             db.execute_unprepared(&format!("CREATE INDEX {name} ON content_sites ({columns}) WHERE {rows}")).await?;
         }
+        // The uniqueness indexes of slugs and routes are only ever probed with all
+        // three columns; led by the site and kind, they competed with the list
+        // indexes for the lists' `(site_id, kind)` prefix, and a planner without
+        // statistics took one of them and sorted the whole site.
+        // One batch per index: on SQLite each call may take another pooled
+        // connection, whose schema could still hold the dropped index.
+        for (name, column) in UNIQUE_PER_SITE {
+            let sql =
+                format!("DROP INDEX {name}; CREATE UNIQUE INDEX {name} ON content_sites ({column}, site_id, kind)");
+            db.execute_unprepared(&sql).await?;
+        }
         let triggers = match manager.get_database_backend() {
             DbBackend::Postgres => POSTGRES_TRIGGERS,
             _ => SQLITE_TRIGGERS,
@@ -257,12 +273,12 @@ impl MigrationTrait for Migration {
         let drops = match manager.get_database_backend() {
             DbBackend::Postgres => {
                 "DROP TRIGGER IF EXISTS content_sites_fill ON content_sites; \
-                 DROP TRIGGER IF EXISTS content_counts_added ON content_sites; \
+                 DROP TRIGGER IF EXISTS content_counts_inserted ON content_sites; \
+                 DROP TRIGGER IF EXISTS content_counts_deleted ON content_sites; \
                  DROP TRIGGER IF EXISTS content_counts_moved ON content_sites; \
                  DROP TRIGGER IF EXISTS contents_to_sites ON contents; \
                  DROP FUNCTION IF EXISTS content_sites_fill(); DROP FUNCTION IF EXISTS contents_to_sites(); \
-                 DROP FUNCTION IF EXISTS content_counts_move(); \
-                 DROP FUNCTION IF EXISTS content_counts_add(uuid, text, text, text, boolean, bigint);"
+                 DROP FUNCTION IF EXISTS content_counts_changed();"
             }
             _ => {
                 "DROP TRIGGER IF EXISTS content_sites_fill; DROP TRIGGER IF EXISTS contents_to_sites; \
@@ -272,6 +288,11 @@ impl MigrationTrait for Migration {
         db.execute_unprepared(drops).await?;
         for (name, _, _) in INDEXES {
             manager.drop_index(Index::drop().name(name).table("content_sites").if_exists().to_owned()).await?;
+        }
+        for (name, column) in UNIQUE_PER_SITE {
+            let sql =
+                format!("DROP INDEX {name}; CREATE UNIQUE INDEX {name} ON content_sites (site_id, kind, {column})");
+            db.execute_unprepared(&sql).await?;
         }
         manager.drop_table(Table::drop().table("content_counts").if_exists().to_owned()).await?;
         for column in COPIED {

@@ -190,16 +190,30 @@ struct IdRow {
     content_id: Uuid,
 }
 
-/// The query of a page's ids in `sort` order (public for the plan tests).
-pub fn page_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content_listing::Entity> {
+/// A page of `filter`'s rows in `sort` order, whole.
+pub fn page_rows(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content_listing::Entity> {
     let order = if sort.descending { Order::Desc } else { Order::Asc };
     rows(filter)
-        .select_only()
-        .column(content_listing::Column::ContentId)
         .order_by(sort.column(), order.clone())
         .order_by(content_listing::Column::ContentId, order)
         .limit(limit)
         .offset(offset)
+}
+
+/// The query of a page's ids in `sort` order: index entries only (public for
+/// the plan tests).
+pub fn page_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content_listing::Entity> {
+    page_rows(filter, sort, limit, offset).select_only().column(content_listing::Column::ContentId)
+}
+
+/// Every live published row of the site in `kinds`, by kind and slug: for a
+/// whole small sitemap (`public_files` bounds its size first).
+pub fn published_rows(site_id: Uuid, kinds: &[ContentKind]) -> Select<content_listing::Entity> {
+    let filter = Filter { kind: None, ..Filter::published(ContentKind::Blog, site_id) };
+    rows(&filter)
+        .filter(content_listing::Column::Kind.is_in(kinds.iter().map(|k| k.as_str())))
+        .order_by_asc(content_listing::Column::Kind)
+        .order_by_asc(content_listing::Column::Slug)
 }
 
 /// The ids of `page` in `sort` order: an index range scan, only ids read.

@@ -4,8 +4,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_category, content_localization, content_site, content_tag, term};
-use sea_orm::{ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder, Select};
+use plinth_entities::{
+    content, content_category, content_listing, content_localization, content_site, content_tag, term,
+};
+use sea_orm::sea_query::Query;
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
@@ -25,6 +28,8 @@ use crate::state::CachedBody;
 
 pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;
+/// The most recent related items scored for `similar`: bounded whatever the site.
+const SIMILAR_CANDIDATES: u64 = 500;
 
 /// Read access to a site's list of `kind`: the Read role and the module on.
 pub async fn require_site_read(
@@ -53,15 +58,6 @@ fn on_site(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
         .filter(content_site::Column::Kind.eq(kind.as_str()))
         .filter(content::Column::IsDeleted.eq(false));
     on_site_only(live, site_id)
-}
-
-/// Live published items of `kind` on `site_id`.
-pub fn published_on(kind: ContentKind, site_id: Uuid) -> Select<content::Entity> {
-    published(on_site(kind, site_id))
-}
-
-fn published(select: Select<content::Entity>) -> Select<content::Entity> {
-    select.filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
 }
 
 /// The response for a model, relations read through `db` (e.g. a transaction).
@@ -329,30 +325,35 @@ pub async fn similar(
     if !rel.site_ids.contains(&site_id) {
         return Err(ApiError::not_found(kind.as_str(), id));
     }
-    // Candidates: items sharing a tag or category, or by the same author.
-    let mut candidate_ids: Vec<Uuid> = content_tag::Entity::find()
-        .filter(content_tag::Column::TagId.is_in(rel.tag_ids.clone()))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|r| r.content_id)
-        .collect();
-    candidate_ids.extend(
-        content_category::Entity::find()
-            .filter(content_category::Column::CategoryId.is_in(rel.category_ids.clone()))
-            .all(&state.db)
-            .await?
-            .into_iter()
-            .map(|r| r.content_id),
-    );
-    let mut select = published(on_site(kind, site_id)).filter(content::Column::Id.ne(id));
-    select = match &target.author {
-        Some(author) => {
-            select.filter(content::Column::Id.is_in(candidate_ids).or(content::Column::Author.eq(author.as_str())))
-        }
-        None => select.filter(content::Column::Id.is_in(candidate_ids)),
-    };
-    let candidates = select.all(&state.db).await?;
+    // Candidates: the latest SIMILAR_CANDIDATES items sharing a tag or a
+    // category, or by the same author. Subqueries, not a variable per item: a
+    // tag every post carries would otherwise bind the whole site.
+    let tagged = Query::select()
+        .column(content_tag::Column::ContentId)
+        .from(content_tag::Entity)
+        .and_where(content_tag::Column::TagId.is_in(rel.tag_ids.clone()))
+        .to_owned();
+    let categorized = Query::select()
+        .column(content_category::Column::ContentId)
+        .from(content_category::Entity)
+        .and_where(content_category::Column::CategoryId.is_in(rel.category_ids.clone()))
+        .to_owned();
+    let mut related = Condition::any()
+        .add(content_listing::Column::ContentId.in_subquery(tagged))
+        .add(content_listing::Column::ContentId.in_subquery(categorized));
+    if let Some(author) = &target.author {
+        let by_author = Query::select()
+            .column(content::Column::Id)
+            .from(content::Entity)
+            .and_where(content::Column::Author.eq(author.as_str()))
+            .to_owned();
+        related = related.add(content_listing::Column::ContentId.in_subquery(by_author));
+    }
+    let latest = listing::page_query(&Filter::published(kind, site_id), Sort::LATEST_PUBLISHED, SIMILAR_CANDIDATES, 0)
+        .filter(content_listing::Column::ContentId.ne(id))
+        .filter(related);
+    let candidate_ids: Vec<Uuid> = latest.into_tuple().all(&state.db).await?;
+    let candidates = listing::load_in_order(&state.db, &candidate_ids).await?;
     let ids: Vec<Uuid> = candidates.iter().map(|m| m.id).collect();
     let rels: HashMap<Uuid, relations::Relations> = relations::load(&state.db, &ids, true).await?;
     let mut scored: Vec<(u32, Option<DateTime<Utc>>, &content::Model)> = candidates

@@ -18,7 +18,7 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [sitemap, robots_txt, web_manifest, browserconfig]);
+    crate::mount!(r, self => [sitemap, sitemap_child, robots_txt, web_manifest, browserconfig]);
 }
 
 /// A built public file: `max-age=3600`, its ETag, 304 when the caller holds it.
@@ -39,7 +39,7 @@ fn respond(request: &HttpRequest, file: &CachedBody) -> HttpResponse {
     tag = "Public site files",
     params(("slug" = String, Path)),
     responses(
-        (status = 200, content_type = "application/xml", body = String, description = "Published pages (0.8, monthly), posts (0.6, weekly) and legal documents (0.4, yearly); Cache-Control: public, max-age=3600"),
+        (status = 200, content_type = "application/xml", body = String, description = "Published pages (0.8, monthly), posts (0.6, weekly) and legal documents (0.4, yearly); past 50,000 URLs (or 50 MB) a sitemap index of `sitemap-{n}.xml` files; Cache-Control: public, max-age=3600"),
         (status = 404, body = Problem, description = "Unknown site, or no Site URL (base_url) set")
     ),
     security(())
@@ -50,6 +50,28 @@ pub async fn sitemap(
     slug: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     let file = service::sitemap(&state, &slug).await?;
+    Ok(respond(&request, &file))
+}
+
+#[utoipa::path(
+    get,
+    path = "/sites/{slug}/sitemap-{number}.xml",
+    tag = "Public site files",
+    params(("slug" = String, Path), ("number" = u64, Path, minimum = 1, description = "From 1, as the sitemap index lists them")),
+    responses(
+        (status = 200, content_type = "application/xml", body = String, description = "One file of a big site's sitemap index: a slice of one kind, newest first; Cache-Control: public, max-age=3600"),
+        (status = 304, description = "The copy held is current"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "Unknown site, no base_url, a number past the index, or a site whose sitemap is one file")
+    ),
+    security(())
+)]
+pub async fn sitemap_child(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<(String, u64)>,
+) -> ApiResult<HttpResponse> {
+    let (slug, number) = path.into_inner();
+    let file = service::sitemap_child(&state, &slug, number).await?;
     Ok(respond(&request, &file))
 }
 

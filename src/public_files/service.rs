@@ -8,10 +8,10 @@ use std::time::Duration;
 use plinth_entities::{content_listing, content_localization};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
-use sea_orm::{ColumnTrait, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, QueryTrait};
 use uuid::Uuid;
 
-use crate::content::{ContentKind, ContentStatus};
+use crate::content::{listing, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::sites::prefix_path;
 use crate::state::AppState;
@@ -41,38 +41,47 @@ fn placement(kind: ContentKind, slug: &str, route: Option<&str>) -> Option<(Stri
     }
 }
 
-/// The sitemap inputs of a site: two queries whatever the number of items,
-/// neither binding a variable per item. The site's own rows carry each item's
-/// slug, route, status and last change (`content_listing`), so the items
-/// themselves are not read; translations are found by a join on the site.
-pub async fn sitemap_entries(state: &AppState, site: &SiteState, base_url: &str) -> ApiResult<Vec<SitemapEntry>> {
-    let kinds = [ContentKind::Page, ContentKind::Blog, ContentKind::Legal];
+/// Which of a site's published items one sitemap file lists: every kind of
+/// the sitemap, or a slice of one kind (a child of a sitemap index).
+#[derive(Clone, Copy, Debug)]
+pub enum Slice {
+    All,
+    Kind { kind: ContentKind, offset: u64, limit: u64 },
+}
+
+/// The kinds a sitemap lists.
+pub const SITEMAP_KINDS: [ContentKind; 3] = [ContentKind::Page, ContentKind::Blog, ContentKind::Legal];
+
+/// The entries of one sitemap file: two queries, neither binding a variable
+/// per item. The site's own rows carry each item's slug, route and last change
+/// (`content_listing`), so the items themselves are not read; a slice is a
+/// range of the published index (newest first); translations come by a join
+/// restricted to the file's items.
+pub async fn sitemap_entries(
+    state: &AppState,
+    site: &SiteState,
+    base_url: &str,
+    slice: Slice,
+) -> ApiResult<Vec<SitemapEntry>> {
     let site_id = site.site.id;
-    let items = content_listing::Entity::find()
-        .filter(content_listing::Column::SiteId.eq(site_id))
-        .filter(content_listing::Column::Kind.is_in(kinds.map(ContentKind::as_str)))
-        .filter(content_listing::Column::Status.eq(ContentStatus::Published.as_str()))
-        .filter(content_listing::Column::IsDeleted.eq(false))
-        .order_by_asc(content_listing::Column::Kind)
-        .order_by_asc(content_listing::Column::Slug)
-        .all(&state.db)
-        .await?;
+    let rows = match slice {
+        Slice::All => listing::published_rows(site_id, &SITEMAP_KINDS),
+        Slice::Kind { kind, offset, limit } => listing::page_rows(
+            &listing::Filter::published(kind, site_id),
+            listing::Sort::LATEST_PUBLISHED,
+            limit,
+            offset,
+        ),
+    };
+    let items = rows.clone().all(&state.db).await?;
     let mut translated: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
     if site.locales.len() > 1 {
+        let in_file = rows.select_only().column(content_listing::Column::ContentId).into_query();
         let pairs: Vec<(Uuid, Uuid)> = content_localization::Entity::find()
             .select_only()
             .column(content_localization::Column::ContentId)
             .column(content_localization::Column::LocaleId)
-            .join(
-                JoinType::InnerJoin,
-                content_localization::Entity::belongs_to(content_listing::Entity)
-                    .from(content_localization::Column::ContentId)
-                    .to(content_listing::Column::ContentId)
-                    .into(),
-            )
-            .filter(content_listing::Column::SiteId.eq(site_id))
-            .filter(content_listing::Column::Status.eq(ContentStatus::Published.as_str()))
-            .filter(content_listing::Column::IsDeleted.eq(false))
+            .filter(content_localization::Column::ContentId.in_subquery(in_file))
             .into_tuple()
             .all(&state.db)
             .await?;
@@ -144,9 +153,42 @@ fn render(entries: &[SitemapEntry]) -> std::io::Result<Vec<u8>> {
     Ok(writer.into_inner())
 }
 
-/// The sitemap of the live site with this slug; not found while the site has no
-/// base URL to put in front of its paths.
+/// The sitemap of the live site with this slug: one file while the site's
+/// published items fit in one (see [`urls_per_file`]), else a sitemap index of
+/// child files, each a slice of one kind. Not found while the site has no base
+/// URL to put in front of its paths.
 pub async fn sitemap(state: &AppState, slug: &str) -> ApiResult<Arc<CachedBody>> {
+    let (site, base_url) = site_with_base(state, slug).await?;
+    site.public
+        .get_or_build("sitemap.xml".into(), PUBLIC_MAX_AGE, async {
+            let files = sitemap_files(state, &site).await?;
+            let xml = if files.len() <= 1 {
+                render(&sitemap_entries(state, &site, &base_url, Slice::All).await?)
+            } else {
+                render_index(&base_url, files.len())
+            };
+            Ok(CachedBody::new("application/xml; charset=utf-8", xml.map_err(ApiError::internal)?))
+        })
+        .await
+}
+
+/// Child `number` (from 1) of a big site's sitemap index. Built from one
+/// bounded query (at most [`urls_per_file`] rows) and not kept: a big site has
+/// many, and each is read rarely.
+pub async fn sitemap_child(state: &AppState, slug: &str, number: u64) -> ApiResult<CachedBody> {
+    let (site, base_url) = site_with_base(state, slug).await?;
+    let files = sitemap_files(state, &site).await?;
+    let slice = usize::try_from(number)
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| files.get(i).copied())
+        .filter(|_| files.len() > 1)
+        .ok_or_else(|| ApiError::not_found("sitemap", number))?;
+    let xml = render(&sitemap_entries(state, &site, &base_url, slice).await?).map_err(ApiError::internal)?;
+    Ok(CachedBody::new("application/xml; charset=utf-8", xml))
+}
+
+async fn site_with_base(state: &AppState, slug: &str) -> ApiResult<(Arc<SiteState>, String)> {
     let site = state.live_site_by_slug(slug).await?;
     let base_url = site.site.base_url.clone().ok_or_else(|| {
         ApiError::new(
@@ -154,11 +196,55 @@ pub async fn sitemap(state: &AppState, slug: &str) -> ApiResult<Arc<CachedBody>>
             "this site has no sitemap yet: set its Site URL (base_url) in the site settings",
         )
     })?;
-    site.public
-        .get_or_build("sitemap.xml".into(), PUBLIC_MAX_AGE, async {
-            let entries = sitemap_entries(state, &site, &base_url).await?;
-            let xml = render(&entries).map_err(ApiError::internal)?;
-            Ok(CachedBody::new("application/xml; charset=utf-8", xml))
-        })
-        .await
+    Ok((site, base_url.trim_end_matches('/').to_string()))
+}
+
+/// The sitemaps.org limits of one file: 50,000 URLs and 50 MB uncompressed.
+const MAX_URLS: u64 = 50_000;
+/// Under 50 MB with room for the estimate being short.
+const MAX_BYTES: u64 = 45 * 1024 * 1024;
+
+/// URLs per sitemap file: 50,000, fewer when the site's translations make
+/// entries long (an alternate link per active locale).
+pub fn urls_per_file(site: &SiteState, configured: u64) -> u64 {
+    let locales = site.locales.iter().filter(|l| l.is_active).count() as u64;
+    let bytes_per_entry = 400 + 200 * locales;
+    configured.clamp(1, MAX_URLS).min(MAX_BYTES / bytes_per_entry)
+}
+
+/// The files of a site's sitemap: one slice per kind and `urls_per_file`
+/// items, from the kinds' counters (no count over the site).
+async fn sitemap_files(state: &AppState, site: &SiteState) -> ApiResult<Vec<Slice>> {
+    let per_file = urls_per_file(site, state.config.sites.sitemap_urls_per_file);
+    let mut files = Vec::new();
+    let mut total = 0;
+    for kind in SITEMAP_KINDS {
+        let published = listing::total(&state.db, &listing::Filter::published(kind, site.site.id)).await?;
+        total += published;
+        let mut offset = 0;
+        while offset < published {
+            files.push(Slice::Kind { kind, offset, limit: per_file });
+            offset += per_file;
+        }
+    }
+    Ok(if total <= per_file { vec![Slice::All] } else { files })
+}
+
+fn render_index(base_url: &str, files: usize) -> std::io::Result<Vec<u8>> {
+    let mut writer = Writer::new(Vec::new());
+    writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    writer
+        .create_element("sitemapindex")
+        .with_attribute(("xmlns", "http://www.sitemaps.org/schemas/sitemap/0.9"))
+        .write_inner_content(|w| {
+            for number in 1..=files {
+                w.create_element("sitemap").write_inner_content(|w| {
+                    let loc = format!("{base_url}/sitemap-{number}.xml");
+                    w.create_element("loc").write_text_content(BytesText::new(&loc))?;
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+    Ok(writer.into_inner())
 }

@@ -90,6 +90,38 @@ async fn the_sitemap_lists_published_pages_posts_and_legal_documents() {
         .await;
 }
 
+/// Past the URLs one file may hold (50,000; two here), `sitemap.xml` is an
+/// index of child files, each a slice of one kind, newest first.
+#[actix_web::test]
+async fn a_big_sitemap_becomes_an_index_of_child_files() {
+    let app = TestApp::spawn_with(|c| c.sites.sitemap_urls_per_file = 2).await;
+    let site = app.create_site_id("big-map").await;
+    app.put(&format!("/sites/{site}"), &app.admin_key, json!({"base_url": "https://big.example/"})).await;
+    for n in 1..=3 {
+        let page =
+            json!({"site_ids": [site], "title": format!("Page {n}"), "route": format!("/p{n}"), "status": "Published"});
+        assert_eq!(app.post("/pages", &app.admin_key, page).await.status(), 201);
+        let post = json!({"site_ids": [site], "title": format!("Post {n}"), "status": "Published"});
+        assert_eq!(app.post("/blogs", &app.admin_key, post).await.status(), 201);
+    }
+    let get = |path: &str| app.client.get(app.url(&format!("/sites/big-map/{path}"))).send();
+    let index = get("sitemap.xml").await.unwrap().text().await.unwrap();
+    assert!(index.contains("<sitemapindex"), "{index}");
+    let children: Vec<String> = (1..=4).map(|n| format!("<loc>https://big.example/sitemap-{n}.xml</loc>")).collect();
+    assert!(children.iter().all(|c| index.contains(c.as_str())) && !index.contains("sitemap-5.xml"), "{index}");
+
+    // Pages first (two files: 2 + 1), then posts, newest first.
+    let first = get("sitemap-1.xml").await.unwrap().text().await.unwrap();
+    assert!(first.contains("<urlset") && first.contains("/p3</loc>") && first.contains("/p2</loc>"), "{first}");
+    assert!(!first.contains("/p1</loc>"));
+    let posts = get("sitemap-4.xml").await.unwrap().text().await.unwrap();
+    assert!(posts.contains("/blog/post-1</loc>") && !posts.contains("/blog/post-2<"), "{posts}");
+    assert_problem(get("sitemap-5.xml").await.unwrap(), 404, "ENTITY_NOT_FOUND").await;
+    assert_problem(get("sitemap-0.xml").await.unwrap(), 404, "ENTITY_NOT_FOUND").await;
+    let robots = get("robots.txt").await.unwrap().text().await.unwrap();
+    assert!(robots.contains("Sitemap: https://big.example/sitemap.xml"), "robots.txt names the index: {robots}");
+}
+
 #[actix_web::test]
 async fn robots_manifest_and_browserconfig_follow_the_settings_and_the_favicon() {
     let app = TestApp::spawn().await;
