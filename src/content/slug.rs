@@ -44,22 +44,24 @@ pub async fn available_slug<C: ConnectionTrait>(
     exclude: Option<Uuid>,
     exhausted: ErrorCode,
 ) -> ApiResult<String> {
+    // Only the candidates themselves are looked up: index probes of
+    // `(slug, site_id, kind)`, however many slugs of the site share the prefix
+    // (`post-1` … `post-100000` for a `post`).
+    let candidates: Vec<String> =
+        std::iter::once(base.to_string()).chain((2..=MAX_SLUG_ATTEMPTS).map(|n| format!("{base}-{n}"))).collect();
     let mut query = content_site::Entity::find()
         .select_only()
         .column(content_site::Column::Slug)
         .filter(content_site::Column::Kind.eq(kind.as_str()))
         .filter(content_site::Column::SiteId.is_in(site_ids.to_vec()))
-        .filter(content_site::Column::Slug.starts_with(base));
+        .filter(content_site::Column::Slug.is_in(candidates.clone()));
     if let Some(id) = exclude {
         query = query.filter(content_site::Column::ContentId.ne(id));
     }
     let taken: std::collections::HashSet<String> = query.into_tuple::<String>().all(db).await?.into_iter().collect();
-    std::iter::once(base.to_string())
-        .chain((2..=MAX_SLUG_ATTEMPTS).map(|n| format!("{base}-{n}")))
-        .find(|candidate| !taken.contains(candidate))
-        .ok_or_else(|| {
-            ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts"))
-        })
+    candidates.into_iter().find(|candidate| !taken.contains(candidate)).ok_or_else(|| {
+        ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts"))
+    })
 }
 
 #[cfg(test)]
