@@ -118,8 +118,15 @@ async fn a_result_for_a_delivery_deleted_mid_send_does_not_lose_the_rest_of_its_
     let kept = in_flight(&app, &hook, instance, "kept").await;
     let deleted = in_flight(&app, &hook, instance, "deleted").await;
     let now = plinth_actors::Clock::now(app.clock.as_ref());
+    // Both read before the one is deleted, as the sender holds them; deleted
+    // before the results are pushed, since the background flusher may write
+    // them any time after a push.
+    let mut sent = Vec::new();
     for id in [deleted, kept] {
-        let delivery = webhook_delivery::Entity::find_by_id(id).one(&app.state.db).await.unwrap().unwrap();
+        sent.push(webhook_delivery::Entity::find_by_id(id).one(&app.state.db).await.unwrap().unwrap());
+    }
+    webhook_delivery::Entity::delete_by_id(deleted).exec(&app.state.db).await.unwrap();
+    for delivery in sent {
         let result = AttemptResult {
             success: true,
             status_code: Some(200),
@@ -130,10 +137,16 @@ async fn a_result_for_a_delivery_deleted_mid_send_does_not_lose_the_rest_of_its_
         app.webhooks.results.sending();
         app.webhooks.results.push(Outcome { delivery, result, at: now });
     }
-    webhook_delivery::Entity::delete_by_id(deleted).exec(&app.state.db).await.unwrap();
 
     let written = flush(&app.webhooks).await;
     assert!(written.is_ok(), "the batch was refused: {:?}", written.err());
+    // The background flusher may have taken the batch first: wait for it.
+    for _ in 0..200 {
+        if app.webhooks.results.is_idle() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let row = webhook_delivery::Entity::find_by_id(kept).one(&app.state.db).await.unwrap().unwrap();
     assert_eq!((row.status.as_str(), row.attempts, row.claimed_by), ("success", 1, None));
     let listed = deliveries(&app, &hook).await;

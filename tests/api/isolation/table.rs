@@ -67,6 +67,7 @@ pub const EXCLUDED: &[(&str, &str)] = &[
     ("GET /sites/{slug}/robots.txt", "public"),
     ("GET /sites/{slug}/site.webmanifest", "public"),
     ("GET /sites/{slug}/sitemap.xml", "public"),
+    ("GET /sites/{slug}/sitemap-{number}.xml", "public"),
     ("PUT /locales/{id}", "global"),
     ("DELETE /locales/{id}", "global"),
     ("GET /idp/users/{id}", "directory"),
