@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::archive::{media_entry, Archive, FORMAT};
+use super::bounds::{self, Capped, Limits};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -54,20 +55,35 @@ async fn receive(state: &AppState, mut multipart: Multipart) -> ApiResult<std::p
     Err(ApiError::bad_request("send the export ZIP as the multipart part `archive`"))
 }
 
-/// Reads `archive.json` and each media file, off the request threads.
-async fn open(path: std::path::PathBuf) -> ApiResult<(Archive, Vec<(String, Vec<u8>)>)> {
+/// Reads `archive.json` and each media file, off the request threads, within
+/// the archive's limits (`bounds`): declared sizes are checked before anything
+/// is inflated, and every entry is read through a cap.
+async fn open(path: std::path::PathBuf, limits: Limits) -> ApiResult<(Archive, Vec<(String, Vec<u8>)>)> {
     tokio::task::spawn_blocking(move || -> ApiResult<_> {
         let file = std::fs::File::open(&path).map_err(ApiError::internal)?;
         let mut zip = zip::ZipArchive::new(file).map_err(invalid)?;
-        let archive: Archive =
-            serde_json::from_reader(zip.by_name("archive.json").map_err(invalid)?).map_err(invalid)?;
+        bounds::check_declared(&mut zip, limits)?;
+        let archive: Archive = {
+            let mut document = Capped::new(zip.by_name("archive.json").map_err(invalid)?, limits.max_document_bytes);
+            let parsed: Result<Archive, _> = serde_json::from_reader(&mut document);
+            match parsed {
+                Err(_) if document.exceeded => return Err(bounds::too_large("archive.json inflates past its limit")),
+                parsed => parsed.map_err(invalid)?,
+            }
+        };
         if archive.format != FORMAT {
             return Err(invalid(format!("format {} (expected {FORMAT})", archive.format)));
         }
         let mut files = Vec::new();
         for name in &archive.media_files {
             let mut bytes = Vec::new();
-            zip.by_name(name).map_err(invalid)?.read_to_end(&mut bytes).map_err(ApiError::internal)?;
+            let mut entry = Capped::new(zip.by_name(name).map_err(invalid)?, limits.max_media_bytes);
+            if let Err(e) = entry.read_to_end(&mut bytes) {
+                return Err(match entry.exceeded {
+                    true => bounds::too_large(format!("{name} inflates past its limit")),
+                    false => invalid(e),
+                });
+            }
             files.push((name.clone(), bytes));
         }
         Ok((archive, files))
@@ -131,7 +147,7 @@ where
 pub async fn import(state: &AppState, principal: &Principal, multipart: Multipart) -> ApiResult<site::Model> {
     crate::sites::check_may_create(principal)?;
     let path = receive(state, multipart).await?;
-    let opened = open(path.clone()).await;
+    let opened = open(path.clone(), Limits::from_config(&state.config)).await;
     let _ = std::fs::remove_file(&path);
     let (archive, files) = opened?;
 

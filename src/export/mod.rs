@@ -4,6 +4,7 @@
 //! Archives and links lapse 7 days after the build and are purged.
 
 pub mod archive;
+mod bounds;
 mod builder;
 mod import;
 pub mod jobs;

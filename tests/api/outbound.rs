@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::cli::{Instance, INSTANCE_KEY};
+use crate::cli::{peak_rss_kib, reset_peak_rss, Instance, INSTANCE_KEY};
 
 /// Serves `/huge` (200 declaring 4 GiB, written as fast as it is read) and
 /// `/trickle` (200, then one byte every 100 ms) on 127.0.0.1.
@@ -37,18 +37,6 @@ async fn hostile_endpoint() -> String {
         }
     });
     host_port
-}
-
-/// Peak resident memory of `pid` in KiB.
-fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
-/// Makes the peak start again from the current resident size.
-fn reset_peak_rss(pid: u32) {
-    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").unwrap();
 }
 
 async fn call(client: &reqwest::Client, method: reqwest::Method, url: String, body: Value) -> (u16, Value) {
