@@ -203,6 +203,12 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
 
     let second = export_zip(&target, &new_site).await;
     assert_eq!(comparable(&archive_json(&second)), comparable(&archive_json(&first)));
+
+    // The same archive again: the next free slug.
+    let again = reqwest::multipart::Form::new().part("archive", reqwest::multipart::Part::bytes(first.clone()));
+    let res = target.client.post(target.url("/sites/import")).header("X-API-Key", &target.admin_key).multipart(again);
+    let again: Value = res.send().await.unwrap().json().await.unwrap();
+    assert_eq!(again["slug"], "moving-2", "{again}");
     let bad = reqwest::multipart::Form::new().part("archive", reqwest::multipart::Part::bytes(b"not a zip".to_vec()));
     let res = target
         .client
