@@ -13,7 +13,7 @@ use plinth_entities::{content, content_count, content_listing};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, FromQueryResult, Order, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Select,
+    QueryOrder, QuerySelect, QueryTrait, Select,
 };
 use uuid::Uuid;
 
@@ -226,6 +226,83 @@ pub async fn page_ids<C: ConnectionTrait>(
 ) -> ApiResult<Vec<Uuid>> {
     let ids = page_query(filter, sort, limit, offset).into_model::<IdRow>().all(db).await?;
     Ok(ids.into_iter().map(|row| row.content_id).collect())
+}
+
+/// What makes an item related to another (`similar`).
+pub struct Related<'a> {
+    pub tag_ids: &'a [Uuid],
+    pub category_ids: &'a [Uuid],
+    pub author: Option<&'a str>,
+    /// The item itself.
+    pub except: Uuid,
+}
+
+/// Among the newest `window` rows of `filter` (an index range scan), the
+/// newest `limit` related ones. Each row walked is checked by primary-key
+/// probes (`content_tags`, `content_categories`, `contents`), so the cost is
+/// bounded by `window` whatever the site, however common the tag or author.
+pub async fn related_ids<C: ConnectionTrait>(
+    db: &C,
+    filter: &Filter,
+    related: &Related<'_>,
+    window: u64,
+    limit: u64,
+) -> ApiResult<Vec<Uuid>> {
+    use plinth_entities::{content_category, content_tag};
+    use sea_orm::sea_query::{Alias, Condition};
+    let recent = Alias::new("recent");
+    let id_of_recent = || Expr::col((recent.clone(), content_listing::Column::ContentId));
+    let newest = page_rows(filter, Sort::LATEST_PUBLISHED, window, 0)
+        .select_only()
+        .column(content_listing::Column::ContentId)
+        .column(content_listing::Column::PublishedAt)
+        .into_query();
+    let mut any = Condition::any()
+        .add(Expr::exists(
+            Query::select()
+                .expr(Expr::val(1))
+                .from(content_tag::Entity)
+                .and_where(
+                    Expr::col((content_tag::Entity, content_tag::Column::ContentId))
+                        .equals((recent.clone(), content_listing::Column::ContentId)),
+                )
+                .and_where(content_tag::Column::TagId.is_in(related.tag_ids.to_vec()))
+                .to_owned(),
+        ))
+        .add(Expr::exists(
+            Query::select()
+                .expr(Expr::val(1))
+                .from(content_category::Entity)
+                .and_where(
+                    Expr::col((content_category::Entity, content_category::Column::ContentId))
+                        .equals((recent.clone(), content_listing::Column::ContentId)),
+                )
+                .and_where(content_category::Column::CategoryId.is_in(related.category_ids.to_vec()))
+                .to_owned(),
+        ));
+    if let Some(author) = related.author {
+        any = any.add(Expr::exists(
+            Query::select()
+                .expr(Expr::val(1))
+                .from(content::Entity)
+                .and_where(
+                    Expr::col((content::Entity, content::Column::Id))
+                        .equals((recent.clone(), content_listing::Column::ContentId)),
+                )
+                .and_where(content::Column::Author.eq(author))
+                .to_owned(),
+        ));
+    }
+    let query = Query::select()
+        .expr(id_of_recent())
+        .from_subquery(newest, recent.clone())
+        .and_where(id_of_recent().ne(related.except))
+        .cond_where(any)
+        .order_by((recent.clone(), content_listing::Column::PublishedAt), Order::Desc)
+        .limit(limit)
+        .to_owned();
+    let rows = db.query_all(&query).await?;
+    Ok(rows.iter().filter_map(|row| row.try_get_by_index::<Uuid>(0).ok()).collect())
 }
 
 /// How many rows `filter` takes: from `content_counts` unless the filter needs

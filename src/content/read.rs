@@ -4,11 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{
-    content, content_category, content_listing, content_localization, content_site, content_tag, term,
-};
-use sea_orm::sea_query::Query;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Select};
+use plinth_entities::{content, content_localization, content_site, term};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
@@ -28,8 +25,10 @@ use crate::state::CachedBody;
 
 pub const SIMILAR_DEFAULT: u64 = 3;
 pub const SIMILAR_MAX: u64 = 10;
-/// The most recent related items scored for `similar`: bounded whatever the site.
-const SIMILAR_CANDIDATES: u64 = 500;
+/// How far back `similar` looks (the latest published items), and how many
+/// related ones among them it scores: both bounded whatever the site.
+const SIMILAR_WINDOW: u64 = 1_000;
+const SIMILAR_CANDIDATES: u64 = 200;
 
 /// Read access to a site's list of `kind`: the Read role and the module on.
 pub async fn require_site_read(
@@ -325,34 +324,17 @@ pub async fn similar(
     if !rel.site_ids.contains(&site_id) {
         return Err(ApiError::not_found(kind.as_str(), id));
     }
-    // Candidates: the latest SIMILAR_CANDIDATES items sharing a tag or a
-    // category, or by the same author. Subqueries, not a variable per item: a
-    // tag every post carries would otherwise bind the whole site.
-    let tagged = Query::select()
-        .column(content_tag::Column::ContentId)
-        .from(content_tag::Entity)
-        .and_where(content_tag::Column::TagId.is_in(rel.tag_ids.clone()))
-        .to_owned();
-    let categorized = Query::select()
-        .column(content_category::Column::ContentId)
-        .from(content_category::Entity)
-        .and_where(content_category::Column::CategoryId.is_in(rel.category_ids.clone()))
-        .to_owned();
-    let mut related = Condition::any()
-        .add(content_listing::Column::ContentId.in_subquery(tagged))
-        .add(content_listing::Column::ContentId.in_subquery(categorized));
-    if let Some(author) = &target.author {
-        let by_author = Query::select()
-            .column(content::Column::Id)
-            .from(content::Entity)
-            .and_where(content::Column::Author.eq(author.as_str()))
-            .to_owned();
-        related = related.add(content_listing::Column::ContentId.in_subquery(by_author));
-    }
-    let latest = listing::page_query(&Filter::published(kind, site_id), Sort::LATEST_PUBLISHED, SIMILAR_CANDIDATES, 0)
-        .filter(content_listing::Column::ContentId.ne(id))
-        .filter(related);
-    let candidate_ids: Vec<Uuid> = latest.into_tuple().all(&state.db).await?;
+    // Candidates: among the latest SIMILAR_WINDOW published items, the newest
+    // SIMILAR_CANDIDATES sharing a tag or a category, or by the same author.
+    let related = listing::Related {
+        tag_ids: &rel.tag_ids,
+        category_ids: &rel.category_ids,
+        author: target.author.as_deref(),
+        except: id,
+    };
+    let published = Filter::published(kind, site_id);
+    let candidate_ids =
+        listing::related_ids(&state.db, &published, &related, SIMILAR_WINDOW, SIMILAR_CANDIDATES).await?;
     let candidates = listing::load_in_order(&state.db, &candidate_ids).await?;
     let ids: Vec<Uuid> = candidates.iter().map(|m| m.id).collect();
     let rels: HashMap<Uuid, relations::Relations> = relations::load(&state.db, &ids, true).await?;
