@@ -172,20 +172,25 @@ pub async fn sitemap(state: &AppState, slug: &str) -> ApiResult<Arc<CachedBody>>
         .await
 }
 
-/// Child `number` (from 1) of a big site's sitemap index. Built from one
-/// bounded query (at most [`urls_per_file`] rows) and not kept: a big site has
-/// many, and each is read rarely.
-pub async fn sitemap_child(state: &AppState, slug: &str, number: u64) -> ApiResult<CachedBody> {
+/// Child `number` (from 1) of a big site's sitemap index, built from one
+/// bounded query (at most [`urls_per_file`] rows) and kept in the site's cache
+/// like `sitemap.xml`: anyone may ask for it, so it is built once per content
+/// change (single-flight), not once per request.
+pub async fn sitemap_child(state: &AppState, slug: &str, number: u64) -> ApiResult<Arc<CachedBody>> {
     let (site, base_url) = site_with_base(state, slug).await?;
-    let files = sitemap_files(state, &site).await?;
-    let slice = usize::try_from(number)
-        .ok()
-        .and_then(|n| n.checked_sub(1))
-        .and_then(|i| files.get(i).copied())
-        .filter(|_| files.len() > 1)
-        .ok_or_else(|| ApiError::not_found("sitemap", number))?;
-    let xml = render(&sitemap_entries(state, &site, &base_url, slice).await?).map_err(ApiError::internal)?;
-    Ok(CachedBody::new("application/xml; charset=utf-8", xml))
+    site.public
+        .get_or_build(format!("sitemap-{number}.xml"), PUBLIC_MAX_AGE, async {
+            let files = sitemap_files(state, &site).await?;
+            let slice = usize::try_from(number)
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| files.get(i).copied())
+                .filter(|_| files.len() > 1)
+                .ok_or_else(|| ApiError::not_found("sitemap", number))?;
+            let xml = render(&sitemap_entries(state, &site, &base_url, slice).await?).map_err(ApiError::internal)?;
+            Ok(CachedBody::new("application/xml; charset=utf-8", xml))
+        })
+        .await
 }
 
 async fn site_with_base(state: &AppState, slug: &str) -> ApiResult<(Arc<SiteState>, String)> {
