@@ -23,6 +23,11 @@ use crate::auth::{Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
+/// Archives being read in this process (one at a time), and how long another
+/// import waits for its turn before it is told to retry.
+static IMPORTS_OPENING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+const IMPORT_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn invalid(why: impl std::fmt::Display) -> ApiError {
     ApiError::bad_request(format!("not a Plinth site export: {why}"))
 }
@@ -157,6 +162,17 @@ where
 pub async fn import(state: &AppState, principal: &Principal, multipart: Multipart) -> ApiResult<site::Model> {
     crate::sites::check_may_create(principal)?;
     let path = receive(state, multipart).await?;
+    // One archive opened at a time per process: `archive.json` is parsed in
+    // memory (up to its limit), so concurrent imports would multiply it.
+    let turn = tokio::time::timeout(IMPORT_QUEUE_WAIT, IMPORTS_OPENING.acquire()).await;
+    let Ok(Ok(_opening)) = turn else {
+        let _ = std::fs::remove_file(&path);
+        return Err(ApiError::new(ErrorCode::ServiceUnavailable, "another import is being read; retry shortly")
+            .with_header(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from_static("10"),
+            ));
+    };
     let opened = open(path.clone(), Limits::from_config(&state.config)).await;
     let _ = std::fs::remove_file(&path);
     let (archive, files) = opened?;

@@ -42,7 +42,9 @@ pub struct ImportForm {
     request_body(content = ImportForm, content_type = "multipart/form-data"),
     responses(
         (status = 201, body = crate::sites::SiteResponse, description = "A new site (new ids, a free slug) with the archive's content, taxonomy, navigation and media; a user importing becomes its owner"),
-        (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export")
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export"),
+        (status = 413, body = Problem, content_type = "application/problem+json", description = "PAYLOAD_TOO_LARGE: the upload, or what the archive inflates to (entries, archive.json, a media file, all together, or a compression ratio past 200), is over its limit; refused before inflating"),
+        (status = 503, body = Problem, content_type = "application/problem+json", description = "SERVICE_UNAVAILABLE: another archive is being read on this instance for longer than 30 s (`Retry-After`)")
     ))]
 pub async fn import_site(
     state: web::Data<AppState>,
