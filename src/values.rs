@@ -202,6 +202,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn numbered_candidates_start_with_the_base_itself() {
+        assert_eq!(numbered("post", 1..=3), ["post", "post-2", "post-3"]);
+        assert_eq!(numbered("post", 101..=102), ["post-101", "post-102"]);
+    }
+
+    #[test]
     fn slugs() {
         assert!(Slug::parse("slug", "my-site-2").is_ok());
         for bad in ["", "-a", "a-", "A", "a--b", "a b", "ä"] {
@@ -293,6 +299,12 @@ where
 
 /// A name compared the way clients spell it: letter case, `_`, `-` and spaces
 /// do not count (`InReview`, `in_review` and `inreview` are one name).
+/// `base`, `base-2`, `base-3`, … for the numbers given (1 is `base` itself):
+/// the candidates of a free slug, looked up all at once.
+pub fn numbered(base: &str, numbers: std::ops::RangeInclusive<u32>) -> Vec<String> {
+    numbers.map(|n| if n == 1 { base.to_string() } else { format!("{base}-{n}") }).collect()
+}
+
 pub fn wire_key(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
 }

@@ -151,8 +151,7 @@ async fn copy_item(
 
 /// The first of `base`, `base-2`, … not used as a page route on any of the sites.
 async fn available_route<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], base: &str) -> ApiResult<String> {
-    for n in 1..=super::slug::MAX_SLUG_ATTEMPTS {
-        let candidate = if n == 1 { base.to_string() } else { format!("{base}-{n}") };
+    for candidate in crate::values::numbered(base, 1..=super::slug::MAX_SLUG_ATTEMPTS as u32) {
         if !validate::route_taken(db, site_ids, &candidate, None).await? {
             return Ok(candidate);
         }

@@ -47,8 +47,7 @@ pub async fn available_slug<C: ConnectionTrait>(
     // Only the candidates themselves are looked up: index probes of
     // `(slug, site_id, kind)`, however many slugs of the site share the prefix
     // (`post-1` … `post-100000` for a `post`).
-    let candidates: Vec<String> =
-        std::iter::once(base.to_string()).chain((2..=MAX_SLUG_ATTEMPTS).map(|n| format!("{base}-{n}"))).collect();
+    let candidates = crate::values::numbered(base, 1..=MAX_SLUG_ATTEMPTS as u32);
     let mut query = content_site::Entity::find()
         .select_only()
         .column(content_site::Column::Slug)

@@ -99,9 +99,7 @@ async fn open(path: std::path::PathBuf, limits: Limits) -> ApiResult<(Archive, V
 /// (index probes of the unique slug), a batch of 100 after another.
 async fn free_slug(db: &impl ConnectionTrait, wanted: &str) -> ApiResult<String> {
     for batch in 0..100u32 {
-        let candidates: Vec<String> = (batch * 100 + 1..=batch * 100 + 100)
-            .map(|n| if n == 1 { wanted.to_string() } else { format!("{wanted}-{n}") })
-            .collect();
+        let candidates = crate::values::numbered(wanted, batch * 100 + 1..=batch * 100 + 100);
         let taken: std::collections::HashSet<String> = site::Entity::find()
             .select_only()
             .column(site::Column::Slug)
