@@ -39,15 +39,7 @@ pub struct Filter {
 impl Filter {
     /// The live items of `kind` on `site_id`.
     pub fn live(kind: ContentKind, site_id: Uuid) -> Self {
-        Filter {
-            site_id,
-            kind: Some(kind),
-            deleted: false,
-            status: None,
-            subtype: None,
-            featured_only: false,
-            locale_id: None,
-        }
+        Filter { kind: Some(kind), ..Filter::any_kind(site_id, false) }
     }
 
     pub fn published(kind: ContentKind, site_id: Uuid) -> Self {
@@ -57,7 +49,12 @@ impl Filter {
     /// The site's items of `kind` in the trash; `None`: every kind (for totals
     /// only: lists go kind by kind, each on its index).
     pub fn trashed(site_id: Uuid, kind: Option<ContentKind>) -> Self {
-        Filter { site_id, kind, deleted: true, status: None, subtype: None, featured_only: false, locale_id: None }
+        Filter { kind, ..Filter::any_kind(site_id, true) }
+    }
+
+    /// Every kind of the site, live or deleted.
+    fn any_kind(site_id: Uuid, deleted: bool) -> Self {
+        Filter { site_id, kind: None, deleted, status: None, subtype: None, featured_only: false, locale_id: None }
     }
 }
 
@@ -209,7 +206,7 @@ pub fn page_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Selec
 /// Every live published row of the site in `kinds`, by kind and slug: for a
 /// whole small sitemap (`public_files` bounds its size first).
 pub fn published_rows(site_id: Uuid, kinds: &[ContentKind]) -> Select<content_listing::Entity> {
-    let filter = Filter { kind: None, ..Filter::published(ContentKind::Blog, site_id) };
+    let filter = Filter { status: Some(ContentStatus::Published), ..Filter::any_kind(site_id, false) };
     rows(&filter)
         .filter(content_listing::Column::Kind.is_in(kinds.iter().map(|k| k.as_str())))
         .order_by_asc(content_listing::Column::Kind)
