@@ -254,6 +254,16 @@ impl From<DbErr> for ApiError {
                     actix_web::http::header::HeaderValue::from_static("1"),
                 );
         }
+        // PostgreSQL gave up one of two transactions that waited on each other
+        // (deadlock_detected, serialization_failure): nothing was written, and
+        // the same request succeeds when sent again.
+        if matches!(database_code(&err).as_deref(), Some("40P01" | "40001")) {
+            return Self::new(
+                ErrorCode::ServiceUnavailable,
+                "the change collided with a concurrent one; send it again",
+            )
+            .with_header(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from_static("1"));
+        }
         match broken_constraint(&err) {
             Some(Constraint::Unique) => Self::new(ErrorCode::Conflict, "the change conflicts with an existing record"),
             Some(Constraint::ForeignKey) => {
@@ -284,18 +294,29 @@ fn broken_constraint(err: &DbErr) -> Option<Constraint> {
         Some(SqlErr::ForeignKeyConstraintViolation(_)) => return Some(Constraint::ForeignKey),
         _ => {}
     }
-    let (DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e))) = err else {
-        return None;
-    };
-    let sea_orm::sqlx::Error::Database(db) = &**e else {
-        return None;
-    };
+    let db = database_error(err)?;
     let restrict = match db.code().as_deref() {
         Some("23001") => true,
         Some("1811") => db.message().contains("FOREIGN KEY constraint failed"),
         _ => false,
     };
     restrict.then_some(Constraint::ForeignKey)
+}
+
+/// The error the database itself sent, if this is one.
+fn database_error(err: &DbErr) -> Option<&dyn sea_orm::sqlx::error::DatabaseError> {
+    let (DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e))) = err else {
+        return None;
+    };
+    match &**e {
+        sea_orm::sqlx::Error::Database(db) => Some(&**db),
+        _ => None,
+    }
+}
+
+/// The database's own error code (SQLSTATE on PostgreSQL), if it sent one.
+fn database_code(err: &DbErr) -> Option<String> {
+    database_error(err)?.code().map(|c| c.into_owned())
 }
 
 /// Maps a constraint violation to a precise error, passing other errors through:

@@ -285,3 +285,32 @@ async fn a_full_database_pool_sheds_requests_with_503_and_retry_after() {
     drop(held);
     assert_eq!(app.get(&format!("{path}?page=3"), &app.admin_key).await.status(), 200);
 }
+
+/// Two transactions that wait on each other: PostgreSQL gives one up
+/// (deadlock_detected), and that is 503 with `Retry-After`, since the same
+/// request succeeds when sent again, not a 500. SQLite has one writer at a
+/// time and no such case.
+#[actix_web::test]
+async fn a_deadlock_is_503_with_retry_after_not_a_500() {
+    use actix_web::ResponseError;
+    use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
+    let app = TestApp::spawn().await;
+    if app.state.db.get_database_backend() != DbBackend::Postgres {
+        println!("SQLite cannot deadlock: nothing to check");
+        return;
+    }
+    let (a, b) = (app.create_site_id("dead-a").await, app.create_site_id("dead-b").await);
+    let rename = |id: &str| format!("UPDATE sites SET name = name WHERE id = '{id}'");
+    let first = app.state.db.begin().await.unwrap();
+    let second = app.state.db.begin().await.unwrap();
+    first.execute_unprepared(&rename(&a)).await.unwrap();
+    second.execute_unprepared(&rename(&b)).await.unwrap();
+    // Each now wants the row the other holds.
+    let (rename_a, rename_b) = (rename(&a), rename(&b));
+    let (one, two) = tokio::join!(first.execute_unprepared(&rename_b), second.execute_unprepared(&rename_a));
+    let refused = one.err().or(two.err()).expect("PostgreSQL gave one of them up");
+    let error = plinth::error::ApiError::from(refused);
+    assert_eq!(error.status_code().as_u16(), 503, "{error:?}");
+    let response = error.error_response();
+    assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
+}
