@@ -35,6 +35,7 @@ pub mod form_template;
 pub mod job_lease;
 pub mod locale;
 pub mod media_file;
+pub mod media_listing;
 pub mod media_metadata;
 pub mod media_site;
 pub mod media_variant;

@@ -3,7 +3,7 @@
 
 mod model;
 mod routes;
-mod service;
+pub mod service;
 
 pub use model::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
 pub use service::{bootstrap, insert_key, NewKey};

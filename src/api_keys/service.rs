@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder,
+    PaginatorTrait, QueryFilter, QueryOrder, Select,
 };
 use uuid::Uuid;
 
@@ -189,10 +189,10 @@ pub struct KeyFilter<'a> {
     pub include_master: bool,
 }
 
-/// Newest first.
-pub async fn list(db: &DatabaseConnection, filter: KeyFilter<'_>, page: Page) -> ApiResult<Paginated<ApiKeyResponse>> {
+/// Newest first (`ix_api_keys_site_created` for a site's keys, else `ix_api_keys_created`).
+pub fn list_query(filter: &KeyFilter<'_>) -> ApiResult<Select<api_key::Entity>> {
     let mut select =
-        api_key::Entity::find().order_by_desc(api_key::Column::CreatedAt).order_by_asc(api_key::Column::Id);
+        api_key::Entity::find().order_by_desc(api_key::Column::CreatedAt).order_by_desc(api_key::Column::Id);
     select = match filter.status.unwrap_or("active") {
         "active" => select.filter(api_key::Column::RevokedAt.is_null()),
         "revoked" => select.filter(api_key::Column::RevokedAt.is_not_null()),
@@ -210,7 +210,11 @@ pub async fn list(db: &DatabaseConnection, filter: KeyFilter<'_>, page: Page) ->
     if !filter.include_master {
         select = select.filter(api_key::Column::Permission.ne(KeyPermission::Master.as_str()));
     }
-    let keys = fetch_page(db, select, page).await?;
+    Ok(select)
+}
+
+pub async fn list(db: &DatabaseConnection, filter: KeyFilter<'_>, page: Page) -> ApiResult<Paginated<ApiKeyResponse>> {
+    let keys = fetch_page(db, list_query(&filter)?, page).await?;
     Ok(keys.map(|m| ApiKeyResponse::from(&m)))
 }
 

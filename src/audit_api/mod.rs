@@ -3,7 +3,7 @@
 //! is written by every mutation (`crate::audit`).
 
 mod revert;
-mod service;
+pub mod service;
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;

@@ -3,7 +3,7 @@
 use base64::Engine;
 use chrono::{DateTime, Utc};
 use plinth_entities::{document, document_localization, locale};
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -66,16 +66,24 @@ pub async fn localizations_of(state: &AppState, id: Uuid) -> ApiResult<Vec<Docum
     Ok(rows.iter().map(DocumentLocalizationResponse::from).collect())
 }
 
+/// A site's (or one of its folders') live documents, in the order of
+/// `ix_documents_list` / `ix_documents_folder_list`.
+pub fn list_query(site_id: Uuid, folder_id: Option<Uuid>) -> Select<document::Entity> {
+    let select = document::Entity::find()
+        .filter(document::Column::SiteId.eq(site_id))
+        .filter(document::Column::IsDeleted.eq(false))
+        .order_by_asc(document::Column::DisplayOrder)
+        .order_by_desc(document::Column::CreatedAt)
+        .order_by_desc(document::Column::Id);
+    match folder_id {
+        Some(folder) => select.filter(document::Column::FolderId.eq(folder)),
+        None => select,
+    }
+}
+
 pub async fn list(state: &AppState, site_id: Uuid, query: DocumentListQuery) -> ApiResult<Paginated<DocumentResponse>> {
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
-    let mut select = document::Entity::find()
-        .filter(document::Column::SiteId.eq(site_id))
-        .filter(document::Column::IsDeleted.eq(false));
-    if let Some(folder) = query.folder_id {
-        select = select.filter(document::Column::FolderId.eq(folder));
-    }
-    let select = select.order_by_asc(document::Column::DisplayOrder).order_by_desc(document::Column::CreatedAt);
-    let found = fetch_page(&state.db, select, page).await?;
+    let found = fetch_page(&state.db, list_query(site_id, query.folder_id), page).await?;
     Ok(found.map(|d| response(state, &d, None)))
 }
 

@@ -16,8 +16,13 @@ use crate::trash::{TrashItem, TrashSource};
 
 pub struct DocumentTrash;
 
-fn deleted_documents(site_id: Uuid) -> sea_orm::Select<document::Entity> {
-    document::Entity::find().filter(document::Column::SiteId.eq(site_id)).filter(document::Column::IsDeleted.eq(true))
+/// The site's documents in the trash, latest deleted first (`ix_documents_trash`).
+pub fn trash_query(site_id: Uuid) -> sea_orm::Select<document::Entity> {
+    document::Entity::find()
+        .filter(document::Column::SiteId.eq(site_id))
+        .filter(document::Column::IsDeleted.eq(true))
+        .order_by_desc(document::Column::DeletedAt)
+        .order_by_desc(document::Column::Id)
 }
 
 fn title(d: &document::Model) -> String {
@@ -31,9 +36,7 @@ impl TrashSource for DocumentTrash {
 
     fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
         Box::pin(async move {
-            Ok(deleted_documents(site_id)
-                .order_by_desc(document::Column::DeletedAt)
-                .order_by_desc(document::Column::Id)
+            Ok(trash_query(site_id)
                 .limit(limit)
                 .all(&state.db)
                 .await?
@@ -50,7 +53,7 @@ impl TrashSource for DocumentTrash {
     }
 
     fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { Ok(deleted_documents(site_id).count(&state.db).await?) })
+        Box::pin(async move { Ok(trash_query(site_id).count(&state.db).await?) })
     }
 
     fn restore<'a>(

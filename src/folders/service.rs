@@ -100,6 +100,7 @@ pub async fn list(state: &AppState, library: Library, site_id: Uuid) -> ApiResul
         .filter(media_folder::Column::Library.eq(library.as_str()))
         .order_by_asc(media_folder::Column::DisplayOrder)
         .order_by_asc(media_folder::Column::Name)
+        .order_by_asc(media_folder::Column::Id)
         .all(&state.db)
         .await?;
     Ok(folders.iter().map(MediaFolderResponse::from).collect())

@@ -4,7 +4,9 @@
 
 use plinth_entities::{form, form_submission, form_submission_history, form_submission_note, form_submission_value};
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, QuerySelect, Select,
+};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -81,18 +83,27 @@ pub fn response(s: &form_submission::Model) -> SubmissionResponse {
     }
 }
 
+/// A form's submissions (or those of one status), newest first
+/// (`ix_form_submissions_form_time`, `ix_form_submissions_form_status`).
+pub fn list_query(form_id: Uuid, status: Option<SubmissionStatus>) -> Select<form_submission::Entity> {
+    let select = form_submission::Entity::find()
+        .filter(form_submission::Column::FormId.eq(form_id))
+        .filter(form_submission::Column::DeletedAt.is_null())
+        .order_by_desc(form_submission::Column::CreatedAt)
+        .order_by_desc(form_submission::Column::Id);
+    match status {
+        Some(status) => select.filter(form_submission::Column::Status.eq(status.as_str())),
+        None => select,
+    }
+}
+
 pub async fn list(
     state: &AppState,
     f: &form::Model,
     query: SubmissionListQuery,
 ) -> ApiResult<Paginated<SubmissionResponse>> {
     let page = PageParams { page: query.page, per_page: query.page_size.or(query.per_page) }.resolve();
-    let mut select = form_submission::Entity::find()
-        .filter(form_submission::Column::FormId.eq(f.id))
-        .filter(form_submission::Column::DeletedAt.is_null());
-    if let Some(status) = query.status {
-        select = select.filter(form_submission::Column::Status.eq(status.as_str()));
-    }
+    let mut select = list_query(f.id, query.status);
     match (query.field.as_deref(), query.value.as_deref()) {
         (None, None) => {}
         (Some(field), Some(value)) => {
@@ -122,7 +133,6 @@ pub async fn list(
             )]))
         }
     }
-    let select = select.order_by_desc(form_submission::Column::CreatedAt).order_by_asc(form_submission::Column::Id);
     Ok(fetch_page(&state.db, select, page).await?.map(|s| response(&s)))
 }
 

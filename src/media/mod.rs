@@ -4,6 +4,7 @@
 
 pub mod favicon;
 pub mod files;
+pub mod listing;
 pub mod metadata;
 mod model;
 pub mod records;

@@ -3,14 +3,12 @@
 //! of files stored elsewhere, updates, deletes and usage.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{media_file, media_metadata, media_site, media_variant};
-use sea_orm::sea_query::{Expr, Func, LikeExpr, Query};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, ExprTrait, QueryFilter, QueryOrder,
-};
+use plinth_entities::{media_file, media_site, media_variant};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::listing::{self, LibraryFilter};
 use super::model::{CreateMedia, MediaListQuery, MediaResponse, UpdateMedia};
 use super::records::{authorize, response, response_in, responses, Media};
 use super::sniff;
@@ -29,54 +27,25 @@ pub const MAX_TAG_CHARS: usize = 50;
 
 pub async fn list(state: &AppState, site_id: Uuid, query: MediaListQuery) -> ApiResult<Paginated<MediaResponse>> {
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
-    let on_site = Query::select()
-        .column(media_site::Column::MediaId)
-        .from(media_site::Entity)
-        .and_where(media_site::Column::SiteId.eq(site_id))
-        .to_owned();
-    let mut select = media_file::Entity::find()
-        .filter(media_file::Column::IsDeleted.eq(false))
-        .filter(media_file::Column::Id.in_subquery(on_site));
-    if let Some(category) = query.mime_category.as_deref().filter(|c| !c.is_empty()) {
-        let prefixes = sniff::category_prefixes(category).ok_or_else(|| {
-            ApiError::validation(vec![FieldError::new(
+    let category = match query.mime_category.as_deref().filter(|c| !c.is_empty()) {
+        Some(category) if sniff::category_prefixes(category).is_some() => Some(category.to_string()),
+        Some(_) => {
+            return Err(ApiError::validation(vec![FieldError::new(
                 "mime_category",
                 ErrorCode::ValidationInvalidFormat,
                 "must be image, video, audio or document",
-            )])
-        })?;
-        let mut any = Condition::any();
-        for prefix in prefixes {
-            any = any.add(media_file::Column::MimeType.starts_with(*prefix));
+            )]))
         }
-        select = select.filter(any);
-    }
-    if let Some(folder_id) = query.folder_id {
-        select = select.filter(media_file::Column::FolderId.eq(folder_id));
-    }
-    if let Some(term) = query.search.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        let pattern =
-            format!("%{}%", term.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-        let like = |col: Expr| Expr::expr(Func::lower(col)).like(LikeExpr::new(pattern.clone()).escape('\\'));
-        let in_metadata = Query::select()
-            .column(media_metadata::Column::MediaId)
-            .from(media_metadata::Entity)
-            .cond_where(
-                Condition::any()
-                    .add(like(Expr::col(media_metadata::Column::AltText)))
-                    .add(like(Expr::col(media_metadata::Column::Caption)))
-                    .add(like(Expr::col(media_metadata::Column::Title))),
-            )
-            .to_owned();
-        select = select.filter(
-            Condition::any()
-                .add(like(Expr::col((media_file::Entity, media_file::Column::Filename))))
-                .add(like(Expr::col((media_file::Entity, media_file::Column::OriginalFilename))))
-                .add(media_file::Column::Id.in_subquery(in_metadata)),
-        );
-    }
-    let select = select.order_by_desc(media_file::Column::CreatedAt).order_by_desc(media_file::Column::Id);
-    let found = crate::pagination::fetch_page(&state.db, select, page).await?;
+        None => None,
+    };
+    let filter = LibraryFilter {
+        site_id,
+        deleted: false,
+        category,
+        folder_id: query.folder_id,
+        search: query.search.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string),
+    };
+    let found = listing::page(&state.db, &filter, page).await?;
     let total = found.meta.total;
     let data = responses(state, found.data).await?;
     Ok(Paginated::new(data, page, total))

@@ -4,13 +4,11 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use plinth_entities::{media_file, media_site};
 use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde_json::json;
 use uuid::Uuid;
 
+use super::listing::{self, LibraryFilter};
 use super::{records, service, stored};
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
@@ -20,15 +18,9 @@ use crate::trash::{TrashItem, TrashSource};
 
 pub struct MediaTrash;
 
-fn deleted_media(site_id: Uuid) -> sea_orm::Select<media_file::Entity> {
-    let on_site = Query::select()
-        .column(media_site::Column::MediaId)
-        .from(media_site::Entity)
-        .and_where(media_site::Column::SiteId.eq(site_id))
-        .to_owned();
-    media_file::Entity::find()
-        .filter(media_file::Column::IsDeleted.eq(true))
-        .filter(media_file::Column::Id.in_subquery(on_site))
+/// The site's files in the trash, latest deleted first (`ix_media_sites_trash`).
+fn deleted_media(site_id: Uuid) -> LibraryFilter {
+    LibraryFilter { site_id, deleted: true, ..LibraryFilter::default() }
 }
 
 impl TrashSource for MediaTrash {
@@ -38,11 +30,7 @@ impl TrashSource for MediaTrash {
 
     fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
         Box::pin(async move {
-            Ok(deleted_media(site_id)
-                .order_by_desc(media_file::Column::DeletedAt)
-                .order_by_desc(media_file::Column::Id)
-                .limit(limit)
-                .all(&state.db)
+            Ok(listing::files(&state.db, &deleted_media(site_id), limit, 0)
                 .await?
                 .into_iter()
                 .map(|m| TrashItem {
@@ -57,7 +45,7 @@ impl TrashSource for MediaTrash {
     }
 
     fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { Ok(deleted_media(site_id).count(&state.db).await?) })
+        Box::pin(async move { listing::total(&state.db, &deleted_media(site_id)).await })
     }
 
     fn restore<'a>(

@@ -70,6 +70,7 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MemberRespon
     let members = site_member::Entity::find()
         .filter(site_member::Column::SiteId.eq(site_id))
         .order_by_asc(site_member::Column::CreatedAt)
+        .order_by_asc(site_member::Column::Id)
         .all(&state.db)
         .await?;
     Ok(members.iter().map(MemberResponse::from).collect())

@@ -70,6 +70,7 @@ pub(super) async fn live_items<C: ConnectionTrait>(db: &C, menu_id: Uuid) -> Api
         .filter(nav_item::Column::IsDeleted.eq(false))
         .order_by_asc(nav_item::Column::DisplayOrder)
         .order_by_asc(nav_item::Column::CreatedAt)
+        .order_by_asc(nav_item::Column::Id)
         .all(db)
         .await?)
 }

@@ -67,6 +67,7 @@ pub async fn list_menus(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MenuRe
         .filter(nav_menu::Column::SiteId.eq(site_id))
         .filter(nav_menu::Column::IsDeleted.eq(false))
         .order_by_asc(nav_menu::Column::Name)
+        .order_by_asc(nav_menu::Column::Id)
         .all(&state.db)
         .await?;
     Ok(menus.iter().map(MenuResponse::from).collect())

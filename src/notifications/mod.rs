@@ -3,7 +3,7 @@
 //! Only JWT users have notifications; API keys get NOTIFICATION_REQUIRES_IDP.
 
 mod model;
-mod service;
+pub mod service;
 
 pub use model::*;
 pub use service::{notify_reviewers, ReviewRequest, DEFAULT_PER_PAGE};

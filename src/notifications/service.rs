@@ -4,7 +4,9 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::{notification, site_member};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Select,
+};
 use uuid::Uuid;
 
 use super::model::{MarkedRead, NotificationQuery, NotificationResponse};
@@ -63,19 +65,25 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: ReviewRequest
     Ok(())
 }
 
-/// The user's notifications, newest first.
+/// The user's notifications (or the unread ones), newest first
+/// (`ix_notifications_user_time`).
+pub fn list_query(idp_user_id: &str, unread: bool) -> Select<notification::Entity> {
+    let select = notification::Entity::find()
+        .filter(notification::Column::IdpUserId.eq(idp_user_id))
+        .order_by_desc(notification::Column::CreatedAt)
+        .order_by_desc(notification::Column::Id);
+    match unread {
+        true => select.filter(notification::Column::ReadAt.is_null()),
+        false => select,
+    }
+}
+
 pub async fn list(
     state: &AppState,
     idp_user_id: &str,
     query: &NotificationQuery,
 ) -> ApiResult<Paginated<NotificationResponse>> {
-    let mut select = notification::Entity::find()
-        .filter(notification::Column::IdpUserId.eq(idp_user_id))
-        .order_by_desc(notification::Column::CreatedAt)
-        .order_by_asc(notification::Column::Id);
-    if query.unread {
-        select = select.filter(notification::Column::ReadAt.is_null());
-    }
+    let select = list_query(idp_user_id, query.unread);
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(DEFAULT_PER_PAGE);
     Ok(fetch_page(&state.db, select, page).await?.map(|m| NotificationResponse::from(&m)))
 }

@@ -52,6 +52,7 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<SocialLinkRe
         .filter(social_link::Column::IsDeleted.eq(false))
         .order_by_asc(social_link::Column::DisplayOrder)
         .order_by_asc(social_link::Column::CreatedAt)
+        .order_by_asc(social_link::Column::Id)
         .all(&state.db)
         .await?;
     Ok(links.iter().map(SocialLinkResponse::from).collect())

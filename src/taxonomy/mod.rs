@@ -114,6 +114,7 @@ async fn list(
         .filter(term::Column::SiteId.eq(site_id))
         .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
         .order_by_asc(term::Column::Name)
+        .order_by_asc(term::Column::Id)
         .all(&state.db)
         .await?;
     let mut terms: Vec<TermResponse> = terms.iter().map(TermResponse::from).collect();

@@ -9,7 +9,7 @@ pub mod holds;
 mod model;
 pub mod results;
 mod routes;
-mod service;
+pub mod service;
 pub mod signature;
 
 pub use dispatcher::{WebhookDispatcher, WebhookRuntime};

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -85,12 +85,16 @@ fn check_events(names: &[String]) -> ApiResult<()> {
     }
 }
 
-pub async fn list(state: &AppState, site_id: Uuid, page: Page) -> ApiResult<Paginated<WebhookResponse>> {
-    let select = webhook::Entity::find()
+/// A site's webhooks, oldest first (`ix_webhooks_site_created`).
+pub fn list_query(site_id: Uuid) -> Select<webhook::Entity> {
+    webhook::Entity::find()
         .filter(webhook::Column::SiteId.eq(site_id))
         .order_by_asc(webhook::Column::CreatedAt)
-        .order_by_asc(webhook::Column::Id);
-    Ok(fetch_page(&state.db, select, page).await?.map(|m| WebhookResponse::from(&m)))
+        .order_by_asc(webhook::Column::Id)
+}
+
+pub async fn list(state: &AppState, site_id: Uuid, page: Page) -> ApiResult<Paginated<WebhookResponse>> {
+    Ok(fetch_page(&state.db, list_query(site_id), page).await?.map(|m| WebhookResponse::from(&m)))
 }
 
 pub async fn create(
@@ -226,14 +230,18 @@ pub async fn send_test(
     })
 }
 
-/// Every attempt of the webhook's deliveries, newest first.
-pub async fn attempts(state: &AppState, webhook_id: Uuid, page: Page) -> ApiResult<Paginated<DeliveryLogEntry>> {
-    let select = webhook_attempt::Entity::find()
+/// Every attempt of the webhook's deliveries, newest first
+/// (`ix_webhook_attempts_webhook_time`).
+pub fn attempts_query(webhook_id: Uuid) -> Select<webhook_attempt::Entity> {
+    webhook_attempt::Entity::find()
         .filter(webhook_attempt::Column::WebhookId.eq(webhook_id))
         .order_by_desc(webhook_attempt::Column::CreatedAt)
         .order_by_desc(webhook_attempt::Column::Attempt)
-        .order_by_asc(webhook_attempt::Column::Id);
-    Ok(fetch_page(&state.db, select, page).await?.map(|m| DeliveryLogEntry::from(&m)))
+        .order_by_desc(webhook_attempt::Column::Id)
+}
+
+pub async fn attempts(state: &AppState, webhook_id: Uuid, page: Page) -> ApiResult<Paginated<DeliveryLogEntry>> {
+    Ok(fetch_page(&state.db, attempts_query(webhook_id), page).await?.map(|m| DeliveryLogEntry::from(&m)))
 }
 
 pub async fn find_delivery(state: &AppState, id: Uuid) -> ApiResult<webhook_delivery::Model> {

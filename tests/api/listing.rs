@@ -147,8 +147,13 @@ async fn plan(
     db: &sea_orm::DatabaseConnection,
     query: sea_orm::Select<plinth_entities::content_listing::Entity>,
 ) -> String {
+    plan_of(db, &query.build(db.get_database_backend()).to_string()).await
+}
+
+/// The plan of the statement `sql` as text, one line per step: `EXPLAIN` on
+/// PostgreSQL, `EXPLAIN QUERY PLAN` on SQLite.
+pub async fn plan_of(db: &sea_orm::DatabaseConnection, sql: &str) -> String {
     let backend = db.get_database_backend();
-    let sql = query.build(backend).to_string();
     let explain = match backend {
         DbBackend::Postgres => format!("EXPLAIN {sql}"),
         _ => format!("EXPLAIN QUERY PLAN {sql}"),

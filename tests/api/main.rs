@@ -5,6 +5,7 @@
 // Tests may unwrap: a panic is how a test reports a failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod family_plans;
 mod helpers;
 mod idp;
 mod idp_users;
