@@ -1,6 +1,7 @@
 //! Database migrations. The same migrations run on SQLite and PostgreSQL; each one
 //! is a module named `m<date>_<number>_<what>` and is never edited once shipped.
 
+pub use m20261126_000027_content_search::POSTGRES_SEARCH_VECTOR;
 pub use sea_orm_migration::prelude::*;
 
 mod m20261121_000001_foundation;
@@ -28,6 +29,7 @@ mod m20261124_000022_ai;
 mod m20261125_000023_cluster;
 mod m20261125_000024_content_listing;
 mod m20261126_000025_family_lists;
+mod m20261126_000027_content_search;
 
 pub struct Migrator;
 
@@ -60,6 +62,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000023_cluster::Migration),
             Box::new(m20261125_000024_content_listing::Migration),
             Box::new(m20261126_000025_family_lists::Migration),
+            Box::new(m20261126_000027_content_search::Migration),
         ]
     }
 }

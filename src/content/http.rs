@@ -69,6 +69,7 @@ pub async fn list_items(
         entry_type: query.entry_type,
         status: query.status,
         sort: Some(Sort::from_query(query.sort.as_deref(), Sort::NEWEST)?),
+        search: query.search,
     };
     Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page, options).await?))
 }

@@ -528,6 +528,11 @@ pub struct ListQuery {
     /// with a leading `-` for descending (default `-created_at`). Unknown: 422.
     #[param(pattern = r"^-?(created_at|updated_at|published_at|title)$")]
     pub sort: Option<String>,
+    /// Only items whose title or slug has each of these words, or a word
+    /// starting with it, in any letter case (`hel wor` finds "Hello, World";
+    /// punctuation separates words). Matched on a text index.
+    #[param(max_length = 200)]
+    pub search: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]

@@ -109,6 +109,8 @@ pub struct ListOptions {
     pub status: Option<ContentStatus>,
     /// Newest first when `None`.
     pub sort: Option<Sort>,
+    /// What `search` asked for, as given.
+    pub search: Option<String>,
 }
 
 /// A site's live items of `kind`, newest first unless `options.sort` says
@@ -122,7 +124,11 @@ pub async fn list(
     options: ListOptions,
 ) -> ApiResult<Paginated<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
-    let mut filter = Filter { status: options.status, ..Filter::live(kind, site_id) };
+    let search = match options.search.as_deref() {
+        Some(raw) => listing::Search::parse(raw, state.db.get_database_backend())?,
+        None => None,
+    };
+    let mut filter = Filter { status: options.status, search, ..Filter::live(kind, site_id) };
     if let Some(entry_type) = options.entry_type {
         if kind != ContentKind::CvEntry {
             return Err(ApiError::bad_request("entry_type filters CV entries only"));

@@ -204,6 +204,27 @@ async fn every_list_is_an_index_range_scan_in_its_own_order_without_statistics()
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    // A search reads the words' entries in the text index, not the site's rows.
+    let backend = app.state.db.get_database_backend();
+    let search = Filter { search: listing::Search::parse("plan 77", backend).unwrap(), ..blogs(None) };
+    let plan = plan(&app.state.db, listing::page_query(&search, Sort::NEWEST, 10, 0)).await;
+    let (text_index, by_match) = match backend {
+        DbBackend::Postgres => {
+            ("Bitmap Index Scan on ix_content_sites_search", "Bitmap Heap Scan on content_sites matched")
+        }
+        _ => ("SCAN content_search VIRTUAL TABLE INDEX", "ix_content_sites_search_rowid (search_rowid=?)"),
+    };
+    assert!(
+        plan.contains(text_index) && plan.contains(by_match) && !plan.contains("ix_content_sites_live"),
+        "a search is found from the text index, its matches probed by key:\n{plan}"
+    );
+    let found = listing::page(&app.state.db, &search, Sort::NEWEST, plinth::pagination::Page { page: 1, per_page: 10 });
+    let found = found.await.unwrap();
+    assert_eq!(
+        (found.meta.total, found.data[0].title.as_str()),
+        (110, "Plan 7799"),
+        "77, 770-779, 7700-7799 but 7707 (trashed); newest first"
+    );
     // The totals come from the counters, kept through the bulk insert.
     let total = listing::total(&app.state.db, &Filter::published(ContentKind::Blog, site)).await.unwrap();
     assert_eq!(total, 7_900);
@@ -212,4 +233,54 @@ async fn every_list_is_an_index_range_scan_in_its_own_order_without_statistics()
     // And the API answers from them.
     let page: Value = app.get(&format!("/sites/{site}/blogs?page=400"), &app.admin_key).await.json().await.unwrap();
     assert_eq!((page["meta"]["total"].as_u64(), page["data"].as_array().map(Vec::len)), (Some(9_900), Some(10)));
+}
+
+#[actix_web::test]
+async fn search_finds_the_words_and_word_starts_of_titles_and_slugs_on_one_site() {
+    let app = TestApp::spawn().await;
+    let (a, b) = (app.create_site_id("search-a").await, app.create_site_id("search-b").await);
+    let mut ids = Vec::new();
+    for (site, title, slug, status) in [
+        (&a, "Hello, World", None, "Published"),
+        (&a, "Größere Übersicht", None, "Draft"),
+        (&a, "Release notes", Some("changelog-2026"), "Published"),
+        (&a, "Worldwide shipping", Some("item-four"), "Draft"),
+        (&b, "Hello from B", None, "Published"),
+    ] {
+        let mut body = json!({"site_ids": [site], "title": title, "status": status});
+        if let Some(slug) = slug {
+            body["slug"] = json!(slug);
+        }
+        let res = app.post("/blogs", &app.admin_key, body).await;
+        assert_eq!(res.status(), 201);
+        ids.push(res.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string());
+    }
+    let found = |query: &'static str| {
+        let (app, a) = (&app, a.clone());
+        async move { titles(&list(app, &a, query).await).into_iter().map(str::to_string).collect::<Vec<_>>() }
+    };
+    assert_eq!(found("search=hello").await, ["Hello, World"], "one site only");
+    assert_eq!(found("search=WOR").await, ["Worldwide shipping", "Hello, World"], "word starts, any case");
+    assert_eq!(found("search=hel%20wor").await, ["Hello, World"], "every word");
+    assert_eq!(found("search=ubersicht").await, ["Größere Übersicht"], "the slug's transliterated words");
+    assert_eq!(found("search=hello%20xyz").await, Vec::<String>::new());
+    assert_eq!(found("search=gr%C3%B6%C3%9F").await, ["Größere Übersicht"]);
+    assert_eq!(found("search=changelog").await, ["Release notes"], "the slug's words");
+    assert_eq!(found("search=2026").await, ["Release notes"]);
+    assert_eq!(found("search=wor&status=Draft").await, ["Worldwide shipping"]);
+    assert_eq!(found("search=wor&sort=title").await, ["Hello, World", "Worldwide shipping"]);
+    assert_eq!(list(&app, &a, "search=wor").await["meta"]["total"], 2);
+    assert_eq!(list(&app, &a, "search=%2C%2C").await["meta"]["total"], 4, "no words: no filter");
+
+    // A new title is found at once, the old one no more; the trash is not listed.
+    let res = app.put(&format!("/blogs/{}", ids[3]), &app.admin_key, json!({"title": "Local pickup"})).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(found("search=pickup").await, ["Local pickup"]);
+    assert_eq!(found("search=wor").await, ["Hello, World"]);
+    assert_eq!(app.delete(&format!("/blogs/{}", ids[0]), &app.admin_key).await.status(), 204);
+    assert_eq!(found("search=hello").await, Vec::<String>::new());
+
+    let long = "a".repeat(201);
+    let res = app.get(&format!("/sites/{a}/blogs?search={long}"), &app.admin_key).await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
 }
