@@ -77,8 +77,7 @@ pub async fn feed(state: &AppState, site_id: Uuid) -> ApiResult<Arc<CachedBody>>
     site.public
         .get_or_build("feed.rss".into(), FEED_TTL, async {
             let latest = Filter::published(ContentKind::Blog, site_id);
-            let ids = listing::page_ids(&state.db, &latest, Sort::LATEST_PUBLISHED, FEED_ITEMS, 0).await?;
-            let posts = listing::load_in_order(&state.db, &ids).await?;
+            let posts = listing::load_page(&state.db, &latest, Sort::LATEST_PUBLISHED, FEED_ITEMS, 0).await?;
             let link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
             let body = rss(&site, &link_base, &posts).map_err(ApiError::internal)?;
             Ok(CachedBody::new("application/rss+xml; charset=utf-8", body))

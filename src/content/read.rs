@@ -182,8 +182,7 @@ pub async fn featured(
 ) -> ApiResult<Vec<ContentListItem>> {
     require_site_read(state, principal, kind, site_id).await?;
     let filter = Filter { featured_only: true, ..Filter::published(kind, site_id) };
-    let ids = listing::page_ids(&state.db, &filter, Sort::LATEST_PUBLISHED, limit.clamp(1, 100), 0).await?;
-    let models = listing::load_in_order(&state.db, &ids).await?;
+    let models = listing::load_page(&state.db, &filter, Sort::LATEST_PUBLISHED, limit.clamp(1, 100), 0).await?;
     relations::list_items(&state.db, &models).await
 }
 

@@ -204,6 +204,14 @@ async fn every_list_is_an_index_range_scan_in_its_own_order_without_statistics()
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    // A page's items are read by key in the same query, never by a scan.
+    let items = listing::page_items_query(&blogs(None), Sort::NEWEST, 10, 4_000);
+    let items = plan_of(&app.state.db, &items.build(app.state.db.get_database_backend()).to_string()).await;
+    let by_key = ["SEARCH contents USING INDEX sqlite_autoindex_contents_1 (id=?)", "Index Scan using contents_pkey"];
+    assert!(
+        by_key.iter().any(|k| items.contains(k)) && items.contains("ix_content_sites_live_created"),
+        "a page's items by key:\n{items}"
+    );
     // A search reads the words' entries in the text index, not the site's rows.
     let backend = app.state.db.get_database_backend();
     let search = Filter { search: listing::Search::parse("plan 77", backend).unwrap(), ..blogs(None) };
