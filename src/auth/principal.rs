@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use plinth_actors::{KeyDecision, RateLimitStatus};
 use plinth_entities::site_member;
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
@@ -119,22 +120,22 @@ impl Principal {
         Ok(role)
     }
 
-    /// Sites this caller may see: `None` means all of them.
-    pub async fn visible_site_ids(&self, state: &AppState) -> ApiResult<Option<Vec<Uuid>>> {
+    /// Sites this caller may see, as a condition on site ids: `None` means all
+    /// of them. A user's memberships stay a subquery (`ix_site_members_user`),
+    /// never one bound value per membership.
+    pub fn visible_sites(&self) -> Option<sea_orm::sea_query::SimpleExpr> {
         if self.system_admin {
-            return Ok(None);
+            return None;
         }
         match &self.credential {
-            Credential::ApiKey(key) => Ok(key.site_id.map(|id| vec![id])),
+            Credential::ApiKey(key) => key.site_id.map(|id| Expr::col(plinth_entities::site::Column::Id).eq(id)),
             Credential::User(user) => {
-                let ids = site_member::Entity::find()
-                    .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
-                    .all(&state.db)
-                    .await?
-                    .into_iter()
-                    .map(|m| m.site_id)
-                    .collect();
-                Ok(Some(ids))
+                let memberships = Query::select()
+                    .column(site_member::Column::SiteId)
+                    .from(site_member::Entity)
+                    .and_where(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
+                    .to_owned();
+                Some(plinth_entities::site::Column::Id.in_subquery(memberships))
             }
         }
     }

@@ -36,8 +36,8 @@ pub async fn visible(state: &AppState, principal: &Principal, deleted: bool) -> 
     } else {
         query.filter(site::Column::DeletedAt.is_null())
     };
-    if let Some(ids) = principal.visible_site_ids(state).await? {
-        query = query.filter(site::Column::Id.is_in(ids));
+    if let Some(visible) = principal.visible_sites() {
+        query = query.filter(visible);
     }
     Ok(query.all(&state.db).await?)
 }
