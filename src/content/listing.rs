@@ -420,8 +420,18 @@ pub async fn related_ids<C: ConnectionTrait>(
 /// How many rows `filter` takes: from `content_counts` unless the filter needs
 /// the rows themselves (featured, a locale), then a count on the list's index.
 pub async fn total<C: ConnectionTrait>(db: &C, filter: &Filter) -> ApiResult<u64> {
+    let n: Option<i64> = match counted(filter) {
+        Some(counts) => counts.into_tuple::<i64>().one(db).await?,
+        None => return Ok(rows(filter).count(db).await?),
+    };
+    Ok(u64::try_from(n.unwrap_or(0)).unwrap_or(0))
+}
+
+/// The sum of `content_counts` that is `filter`'s total, or `None` when the
+/// filter needs the rows themselves (featured, a locale, a search).
+fn counted(filter: &Filter) -> Option<Select<content_count::Entity>> {
     if filter.featured_only || filter.locale_id.is_some() || filter.search.is_some() {
-        return Ok(rows(filter).count(db).await?);
+        return None;
     }
     // SUM of a bigint is a numeric on PostgreSQL: cast back for one decoder.
     let mut counts = content_count::Entity::find()
@@ -438,8 +448,73 @@ pub async fn total<C: ConnectionTrait>(db: &C, filter: &Filter) -> ApiResult<u64
     if let Some(subtype) = &filter.subtype {
         counts = counts.filter(content_count::Column::Subtype.eq(subtype.as_str()));
     }
-    let n: Option<i64> = counts.into_tuple::<i64>().one(db).await?;
-    Ok(u64::try_from(n.unwrap_or(0)).unwrap_or(0))
+    Some(counts)
+}
+
+/// A row of [`page_with_sites`]: an item, its sites and the list's total.
+#[derive(FromQueryResult)]
+struct ListedRow {
+    #[sea_orm(nested)]
+    item: content::Model,
+    /// The item's site ids, comma-separated.
+    listed_sites: Option<String>,
+    /// The list's total from the counters (when they hold it).
+    list_total: Option<i64>,
+}
+
+/// The site ids of the row's item, comma-separated, as a column: one probe of
+/// the site rows' primary key per item of the page.
+fn sites_of_item(backend: DbBackend) -> sea_orm::sea_query::SimpleExpr {
+    Expr::cust(match backend {
+        DbBackend::Postgres => {
+            r#"(SELECT string_agg("s"."site_id"::text, ',') FROM "content_sites" AS "s" WHERE "s"."content_id" = "contents"."id")"#
+        }
+        _ => {
+            r#"(SELECT group_concat(lower(hex("s"."site_id")), ',') FROM "content_sites" AS "s" WHERE "s"."content_id" = "contents"."id")"#
+        }
+    })
+}
+
+/// One page of items with their sites, and the list's total: one query for
+/// a page of a counted list (the page's ids from its index, each item by key,
+/// its sites and the counters' sum as columns), a second only for the total
+/// of a page past the end or of a list the counters do not hold.
+pub async fn page_with_sites<C: ConnectionTrait>(
+    db: &C,
+    filter: &Filter,
+    sort: Sort,
+    page: Page,
+) -> ApiResult<Paginated<(content::Model, Vec<Uuid>)>> {
+    let counts = counted(filter);
+    let mut rows: Vec<ListedRow> = Vec::new();
+    if let Some(offset) = page.offset() {
+        let mut select = page_items_query(filter, sort, page.per_page, offset)
+            .column_as(sites_of_item(db.get_database_backend()), "listed_sites");
+        if let Some(counts) = &counts {
+            let sum = sea_orm::sea_query::SubQueryStatement::SelectStatement(counts.clone().into_query());
+            select = select.column_as(sea_orm::sea_query::SimpleExpr::SubQuery(None, Box::new(sum)), "list_total");
+        }
+        rows = select.into_model::<ListedRow>().all(db).await?;
+    }
+    let total = match rows.first().and_then(|row| row.list_total) {
+        Some(n) => u64::try_from(n).unwrap_or(0),
+        None => total(db, filter).await?,
+    };
+    let items = rows
+        .into_iter()
+        .map(|row| {
+            let mut sites: Vec<Uuid> = row
+                .listed_sites
+                .as_deref()
+                .unwrap_or("")
+                .split(',')
+                .filter_map(|id| Uuid::parse_str(id).ok())
+                .collect();
+            sites.sort();
+            (row.item, sites)
+        })
+        .collect();
+    Ok(Paginated::new(items, page, total))
 }
 
 /// The items with these ids, in this order (deleted ones too: the filter chose them).
@@ -478,21 +553,6 @@ pub fn page_items_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) ->
         .filter(content::Column::Id.in_subquery(page_query(filter, sort, limit, offset).into_query()))
         .order_by(sort.item_column(), order.clone())
         .order_by(content::Column::Id, order)
-}
-
-/// One page of items and the list's total.
-pub async fn page<C: ConnectionTrait>(
-    db: &C,
-    filter: &Filter,
-    sort: Sort,
-    page: Page,
-) -> ApiResult<Paginated<content::Model>> {
-    let total = total(db, filter).await?;
-    let models = match page.offset_within(total) {
-        Some(offset) => load_page(db, filter, sort, page.per_page, offset).await?,
-        None => Vec::new(),
-    };
-    Ok(Paginated::new(models, page, total))
 }
 
 #[cfg(test)]

@@ -140,9 +140,8 @@ pub async fn list(
 
 /// A page of `filter`'s items as list items.
 async fn listed(state: &AppState, filter: &Filter, sort: Sort, page: Page) -> ApiResult<Paginated<ContentListItem>> {
-    let models = listing::page(&state.db, filter, sort, page).await?;
-    let items = relations::list_items(&state.db, &models.data).await?;
-    Ok(Paginated { data: items, meta: models.meta })
+    let found = listing::page_with_sites(&state.db, filter, sort, page).await?;
+    Ok(found.map(|(model, site_ids)| ContentListItem::new(&model, site_ids)))
 }
 
 /// Published items, newest first; with `locale_id`, only those localized in it
