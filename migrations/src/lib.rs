@@ -27,6 +27,7 @@ mod m20261124_000021_audit_sites;
 mod m20261124_000022_ai;
 mod m20261125_000023_cluster;
 mod m20261125_000024_content_listing;
+mod m20261126_000026_site_imports;
 
 pub struct Migrator;
 
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000022_ai::Migration),
             Box::new(m20261125_000023_cluster::Migration),
             Box::new(m20261125_000024_content_listing::Migration),
+            Box::new(m20261126_000026_site_imports::Migration),
         ]
     }
 }
