@@ -8,6 +8,7 @@
 mod helpers;
 mod idp;
 mod idp_users;
+mod import_archives;
 mod import_bounds;
 mod instances;
 mod isolation;
