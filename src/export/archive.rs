@@ -19,7 +19,7 @@ use uuid::Uuid;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
-use super::format::{SiteLocale, Taxonomy, FORMAT};
+use super::format::{SiteLocale, Taxonomy, CONTENT_SECTIONS, FORMAT};
 use super::pages::{self, media_entry};
 use crate::state::AppState;
 
@@ -188,7 +188,7 @@ fn write_document(
     }
     out.write_all(b"\n]}").map_err(failed)?;
 
-    for (key, kind) in [("blogs", "blog"), ("pages", "page")] {
+    for (key, kind) in CONTENT_SECTIONS {
         let mut list = List::open(out, key)?;
         let mut after = None;
         loop {

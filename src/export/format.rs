@@ -6,7 +6,8 @@
 //! ```text
 //! { "format": "plinth-site-export/2", "exported_at", "site", "settings", "locales",
 //!   "media": [..], "taxonomy": {"categories": [..], "tags": [..]},
-//!   "blogs": [..], "pages": [..], "navigation": {"menus": [..]} }
+//!   "blogs": [..], "pages": [..], "projects": [..], "cv_entries": [..],
+//!   "skills": [..], "legal": [..], "navigation": {"menus": [..]} }
 //! ```
 //!
 //! The sections come in this order: what an item names comes before it, so an
@@ -23,8 +24,34 @@ pub const FORMAT: &str = "plinth-site-export/2";
 pub const FORMAT_V1: &str = "plinth-site-export/1";
 
 /// The top-level keys of format 2, in the order they are written and must be read.
-pub const SECTIONS: [&str; 10] =
-    ["format", "exported_at", "site", "settings", "locales", "media", "taxonomy", "blogs", "pages", "navigation"];
+pub const SECTIONS: [&str; 14] = [
+    "format",
+    "exported_at",
+    "site",
+    "settings",
+    "locales",
+    "media",
+    "taxonomy",
+    "blogs",
+    "pages",
+    "projects",
+    "cv_entries",
+    "skills",
+    "legal",
+    "navigation",
+];
+/// Where the items start: sections before it make the header.
+pub const FIRST_ITEMS: usize = 5;
+
+/// The sections of contents and the kind of their items.
+pub const CONTENT_SECTIONS: [(&str, &str); 6] = [
+    ("blogs", "blog"),
+    ("pages", "page"),
+    ("projects", "project"),
+    ("cv_entries", "cv_entry"),
+    ("skills", "skill"),
+    ("legal", "legal"),
+];
 
 /// What comes before the items: small, read whole.
 #[derive(Clone, Debug)]
@@ -93,7 +120,7 @@ pub struct TermText {
     pub updated_at: DateTime<Utc>,
 }
 
-/// A blog post or page: its row, where it sits on the site (slug, route), its
+/// A blog post, page, project, CV entry, skill or legal text: its row, where it sits on the site (slug, route), its
 /// localizations, categories and tags (ids of the archive's terms).
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct Content {

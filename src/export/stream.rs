@@ -1,6 +1,6 @@
 //! Reads `archive.json` of format 2 one item at a time: the header's small
 //! sections whole, then every media record, term, blog, page and menu handed
-//! to a sink and dropped, so the document is never held whole.
+//! (and project, CV entry, skill, legal text) to a sink and dropped, so the document is never held whole.
 
 use std::fmt;
 use std::io::Read;
@@ -12,7 +12,10 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::format::{Content, Event, Header, Media, Menu, SiteLocale, Taxonomy, Term, FORMAT, FORMAT_V1, SECTIONS};
+use super::format::{
+    Content, Event, Header, Media, Menu, SiteLocale, Taxonomy, Term, CONTENT_SECTIONS, FIRST_ITEMS, FORMAT, FORMAT_V1,
+    SECTIONS,
+};
 use crate::error::ApiError;
 
 /// Why reading stopped short.
@@ -95,12 +98,16 @@ impl<'de> Visitor<'de> for Document<'_, '_, '_> {
                 )));
             }
             last_section = rank;
-            if rank >= 5 && !header_sent {
+            if rank >= FIRST_ITEMS && !header_sent {
                 let site = site.take().ok_or_else(|| de::Error::custom("`site` must come before the items"))?;
                 let header =
                     Header { exported_at, site, settings: settings.take(), locales: std::mem::take(&mut locales) };
                 self.sink.send(Event::Header(Box::new(header)))?;
                 header_sent = true;
+            }
+            if let Some((_, kind)) = CONTENT_SECTIONS.iter().find(|(name, _)| *name == key) {
+                map.next_value_seed(Contents { sink: &mut *self.sink, kind })?;
+                continue;
             }
             match key.as_str() {
                 "exported_at" => exported_at = map.next_value()?,
@@ -113,10 +120,6 @@ impl<'de> Visitor<'de> for Document<'_, '_, '_> {
                     item: PhantomData,
                 })?,
                 "taxonomy" => map.next_value_seed(Taxonomies { sink: &mut *self.sink })?,
-                "blogs" | "pages" => {
-                    let kind = if key == "blogs" { "blog" } else { "page" };
-                    map.next_value_seed(Contents { sink: &mut *self.sink, kind })?
-                }
                 "navigation" => map.next_value_seed(Navigation { sink: &mut *self.sink })?,
                 _ => map.next_value::<IgnoredAny>().map(|_| ())?,
             }

@@ -19,8 +19,22 @@ pub async fn import(app: &TestApp, archive: Vec<u8>) -> reqwest::Response {
     app.client.post(app.url("/sites/import")).header("X-API-Key", &app.admin_key).multipart(form).send().await.unwrap()
 }
 
-const SECTIONS: [&str; 10] =
-    ["format", "exported_at", "site", "settings", "locales", "media", "taxonomy", "blogs", "pages", "navigation"];
+const SECTIONS: [&str; 14] = [
+    "format",
+    "exported_at",
+    "site",
+    "settings",
+    "locales",
+    "media",
+    "taxonomy",
+    "blogs",
+    "pages",
+    "projects",
+    "cv_entries",
+    "skills",
+    "legal",
+    "navigation",
+];
 
 fn document_text(zip_bytes: &[u8]) -> String {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip_bytes.to_vec())).unwrap();
