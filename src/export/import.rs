@@ -170,11 +170,15 @@ impl Job {
     fn plan(&self, zip: &mut zip::ZipArchive<std::fs::File>) -> ApiResult<Plan> {
         let mut ids = Ids::default();
         let mut entries: HashSet<String> = HashSet::new();
+        let mut renew = |id: uuid::Uuid| match ids.add(id) {
+            true => Ok(()),
+            false => Err(invalid(format!("the id {id} is given to two items"))),
+        };
         let mut collect = |event: &Event| -> ApiResult<()> {
             match event {
                 Event::Header(_) => {}
                 Event::Media(m) => {
-                    ids.add(m.file.id);
+                    renew(m.file.id)?;
                     if let Some(entry) = &m.entry {
                         let checksum = entry_checksum(entry)?;
                         if m.file.checksum.as_deref() != Some(checksum) {
@@ -183,11 +187,11 @@ impl Job {
                         entries.insert(entry.clone());
                     }
                 }
-                Event::Term(_, t) => ids.add(t.id),
-                Event::Content(c) => ids.add(c.content.id),
+                Event::Term(_, t) => renew(t.id)?,
+                Event::Content(c) => renew(c.content.id)?,
                 Event::Menu(m) => {
-                    ids.add(m.menu.id);
-                    m.items.iter().for_each(|i| ids.add(i.id));
+                    renew(m.menu.id)?;
+                    m.items.iter().try_for_each(|i| renew(i.id))?;
                 }
             }
             Ok(())

@@ -14,14 +14,16 @@ use plinth_entities::{
     term_localization,
 };
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, QuerySelect};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel, QueryFilter, QuerySelect,
+};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::format::{Content, Header, Media, Menu, Taxonomy, Term};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Role;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
 /// Rows written per transaction: short enough that other writers wait
@@ -35,8 +37,9 @@ pub const LEASE: chrono::Duration = chrono::Duration::minutes(5);
 pub struct Ids(HashMap<Uuid, Uuid>);
 
 impl Ids {
-    pub fn add(&mut self, old: Uuid) {
-        self.0.entry(old).or_insert_with(Uuid::new_v4);
+    /// Gives `old` its new id; false when it had one (the id is repeated).
+    pub fn add(&mut self, old: Uuid) -> bool {
+        self.0.insert(old, Uuid::new_v4()).is_none()
     }
 
     pub fn get(&self, old: Uuid) -> Option<Uuid> {
@@ -77,7 +80,7 @@ struct Batch {
     rows: usize,
 }
 
-async fn insert_all<E, A>(db: &impl ConnectionTrait, rows: Vec<A>) -> ApiResult<()>
+async fn insert_all<E, A>(db: &impl ConnectionTrait, rows: Vec<A>) -> Result<(), DbErr>
 where
     E: EntityTrait,
     A: sea_orm::ActiveModelTrait<Entity = E> + Send,
@@ -86,6 +89,27 @@ where
     while rows.peek().is_some() {
         let batch: Vec<A> = rows.by_ref().take(100).collect();
         E::insert_many(batch).exec(db).await?;
+    }
+    Ok(())
+}
+
+/// The rows of one batch, parents before what names them.
+async fn write_batch(txn: &impl ConnectionTrait, b: Batch) -> Result<(), DbErr> {
+    insert_all(txn, b.media).await?;
+    insert_all(txn, b.media_sites).await?;
+    insert_all(txn, b.variants).await?;
+    insert_all(txn, b.metadata).await?;
+    insert_all(txn, b.terms).await?;
+    insert_all(txn, b.term_texts).await?;
+    insert_all(txn, b.contents).await?;
+    insert_all(txn, b.placements).await?;
+    insert_all(txn, b.content_texts).await?;
+    insert_all(txn, b.categories).await?;
+    insert_all(txn, b.tags).await?;
+    insert_all(txn, b.menus).await?;
+    // One by one: an item may name a parent of the same batch.
+    for item in b.items {
+        nav_item::Entity::insert(item).exec(txn).await?;
     }
     Ok(())
 }
@@ -366,24 +390,11 @@ impl<'a> Writer<'a> {
     /// One transaction for the waiting rows, renewing the lease.
     async fn flush(&mut self) -> ApiResult<()> {
         let site_id = self.site()?;
-        let b = std::mem::take(&mut self.batch);
+        let batch = std::mem::take(&mut self.batch);
         let txn = crate::db::begin_write(&self.state.db).await?;
-        insert_all(&txn, b.media).await?;
-        insert_all(&txn, b.media_sites).await?;
-        insert_all(&txn, b.variants).await?;
-        insert_all(&txn, b.metadata).await?;
-        insert_all(&txn, b.terms).await?;
-        insert_all(&txn, b.term_texts).await?;
-        insert_all(&txn, b.contents).await?;
-        insert_all(&txn, b.placements).await?;
-        insert_all(&txn, b.content_texts).await?;
-        insert_all(&txn, b.categories).await?;
-        insert_all(&txn, b.tags).await?;
-        insert_all(&txn, b.menus).await?;
-        // One by one: an item may name a parent of the same batch.
-        for item in b.items {
-            nav_item::Entity::insert(item).exec(&txn).await?;
-        }
+        write_batch(&txn, batch).await.map_err(on_constraint(Constraint::Unique, || {
+            ApiError::bad_request("not a Plinth site export: two of its items are one row (a slug or route repeated)")
+        }))?;
         site::Entity::update_many()
             .col_expr(site::Column::ImportLeaseUntil, Expr::value(Some(self.state.clock.now() + LEASE)))
             .filter(site::Column::Id.eq(site_id))

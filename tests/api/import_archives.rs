@@ -187,7 +187,14 @@ async fn hostile_entry_names_and_garbage_write_nothing() {
     cut.start_file("archive.json", zip::write::SimpleFileOptions::default()).unwrap();
     cut.write_all(br#"{"format": "plinth-site-export/2", "site": {"#).unwrap();
     let cut = cut.finish().unwrap().into_inner();
+    let post = version_2["blogs"][0].clone();
+    let mut twice = version_2.clone();
+    twice["blogs"] = json!([post, post]);
+    let mut same_slug = twice.clone();
+    same_slug["blogs"][1]["id"] = json!(uuid::Uuid::new_v4());
     for (archive, why) in [
+        (zip_of(&twice, &[]), "one id twice"),
+        (zip_of(&same_slug, &[]), "one slug twice"),
         (b"\x00\x01garbage".to_vec(), "not a ZIP"),
         (zip_of(&json!("no object"), &[]), "not an object"),
         (
