@@ -26,9 +26,10 @@ use crate::auth::Role;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
-/// Rows written per transaction: short enough that other writers wait
-/// milliseconds for their turn, long enough that 100,000 posts take few.
-const BATCH_ROWS: usize = 2_000;
+/// Rows written per transaction: short enough that another writer waits tens
+/// of milliseconds for its turn (2,000 made it 200 ms on SQLite), with no
+/// loss of throughput measured.
+const BATCH_ROWS: usize = 500;
 /// An import whose lease is not renewed for this long has stopped.
 pub const LEASE: chrono::Duration = chrono::Duration::minutes(5);
 
