@@ -7,13 +7,15 @@
 //! 16 MiB files. Its export is the seed of every step: for a step of N posts the
 //! bench writes that export's posts N/1,000 times (new ids and slugs, the same
 //! rows otherwise) and imports it. Then, while another site's list is read
-//! continuously (response cache off), it measures:
+//! continuously (response cache off) and one of its posts retitled 20 times a
+//! second, it measures:
 //! - the export of the N-post site (queued → ready), and
 //! - the import of that export (`POST /sites/import` → 201),
 //!
 //! printing the time, the server's peak RSS growth (VmHWM after
-//! `/proc/<pid>/clear_refs` = 5, against VmRSS before) and the p50/p99 of the
-//! other site's reads, beside their p99 with nothing running.
+//! `/proc/<pid>/clear_refs` = 5, against VmRSS before), the p50/p99 of the
+//! other site's reads and the p99 of its writes, beside their p99 with nothing
+//! running.
 //!
 //! Settings: MOVING_STEPS (default 1000,10000,100000), MOVING_MEDIA_MB.
 
@@ -119,20 +121,23 @@ impl Api {
 async fn run(server: &PlinthProcess, dir: &Path, steps: &[usize], media_mb: usize) {
     let api = Api { base: format!("http://{}/api/v1", server.addr), client: reqwest::Client::new() };
     let started = Instant::now();
-    let (base_site, other, reader) = seed(&api, media_mb).await;
+    let (base_site, other) = seed(&api, media_mb).await;
     println!(
         "seeded the base site (1,000 posts with localizations, media) and another site in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     let base_zip = export(&api, &base_site, &dir.join("base.zip")).await.0;
 
-    let idle = reads_during(&api, &other, &reader, async { tokio::time::sleep(Duration::from_secs(3)).await }).await.1;
+    let (_, idle, idle_writes) = beside(&api, &other, async { tokio::time::sleep(Duration::from_secs(3)).await }).await;
     println!(
-        "other site's reads with nothing running: p50 {:.2} ms, p99 {:.2} ms ({} reads)\n",
-        idle.p50, idle.p99, idle.count
+        "other site with nothing running: reads p50 {:.2} ms, p99 {:.2} ms ({} reads); writes p99 {:.2} ms ({} writes)\n",
+        idle.p50, idle.p99, idle.count, idle_writes.p99, idle_writes.count
     );
-    println!("| posts | job | time | peak RSS growth | other site's reads p50 / p99 (idle p99 {:.2} ms) |", idle.p99);
-    println!("|---|---|---|---|---|");
+    println!(
+        "| posts | job | time | peak RSS growth | other site's reads p50 / p99 (idle p99 {:.2} ms) | its writes p99 (idle {:.2} ms) |",
+        idle.p99, idle_writes.p99
+    );
+    println!("|---|---|---|---|---|---|");
     let pid = server.child.id();
     for &posts in steps {
         let scaled = dir.join(format!("seed-{posts}.zip"));
@@ -144,36 +149,47 @@ async fn run(server: &PlinthProcess, dir: &Path, steps: &[usize], media_mb: usiz
 
         let target = dir.join(format!("export-{posts}.zip"));
         let before = reset_peak(pid);
-        let ((_, (took, size)), reads) = reads_during(&api, &other, &reader, export(&api, &site, &target)).await;
+        let ((_, (took, size)), reads, writes) = beside(&api, &other, export(&api, &site, &target)).await;
         let growth = peak_kib(pid).saturating_sub(before);
         println!(
-            "| {posts} | export ({:.0} MB) | {:.1} s | {:.1} MiB | {:.2} / {:.2} ms ({} reads) |",
+            "| {posts} | export ({:.0} MB) | {:.1} s | {:.1} MiB | {:.2} / {:.2} ms ({} reads) | {:.2} ms ({} writes) |",
             size as f64 / 1e6,
             took.as_secs_f64(),
             growth as f64 / 1024.0,
             reads.p50,
             reads.p99,
-            reads.count
+            reads.count,
+            writes.p99,
+            writes.count
         );
         let before = reset_peak(pid);
         let import_started = Instant::now();
-        let (_, reads) = reads_during(&api, &other, &reader, import(&api, &target)).await;
+        let (_, reads, writes) = beside(&api, &other, import(&api, &target)).await;
         let took = import_started.elapsed();
         let growth = peak_kib(pid).saturating_sub(before);
         println!(
-            "| {posts} | import | {:.1} s | {:.1} MiB | {:.2} / {:.2} ms ({} reads) |",
+            "| {posts} | import | {:.1} s | {:.1} MiB | {:.2} / {:.2} ms ({} reads) | {:.2} ms ({} writes) |",
             took.as_secs_f64(),
             growth as f64 / 1024.0,
             reads.p50,
             reads.p99,
-            reads.count
+            reads.count,
+            writes.p99,
+            writes.count
         );
         std::fs::remove_file(&target).unwrap();
     }
 }
 
-/// The base site (returned with another site to read from and a Read key on it).
-async fn seed(api: &Api, media_mb: usize) -> (String, String, String) {
+/// Another site, read and written while a job runs: a Read key on it and one of its posts.
+struct Other {
+    id: String,
+    reader: String,
+    post: String,
+}
+
+/// The base site, and the other site.
+async fn seed(api: &Api, media_mb: usize) -> (String, Other) {
     let site =
         api.post("/sites", json!({"name": "Moving", "slug": "moving"})).await["id"].as_str().unwrap().to_string();
     let locales: Value = api
@@ -240,11 +256,15 @@ async fn seed(api: &Api, media_mb: usize) -> (String, String, String) {
         assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
     }
     let other = api.post("/sites", json!({"name": "Other", "slug": "other"})).await["id"].as_str().unwrap().to_string();
+    let mut post = String::new();
     for i in 0..200 {
-        api.post("/blogs", json!({"site_ids": [other], "title": format!("Other {i}"), "status": "Published"})).await;
+        let created = api
+            .post("/blogs", json!({"site_ids": [other], "title": format!("Other {i}"), "status": "Published"}))
+            .await;
+        post = created["id"].as_str().unwrap().to_string();
     }
     let reader = api.post("/api-keys", json!({"name": "reader", "permission": "Read", "site_id": other})).await;
-    (site, other, reader["key"].as_str().unwrap().to_string())
+    (site, Other { id: other, reader: reader["key"].as_str().unwrap().to_string(), post })
 }
 
 /// Exports `site` and downloads the archive to `to`: its path, time and size.
@@ -361,37 +381,23 @@ fn scale(base: &Path, to: &Path, copies: usize) {
     out.finish().unwrap();
 }
 
-struct Reads {
-    p50: f64,
-    p99: f64,
-    count: usize,
-}
-
 /// Runs `job` while two clients read the other site's first list pages one
-/// request after another; the job's outcome and the reads' latencies.
-async fn reads_during<T>(
-    api: &Api,
-    other: &str,
-    reader: &str,
-    job: impl std::future::Future<Output = T>,
-) -> (T, Reads) {
+/// request after another, and a third retitles one of its posts 20 times a
+/// second; the job's outcome, the reads' and the writes' latencies.
+async fn beside<T>(api: &Api, other: &Other, job: impl std::future::Future<Output = T>) -> (T, Latencies, Latencies) {
     let running = Arc::new(AtomicBool::new(true));
     let mut readers = Vec::new();
     for client in 0..2 {
-        let (running, client_http) = (running.clone(), api.client.clone());
-        let url = format!("{}/sites/{other}/blogs?per_page=10", api.base);
-        let reader = reader.to_string();
+        let (running, http) = (running.clone(), api.client.clone());
+        let url = format!("{}/sites/{}/blogs?per_page=10", api.base, other.id);
+        let reader = other.reader.clone();
         readers.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut n = client;
             while running.load(Ordering::Relaxed) {
                 let started = Instant::now();
-                let res = client_http
-                    .get(format!("{url}&page={}", n % 5 + 1))
-                    .header("X-API-Key", &reader)
-                    .send()
-                    .await
-                    .unwrap();
+                let res =
+                    http.get(format!("{url}&page={}", n % 5 + 1)).header("X-API-Key", &reader).send().await.unwrap();
                 assert!(res.status().is_success(), "{}", res.status());
                 res.bytes().await.unwrap();
                 latencies.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -400,21 +406,51 @@ async fn reads_during<T>(
             latencies
         }));
     }
+    let writer = {
+        let (running, http) = (running.clone(), api.client.clone());
+        let url = format!("{}/blogs/{}", api.base, other.post);
+        tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut n = 0;
+            while running.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                let body = json!({"title": format!("Retitled {n}")});
+                let res = http.put(&url).header("X-API-Key", MASTER_KEY).json(&body).send().await.unwrap();
+                assert!(res.status().is_success(), "{}", res.status());
+                res.bytes().await.unwrap();
+                latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+                n += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            latencies
+        })
+    };
     let outcome = job.await;
     running.store(false, Ordering::Relaxed);
-    let mut latencies: Vec<f64> = Vec::new();
+    let mut reads: Vec<f64> = Vec::new();
     for reader in readers {
-        latencies.extend(reader.await.unwrap());
+        reads.extend(reader.await.unwrap());
     }
-    latencies.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        latencies
-            .get(((latencies.len() as f64 * q) as usize).min(latencies.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0.0)
-    };
-    let reads = Reads { p50: at(0.50), p99: at(0.99), count: latencies.len() };
-    (outcome, reads)
+    (outcome, Latencies::of(reads), Latencies::of(writer.await.unwrap()))
+}
+
+struct Latencies {
+    p50: f64,
+    p99: f64,
+    count: usize,
+}
+
+impl Latencies {
+    fn of(mut latencies: Vec<f64>) -> Latencies {
+        latencies.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            latencies
+                .get(((latencies.len() as f64 * q) as usize).min(latencies.len().saturating_sub(1)))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Latencies { p50: at(0.50), p99: at(0.99), count: latencies.len() }
+    }
 }
 
 fn status_kib(pid: u32, field: &str) -> u64 {
