@@ -274,3 +274,66 @@ async fn an_import_left_unfinished_is_invisible_and_removed_by_the_janitor() {
     // Its slug is free again.
     assert_eq!(import(&app, VERSION_1.to_vec()).await.json::<Value>().await.unwrap()["slug"], "legacy");
 }
+
+#[actix_web::test]
+async fn while_a_big_import_writes_its_site_is_invisible_and_other_writes_go_on() {
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let app = TestApp::spawn().await;
+    let key = app.admin_key.clone();
+    let other = app.create_site_id("busy").await;
+    // Format 2 of the fixture, its posts 5,000 times over (new ids and slugs).
+    let mut big = {
+        let res = import(&app, VERSION_1.to_vec()).await;
+        let id = res.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+        document(&crate::export::export_zip(&app, &id).await)
+    };
+    let posts: Vec<Value> = big["blogs"].as_array().unwrap().clone();
+    let many: Vec<Value> = (0..5_000)
+        .flat_map(|n| {
+            posts.iter().map(move |p| {
+                let mut p = p.clone();
+                p["id"] = json!(uuid::Uuid::new_v4());
+                p["placement"]["slug"] = json!(format!("{}-{n}", p["placement"]["slug"].as_str().unwrap()));
+                p
+            })
+        })
+        .collect();
+    big["blogs"] = json!(many);
+    big["media"] = json!([]);
+    let archive = zip_of(&big, &[]);
+    let visible = site_count(&app).await;
+
+    let importing = {
+        let (client, url, key) = (app.client.clone(), app.url("/sites/import"), key.clone());
+        actix_web::rt::spawn(async move {
+            let form = reqwest::multipart::Form::new().part("archive", reqwest::multipart::Part::bytes(archive));
+            client.post(url).header("X-API-Key", key).multipart(form).send().await.unwrap()
+        })
+    };
+    let leased = || {
+        plinth_entities::site::Entity::find()
+            .filter(plinth_entities::site::Column::ImportLeaseUntil.is_not_null())
+            .count(&app.state.db)
+    };
+    let mut waited = 0;
+    while leased().await.unwrap() == 0 {
+        assert!(waited < 3_000 && !importing.is_finished(), "the import never showed its lease");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        waited += 5;
+    }
+    // The import is under way, batch after batch: another site's write is not held until it ends.
+    let started = std::time::Instant::now();
+    let res = app.post("/blogs", &key, json!({"site_ids": [other], "title": "Meanwhile"})).await;
+    assert_eq!(res.status(), 201);
+    assert!(!importing.is_finished(), "the write waited for the whole import ({:?})", started.elapsed());
+    assert_eq!(site_count(&app).await, visible, "the site being imported is listed");
+
+    let res = importing.await.unwrap();
+    assert_eq!(res.status(), 201);
+    let site: Value = res.json().await.unwrap();
+    assert_eq!(site_count(&app).await, visible + 1);
+    assert_eq!(leased().await.unwrap(), 0);
+    let blogs: Value =
+        app.get(&format!("/sites/{}/blogs", site["id"].as_str().unwrap()), &key).await.json().await.unwrap();
+    assert_eq!(blogs["meta"]["total"], 10_000, "{}", blogs["meta"]);
+}
