@@ -350,6 +350,9 @@ fn janitor_task(state: web::Data<AppState>) -> plinth_actors::Task {
             if let Err(e) = crate::sites::purge_expired_sites(&state).await {
                 tracing::warn!(error = %e, "site purge failed; will retry");
             }
+            if let Err(e) = crate::export::remove_unfinished_imports(&state).await {
+                tracing::warn!(error = %e, "removing unfinished imports failed; will retry");
+            }
             let window = chrono::Duration::seconds(i64::try_from(state.config.events.replay_secs).unwrap_or(900));
             if let Err(e) = crate::events::stream::prune(&state.db, now - window).await {
                 tracing::warn!(error = %e, "event stream prune failed; will retry");

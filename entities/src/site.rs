@@ -17,6 +17,11 @@ pub struct Model {
     pub updated_at: DateTimeUtc,
     /// Set when the site is soft-deleted; the 30-day restore window starts here.
     pub deleted_at: Option<DateTimeUtc>,
+    /// Set while an import writes the site batch by batch (renewed by each):
+    /// the site is in no lookup or list until it is complete. One whose lease
+    /// ran out was left by a stopped import and is deleted.
+    #[serde(default)]
+    pub import_lease_until: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -29,6 +29,7 @@ mod m20261124_000022_ai;
 mod m20261125_000023_cluster;
 mod m20261125_000024_content_listing;
 mod m20261126_000025_family_lists;
+mod m20261126_000026_site_imports;
 mod m20261126_000027_content_search;
 
 pub struct Migrator;
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000023_cluster::Migration),
             Box::new(m20261125_000024_content_listing::Migration),
             Box::new(m20261126_000025_family_lists::Migration),
+            Box::new(m20261126_000026_site_imports::Migration),
             Box::new(m20261126_000027_content_search::Migration),
         ]
     }

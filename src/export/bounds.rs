@@ -12,7 +12,7 @@ use crate::error::{ApiError, ErrorCode};
 
 /// Entries of one archive: `archive.json` and one per media file.
 const MAX_ENTRIES: usize = 200_000;
-/// `archive.json` inflated: it is parsed in memory (whole, for now).
+/// `archive.json` inflated: format 2 is read item by item, format 1 whole.
 pub const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
 /// How many times an entry larger than [`RATIO_FLOOR`] may inflate: deflated
 /// JSON and media stay far below; a bomb is thousands.

@@ -61,7 +61,7 @@ impl Actor for ExportBuilder {
     }
 }
 
-async fn resume_unfinished(state: &AppState) {
+async fn resume_unfinished(state: &web::Data<AppState>) {
     match jobs::recover(state).await {
         Ok(ids) if !ids.is_empty() => tracing::info!(jobs = ids.len(), "export jobs resumed"),
         Ok(_) => {}
@@ -70,7 +70,7 @@ async fn resume_unfinished(state: &AppState) {
 }
 
 /// Builds every queued job this builder manages to claim.
-async fn build_queued(state: &AppState) -> crate::error::ApiResult<()> {
+async fn build_queued(state: &web::Data<AppState>) -> crate::error::ApiResult<()> {
     loop {
         let next = export_job::Entity::find()
             .filter(export_job::Column::Status.eq(jobs::Status::Queued.as_str()))

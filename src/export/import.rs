@@ -1,35 +1,46 @@
 //! `POST /sites/import`: an export archive becomes a new site, with new ids
-//! and a free slug, its media bytes put back in storage; the rows go in one
-//! transaction. How an operator moves a site between deployments (and
-//! between SQLite and PostgreSQL).
+//! and a free slug, its media bytes put back in storage. How an operator
+//! moves a site between deployments (and between SQLite and PostgreSQL).
+//!
+//! Everything runs on the blocking pool, in bounded memory whatever the
+//! archive's size: a first pass reads `archive.json` item by item to check it
+//! and give every id its new one (nothing is written if the document is not
+//! whole and well formed); a second pass reads it again and writes the site in
+//! batches (`restore`), copying each media entry to storage as it comes.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::{Read, Write};
 
 use actix_multipart::Multipart;
+use actix_web::web;
 use futures_util::TryStreamExt;
-use plinth_entities::{
-    content, content_category, content_localization, content_site, content_tag, locale, media_file, media_metadata,
-    media_site, nav_item, nav_menu, site, site_locale, site_member, site_setting, term, term_localization,
-};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, QuerySelect};
-use serde_json::{json, Value};
+use plinth_entities::site;
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::archive::{media_entry, Archive, FORMAT};
 use super::bounds::{self, Capped, Limits};
-use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Principal, Role};
+use super::format::{Event, FORMAT_V1};
+use super::restore::{stored_key, Ids, Writer};
+use super::{stream, unfinished, v1};
+use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
-/// Archives being read in this process (one at a time), and how long another
-/// import waits for its turn before it is told to retry.
+/// Archives being read in this process (one at a time: a format-1 document
+/// is still parsed whole), and how long another import waits for its turn
+/// before it is told to retry.
 static IMPORTS_OPENING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 const IMPORT_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+/// Media bytes are copied this much at a time.
+const CHUNK: usize = 256 * 1024;
 
 fn invalid(why: impl std::fmt::Display) -> ApiError {
     ApiError::bad_request(format!("not a Plinth site export: {why}"))
+}
+
+fn storage_failed(e: impl std::fmt::Display) -> ApiError {
+    tracing::error!(error = %e, "storing imported media failed");
+    ApiError::new(ErrorCode::StorageError, "the archive's media could not be stored")
 }
 
 /// The `archive` (or `file`) part, streamed to a temporary file.
@@ -45,7 +56,10 @@ async fn receive(state: &AppState, mut multipart: Multipart) -> ApiResult<std::p
         let path = dir.join(format!("import-{}.zip", Uuid::new_v4()));
         let mut file = std::fs::File::create(&path).map_err(ApiError::internal)?;
         let mut size = 0u64;
-        while let Some(chunk) = field.try_next().await.map_err(invalid)? {
+        while let Some(chunk) = field.try_next().await.map_err(|e| {
+            let _ = std::fs::remove_file(&path);
+            invalid(e)
+        })? {
             size += chunk.len() as u64;
             if size > limit {
                 let _ = std::fs::remove_file(&path);
@@ -58,110 +72,13 @@ async fn receive(state: &AppState, mut multipart: Multipart) -> ApiResult<std::p
     Err(ApiError::bad_request("send the export ZIP as the multipart part `archive`"))
 }
 
-/// Reads `archive.json` and each media file, off the request threads, within
-/// the archive's limits (`bounds`): declared sizes are checked before anything
-/// is inflated, and every entry is read through a cap.
-async fn open(path: std::path::PathBuf, limits: Limits) -> ApiResult<(Archive, Vec<(String, Vec<u8>)>)> {
-    tokio::task::spawn_blocking(move || -> ApiResult<_> {
-        let file = std::fs::File::open(&path).map_err(ApiError::internal)?;
-        let mut zip = zip::ZipArchive::new(file).map_err(invalid)?;
-        bounds::check_declared(&mut zip, limits)?;
-        let archive: Archive = {
-            let mut document = Capped::new(zip.by_name("archive.json").map_err(invalid)?, limits.max_document_bytes);
-            let parsed: Result<Archive, _> = serde_json::from_reader(&mut document);
-            match parsed {
-                Err(_) if document.exceeded => return Err(bounds::too_large("archive.json inflates past its limit")),
-                parsed => parsed.map_err(invalid)?,
-            }
-        };
-        if archive.format != FORMAT {
-            return Err(invalid(format!("format {} (expected {FORMAT})", archive.format)));
-        }
-        let mut files = Vec::new();
-        for name in &archive.media_files {
-            let mut bytes = Vec::new();
-            let mut entry = Capped::new(zip.by_name(name).map_err(invalid)?, limits.max_media_bytes);
-            if let Err(e) = entry.read_to_end(&mut bytes) {
-                return Err(match entry.exceeded {
-                    true => bounds::too_large(format!("{name} inflates past its limit")),
-                    false => invalid(e),
-                });
-            }
-            files.push((name.clone(), bytes));
-        }
-        Ok((archive, files))
-    })
-    .await
-    .map_err(ApiError::internal)?
-}
-
-/// The slug, or `slug-2`, `-3`, … when taken: one query over the candidates
-/// (index probes of the unique slug), a batch of 100 after another.
-async fn free_slug(db: &impl ConnectionTrait, wanted: &str) -> ApiResult<String> {
-    for batch in 0..100u32 {
-        let candidates = crate::values::numbered(wanted, batch * 100 + 1..=batch * 100 + 100);
-        let taken: std::collections::HashSet<String> = site::Entity::find()
-            .select_only()
-            .column(site::Column::Slug)
-            .filter(site::Column::Slug.is_in(candidates.clone()))
-            .into_tuple::<String>()
-            .all(db)
-            .await?
-            .into_iter()
-            .collect();
-        if let Some(free) = candidates.into_iter().find(|c| !taken.contains(c)) {
-            return Ok(free);
-        }
-    }
-    Err(ApiError::new(ErrorCode::Conflict, "no free slug for the imported site"))
-}
-
-/// Old ids to new ones.
-#[derive(Default)]
-struct Ids(HashMap<Uuid, Uuid>);
-
-impl Ids {
-    fn renew(&mut self, old: Uuid) -> Uuid {
-        *self.0.entry(old).or_insert_with(Uuid::new_v4)
-    }
-
-    fn get(&self, old: Uuid) -> Option<Uuid> {
-        self.0.get(&old).copied()
-    }
-
-    /// Replaces every string in `value` naming an old id (page sections, galleries).
-    fn remap_json(&self, value: &mut Value) {
-        match value {
-            Value::String(s) => {
-                if let Some(new) = s.parse::<Uuid>().ok().and_then(|old| self.get(old)) {
-                    *s = new.to_string();
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.remap_json(v)),
-            Value::Object(map) => map.values_mut().for_each(|v| self.remap_json(v)),
-            _ => {}
-        }
-    }
-}
-
-async fn insert_all<E, A>(db: &impl ConnectionTrait, rows: Vec<A>) -> ApiResult<()>
-where
-    E: EntityTrait,
-    A: sea_orm::ActiveModelTrait<Entity = E> + Send,
-{
-    let mut rows = rows.into_iter().peekable();
-    while rows.peek().is_some() {
-        let batch: Vec<A> = rows.by_ref().take(100).collect();
-        E::insert_many(batch).exec(db).await?;
-    }
-    Ok(())
-}
-
-pub async fn import(state: &AppState, principal: &Principal, multipart: Multipart) -> ApiResult<site::Model> {
+pub async fn import(
+    state: &web::Data<AppState>,
+    principal: &Principal,
+    multipart: Multipart,
+) -> ApiResult<site::Model> {
     crate::sites::check_may_create(principal)?;
     let path = receive(state, multipart).await?;
-    // One archive opened at a time per process: `archive.json` is parsed in
-    // memory (up to its limit), so concurrent imports would multiply it.
     let turn = tokio::time::timeout(IMPORT_QUEUE_WAIT, IMPORTS_OPENING.acquire()).await;
     let Ok(Ok(_opening)) = turn else {
         let _ = std::fs::remove_file(&path);
@@ -171,303 +88,279 @@ pub async fn import(state: &AppState, principal: &Principal, multipart: Multipar
                 actix_web::http::header::HeaderValue::from_static("10"),
             ));
     };
-    let opened = open(path.clone(), Limits::from_config(&state.config)).await;
+    let job = Job {
+        state: state.clone(),
+        handle: tokio::runtime::Handle::current(),
+        path: path.clone(),
+        limits: Limits::from_config(&state.config),
+        owner: principal.user().map(|u| u.idp_user_id.clone()),
+        actor: principal.actor_id(),
+    };
+    let imported = tokio::task::spawn_blocking(move || job.run()).await;
     let _ = std::fs::remove_file(&path);
-    let (archive, files) = opened?;
-
-    // Media bytes first: content-addressed, so a failed import leaves only
-    // bytes a later upload of the same file would reuse.
-    let mut stored: HashMap<String, bytes::Bytes> = HashMap::new();
-    for (name, bytes) in files {
-        let Some((checksum, ext)) = name.strip_prefix("media/").and_then(|n| n.rsplit_once('.')) else { continue };
-        let bytes = bytes::Bytes::from(bytes);
-        state.storage.put(&format!("media/{checksum}/original.{ext}"), bytes.clone()).await.map_err(|e| {
-            tracing::error!(error = %e, "storing imported media failed");
-            ApiError::new(ErrorCode::StorageError, "the archive's media could not be stored")
-        })?;
-        stored.insert(name, bytes);
-    }
-
-    let now = state.clock.now();
-    let mut ids = Ids::default();
-    let site_id = Uuid::new_v4();
-    let codes: HashMap<Uuid, String> = archive.locales.iter().map(|l| (l.id, l.code.clone())).collect();
-    let here: HashMap<String, Uuid> =
-        locale::Entity::find().all(&state.db).await?.into_iter().map(|l| (l.code, l.id)).collect();
-    let locale_of = |old: Uuid| codes.get(&old).and_then(|code| here.get(code)).copied();
-
-    // Images get their variants again (the archive carries originals only),
-    // made before the transaction so no write lock is held while they render.
-    let mut variants = Vec::new();
-    for m in &archive.media {
-        let (Some(name), Some(checksum)) = (media_entry(m), m.checksum.as_deref()) else { continue };
-        let Some(bytes) = stored.get(&name).filter(|_| crate::media::is_raster_image(&m.mime_type)) else { continue };
-        let rendered =
-            crate::media::variants::render(state, ids.renew(m.id), checksum, bytes.clone(), &m.mime_type).await?;
-        variants.extend(rendered.variants);
-    }
-    drop(stored);
-
-    let txn = crate::db::begin_write(&state.db).await?;
-    let slug = free_slug(&*txn, &archive.site.slug).await?;
-    let site_row =
-        site::Model { id: site_id, slug, created_at: now, updated_at: now, deleted_at: None, ..archive.site.clone() };
-    let site_row = site::Entity::insert(site_row.into_active_model()).exec_with_returning(&*txn).await?;
-    insert_all(
-        &*txn,
-        archive.settings.iter().map(|s| site_setting::Model { site_id, ..s.clone() }.into_active_model()).collect(),
-    )
-    .await?;
-    insert_all(
-        &*txn,
-        archive
-            .site_locales
-            .iter()
-            .filter_map(|l| {
-                Some(
-                    site_locale::Model { site_id, locale_id: locale_of(l.locale_id)?, ..l.clone() }.into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-    crate::environments::seed(&*txn, now, site_id, site_row.base_url.clone()).await?;
-
-    // Media records (new ids) before content, whose covers name them.
-    for m in &archive.media {
-        ids.renew(m.id);
-    }
-    let media: Vec<media_file::ActiveModel> = archive
-        .media
-        .iter()
-        .map(|m| {
-            let key = media_entry(m).and_then(|n| {
-                let (checksum, ext) = n.strip_prefix("media/")?.rsplit_once('.')?;
-                Some(format!("media/{checksum}/original.{ext}"))
-            });
-            media_file::Model { id: ids.renew(m.id), storage_key: key, folder_id: None, ..m.clone() }
-                .into_active_model()
-        })
-        .collect();
-    insert_all(&*txn, media).await?;
-    insert_all(
-        &*txn,
-        archive
-            .media
-            .iter()
-            .map(|m| media_site::ActiveModel { media_id: Set(ids.renew(m.id)), site_id: Set(site_id) })
-            .collect(),
-    )
-    .await?;
-    insert_all(&*txn, variants).await?;
-    insert_all(
-        &*txn,
-        archive
-            .media_metadata
-            .iter()
-            .filter_map(|m| {
-                Some(
-                    media_metadata::Model {
-                        id: Uuid::new_v4(),
-                        media_id: ids.get(m.media_id)?,
-                        locale_id: locale_of(m.locale_id)?,
-                        ..m.clone()
-                    }
-                    .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-
-    for t in &archive.terms {
-        ids.renew(t.id);
-    }
-    insert_all(
-        &*txn,
-        archive
-            .terms
-            .iter()
-            .map(|t| term::Model { id: ids.renew(t.id), site_id, ..t.clone() }.into_active_model())
-            .collect(),
-    )
-    .await?;
-    insert_all(
-        &*txn,
-        archive
-            .term_localizations
-            .iter()
-            .filter_map(|l| {
-                Some(
-                    term_localization::Model {
-                        id: Uuid::new_v4(),
-                        term_id: ids.get(l.term_id)?,
-                        locale_id: locale_of(l.locale_id)?,
-                        ..l.clone()
-                    }
-                    .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-
-    for c in &archive.contents {
-        ids.renew(c.id);
-    }
-    let contents: Vec<content::ActiveModel> = archive
-        .contents
-        .iter()
-        .map(|c| {
-            let mut fields = c.fields.clone();
-            ids.remap_json(&mut fields);
-            content::Model {
-                id: ids.renew(c.id),
-                cover_image_id: c.cover_image_id.and_then(|m| ids.get(m)),
-                header_image_id: c.header_image_id.and_then(|m| ids.get(m)),
-                fields,
-                ..c.clone()
-            }
-            .into_active_model()
-        })
-        .collect();
-    insert_all(&*txn, contents).await?;
-    insert_all(
-        &*txn,
-        archive
-            .content_sites
-            .iter()
-            .filter_map(|p| {
-                Some(
-                    content_site::Model { content_id: ids.get(p.content_id)?, site_id, ..p.clone() }
-                        .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-    insert_all(
-        &*txn,
-        archive
-            .content_localizations
-            .iter()
-            .filter_map(|l| {
-                Some(
-                    content_localization::Model {
-                        id: Uuid::new_v4(),
-                        content_id: ids.get(l.content_id)?,
-                        locale_id: locale_of(l.locale_id)?,
-                        ..l.clone()
-                    }
-                    .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-    insert_all(
-        &*txn,
-        archive
-            .content_categories
-            .iter()
-            .filter_map(|c| {
-                Some(
-                    content_category::Model {
-                        content_id: ids.get(c.content_id)?,
-                        category_id: ids.get(c.category_id)?,
-                        ..c.clone()
-                    }
-                    .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-    insert_all(
-        &*txn,
-        archive
-            .content_tags
-            .iter()
-            .filter_map(|c| {
-                Some(
-                    content_tag::Model { content_id: ids.get(c.content_id)?, tag_id: ids.get(c.tag_id)? }
-                        .into_active_model(),
-                )
-            })
-            .collect(),
-    )
-    .await?;
-
-    for m in &archive.navigation_menus {
-        ids.renew(m.id);
-    }
-    for i in &archive.navigation_items {
-        ids.renew(i.id);
-    }
-    insert_all(
-        &*txn,
-        archive
-            .navigation_menus
-            .iter()
-            .map(|m| nav_menu::Model { id: ids.renew(m.id), site_id, ..m.clone() }.into_active_model())
-            .collect(),
-    )
-    .await?;
-    // Parents before children: items in the order of their depth.
-    let mut items = archive.navigation_items.clone();
-    let depth = |item: &nav_item::Model| {
-        let mut depth = 0;
-        let mut parent = item.parent_id;
-        while let Some(p) = parent.filter(|_| depth < 64) {
-            depth += 1;
-            parent = archive.navigation_items.iter().find(|i| i.id == p).and_then(|i| i.parent_id);
-        }
-        depth
-    };
-    items.sort_by_key(depth);
-    let items: Vec<nav_item::ActiveModel> = items
-        .iter()
-        .filter_map(|i| {
-            Some(
-                nav_item::Model {
-                    id: ids.get(i.id)?,
-                    menu_id: ids.get(i.menu_id)?,
-                    site_id,
-                    parent_id: i.parent_id.and_then(|p| ids.get(p)),
-                    content_id: i.content_id.and_then(|c| ids.get(c)),
-                    ..i.clone()
-                }
-                .into_active_model(),
-            )
-        })
-        .collect();
-    for item in items {
-        nav_item::Entity::insert(item).exec(&*txn).await?;
-    }
-
-    if let Some(user) = principal.user() {
-        let owner = site_member::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            site_id: Set(site_id),
-            idp_user_id: Set(user.idp_user_id.clone()),
-            role: Set(Role::Owner.as_str().to_string()),
-            created_at: Set(now),
-            updated_at: Set(now),
-        };
-        site_member::Entity::insert(owner).exec(&*txn).await?;
-    }
-    let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Create,
-        entity_type: "site",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    };
-    let summary =
-        json!({"imported_from": archive.site.slug, "contents": archive.contents.len(), "media": archive.media.len()});
-    audit::record(&*txn, now, entry, &Value::Null, &summary).await?;
-    txn.commit().await?;
+    let site = imported.map_err(ApiError::internal)??;
     crate::db::refresh_statistics(&state.db).await;
-    Ok(site_row)
+    state.invalidate_site(site.id);
+    Ok(site)
+}
+
+/// One import, run on the blocking pool (database and storage calls are
+/// driven through `handle`).
+struct Job {
+    state: web::Data<AppState>,
+    handle: tokio::runtime::Handle,
+    path: std::path::PathBuf,
+    limits: Limits,
+    owner: Option<String>,
+    actor: String,
+}
+
+/// What the first pass learnt: every new id, and a format-1 document's events.
+struct Plan {
+    ids: Ids,
+    version_1: Option<Vec<Event>>,
+}
+
+impl Job {
+    fn open(&self) -> ApiResult<zip::ZipArchive<std::fs::File>> {
+        let file = std::fs::File::open(&self.path).map_err(ApiError::internal)?;
+        zip::ZipArchive::new(file).map_err(invalid)
+    }
+
+    fn run(self) -> ApiResult<site::Model> {
+        let mut zip = self.open()?;
+        bounds::check_declared(&mut zip, self.limits)?;
+        let plan = self.plan(&mut zip)?;
+        let state: &AppState = &self.state;
+        let mut writer = self.handle.block_on(Writer::new(state, plan.ids))?;
+        let mut copier = Copier { job: &self, zip: self.open()?, copied: HashSet::new(), used: 0 };
+        let written = {
+            let handle = &self.handle;
+            let mut write = |event: Event| -> ApiResult<()> {
+                match event {
+                    Event::Header(h) => handle.block_on(writer.header(*h)),
+                    Event::Media(m) => {
+                        let bytes = copier.copy(&m)?;
+                        handle.block_on(writer.media(*m, bytes))
+                    }
+                    Event::Term(taxonomy, t) => handle.block_on(writer.term(taxonomy, *t)),
+                    Event::Content(c) => handle.block_on(writer.content(*c)),
+                    Event::Menu(m) => handle.block_on(writer.menu(*m)),
+                }
+            };
+            match plan.version_1 {
+                Some(events) => events.into_iter().try_for_each(&mut write),
+                None => read_document(&mut zip, self.limits, &mut write).map(|_| ()),
+            }
+        };
+        let site_id = writer.site_id();
+        let finished = written.and_then(|()| self.handle.block_on(writer.finish(self.owner.clone(), &self.actor)));
+        if let (Err(_), Some(site_id)) = (&finished, site_id) {
+            // Nothing half-written stays; if this fails too, the lease runs out and the Janitor removes it.
+            if let Err(e) = self.handle.block_on(unfinished::remove(state, site_id)) {
+                tracing::warn!(error = %e, site_id = %site_id, "an unfinished import stays until the Janitor removes it");
+            }
+        }
+        finished
+    }
+
+    /// The first pass: the whole document is read and checked, every id gets
+    /// its new one, and the media entries it names are checked against the
+    /// site's quota by their declared sizes; nothing is written.
+    fn plan(&self, zip: &mut zip::ZipArchive<std::fs::File>) -> ApiResult<Plan> {
+        let mut ids = Ids::default();
+        let mut entries: HashSet<String> = HashSet::new();
+        let mut renew = |id: uuid::Uuid| match ids.add(id) {
+            true => Ok(()),
+            false => Err(invalid(format!("the id {id} is given to two items"))),
+        };
+        let mut collect = |event: &Event| -> ApiResult<()> {
+            match event {
+                Event::Header(_) => {}
+                Event::Media(m) => {
+                    renew(m.file.id)?;
+                    if let Some(entry) = &m.entry {
+                        let checksum = entry_checksum(entry)?;
+                        if m.file.checksum.as_deref() != Some(checksum) {
+                            return Err(invalid(format!("{entry} is not the file of checksum {:?}", m.file.checksum)));
+                        }
+                        entries.insert(entry.clone());
+                    }
+                }
+                Event::Term(_, t) => renew(t.id)?,
+                Event::Content(c) => renew(c.content.id)?,
+                Event::Menu(m) => {
+                    renew(m.menu.id)?;
+                    m.items.iter().try_for_each(|i| renew(i.id))?;
+                }
+            }
+            Ok(())
+        };
+        let version_1 = if read_document(zip, self.limits, &mut |e| collect(&e))? {
+            let events = v1::events(read_version_1(zip, self.limits)?);
+            events.iter().try_for_each(&mut collect)?;
+            Some(events)
+        } else {
+            None
+        };
+        let mut declared = 0u64;
+        for name in &entries {
+            let entry = zip.by_name(name).map_err(|_| invalid(format!("{name} is named but not in the archive")))?;
+            declared = declared.saturating_add(entry.size());
+        }
+        let quota = self.state.config.media.site_quota_bytes;
+        if quota > 0 && declared > quota {
+            return Err(over_quota(declared, quota));
+        }
+        Ok(Plan { ids, version_1 })
+    }
+}
+
+fn over_quota(bytes: u64, quota: u64) -> ApiError {
+    ApiError::new(
+        ErrorCode::StorageQuotaExceeded,
+        format!("the archive's media ({bytes} bytes or more) exceed the site's storage quota of {quota} bytes"),
+    )
+}
+
+/// The checksum a media entry is named by: `media/<sha-256 in hex>.<ext>` and
+/// nothing else, so no name reaches storage outside `media/`.
+fn entry_checksum(entry: &str) -> ApiResult<&str> {
+    let named = entry.strip_prefix("media/").and_then(|n| n.split_once('.'));
+    match named {
+        Some((checksum, ext))
+            if checksum.len() == 64
+                && checksum.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+                && (1..=10).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            Ok(checksum)
+        }
+        _ => Err(invalid(format!("the media entry {entry:?} is not named media/<sha-256>.<extension>"))),
+    }
+}
+
+/// Streams `archive.json` of format 2 to `sink`; true when it is of format 1
+/// (then nothing went to the sink but, maybe, nothing at all).
+fn read_document(
+    zip: &mut zip::ZipArchive<std::fs::File>,
+    limits: Limits,
+    sink: &mut dyn FnMut(Event) -> ApiResult<()>,
+) -> ApiResult<bool> {
+    let entry = zip.by_name("archive.json").map_err(invalid)?;
+    let mut document = Capped::new(entry, limits.max_document_bytes);
+    match stream::read(&mut document, sink) {
+        Ok(()) => Ok(false),
+        Err(stream::Stop::Version1) => Ok(true),
+        Err(stream::Stop::Sink(e)) => Err(e),
+        Err(stream::Stop::Invalid(_)) if document.exceeded => {
+            Err(bounds::too_large("archive.json inflates past its limit"))
+        }
+        Err(stream::Stop::Invalid(why)) => Err(invalid(why)),
+    }
+}
+
+/// A format-1 document, read whole as it always was (within its limit).
+fn read_version_1(zip: &mut zip::ZipArchive<std::fs::File>, limits: Limits) -> ApiResult<v1::Archive> {
+    let mut document = Capped::new(zip.by_name("archive.json").map_err(invalid)?, limits.max_document_bytes);
+    let parsed: Result<v1::Archive, _> = serde_json::from_reader(std::io::BufReader::new(&mut document));
+    let archive = match parsed {
+        Err(_) if document.exceeded => return Err(bounds::too_large("archive.json inflates past its limit")),
+        parsed => parsed.map_err(invalid)?,
+    };
+    if archive.format != FORMAT_V1 {
+        return Err(invalid(format!("format {}", archive.format)));
+    }
+    Ok(archive)
+}
+
+/// Copies media entries to storage one at a time, chunk by chunk.
+struct Copier<'j> {
+    job: &'j Job,
+    zip: zip::ZipArchive<std::fs::File>,
+    /// Entries stored by this import, and their bytes together.
+    copied: HashSet<String>,
+    used: u64,
+}
+
+impl Copier<'_> {
+    /// Stores the record's bytes under their checksum (checked while they are
+    /// copied, so no entry overwrites another file's bytes); answers them when
+    /// the record is an image whose variants are made again.
+    fn copy(&mut self, media: &super::format::Media) -> ApiResult<Option<bytes::Bytes>> {
+        let Some(name) = media.entry.as_deref() else { return Ok(None) };
+        let keep = crate::media::is_raster_image(&media.file.mime_type);
+        let fresh = !self.copied.contains(name);
+        if !fresh && !keep {
+            return Ok(None);
+        }
+        let checksum = entry_checksum(name)?;
+        let key = stored_key(name).ok_or_else(|| invalid(name))?;
+        let (handle, storage) = (&self.job.handle, &self.job.state.storage);
+        let quota = self.job.state.config.media.site_quota_bytes;
+        let temp = format!("uploads/import-{}", Uuid::new_v4());
+        let mut reader = Capped::new(self.zip.by_name(name).map_err(invalid)?, self.job.limits.max_media_bytes);
+        let mut out = handle.block_on(storage.writer(&temp)).map_err(storage_failed)?;
+        let (mut hasher, mut kept, mut size) = (Sha256::new(), Vec::new(), 0u64);
+        let mut buffer = vec![0u8; CHUNK];
+        let copied = loop {
+            let n = match reader.read(&mut buffer) {
+                Ok(0) => break Ok(()),
+                Ok(n) => n,
+                Err(_) if reader.exceeded => break Err(bounds::too_large(format!("{name} inflates past its limit"))),
+                Err(e) => break Err(invalid(format!("{name}: {e}"))),
+            };
+            size += n as u64;
+            if fresh && quota > 0 && self.used + size > quota {
+                break Err(over_quota(self.used + size, quota));
+            }
+            hasher.update(&buffer[..n]);
+            if keep {
+                kept.extend_from_slice(&buffer[..n]);
+            }
+            if let Err(e) = handle.block_on(out.write(&buffer[..n])) {
+                break Err(storage_failed(e));
+            }
+        };
+        if let Err(e) = copied {
+            handle.block_on(out.abort());
+            return Err(e);
+        }
+        handle.block_on(out.finish()).map_err(storage_failed)?;
+        let placed = if hex::encode(hasher.finalize()) != checksum {
+            Err(invalid(format!("the bytes of {name} do not have its checksum")))
+        } else {
+            handle.block_on(storage.rename(&temp, &key)).map_err(storage_failed)
+        };
+        if let Err(e) = placed {
+            let _ = handle.block_on(storage.delete(&temp));
+            return Err(e);
+        }
+        if fresh {
+            self.used += size;
+            self.copied.insert(name.to_string());
+        }
+        Ok(keep.then(|| bytes::Bytes::from(kept)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_checksum_named_media_entries_are_read() {
+        let sum = "a".repeat(64);
+        assert!(entry_checksum(&format!("media/{sum}.jpg")).is_ok());
+        for bad in [
+            format!("media/../{sum}.jpg"),
+            format!("/etc/{sum}.jpg"),
+            format!("media/{sum}.j/g"),
+            format!("media/{}.jpg", "A".repeat(64)),
+            "media/../../etc/passwd".to_string(),
+            format!("media/{sum}."),
+        ] {
+            assert!(entry_checksum(&bad).is_err(), "{bad}");
+        }
+    }
 }

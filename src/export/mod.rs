@@ -6,11 +6,18 @@
 pub mod archive;
 mod bounds;
 mod builder;
+pub mod format;
 mod import;
 pub mod jobs;
+mod pages;
+mod restore;
+mod stream;
+mod unfinished;
+mod v1;
 
 pub use builder::ExportBuilder;
 pub use jobs::ExportJobResponse;
+pub use unfinished::remove_abandoned as remove_unfinished_imports;
 
 use actix_web::http::header;
 use actix_web::web::{self};
@@ -42,8 +49,8 @@ pub struct ImportForm {
     request_body(content = ImportForm, content_type = "multipart/form-data"),
     responses(
         (status = 201, body = crate::sites::SiteResponse, description = "A new site (new ids, a free slug) with the archive's content, taxonomy, navigation and media; a user importing becomes its owner"),
-        (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export"),
-        (status = 413, body = Problem, content_type = "application/problem+json", description = "PAYLOAD_TOO_LARGE: the upload, or what the archive inflates to (entries, archive.json, a media file, all together, or a compression ratio past 200), is over its limit; refused before inflating"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export (format 2, or format 1 of earlier versions): not a ZIP, archive.json malformed or out of order, a media entry misnamed, missing or not matching its checksum; nothing is written"),
+        (status = 413, body = Problem, content_type = "application/problem+json", description = "PAYLOAD_TOO_LARGE: the upload, or what the archive inflates to (entries, archive.json, a media file, all together, or a compression ratio past 200), is over its limit; refused before inflating. STORAGE_QUOTA_EXCEEDED: the archive's media exceed the site's storage quota"),
         (status = 503, body = Problem, content_type = "application/problem+json", description = "SERVICE_UNAVAILABLE: another archive is being read on this instance for longer than 30 s (`Retry-After`)")
     ))]
 pub async fn import_site(

@@ -140,8 +140,11 @@ impl SiteState {
     /// Four queries: site, settings, locales joined with their global records,
     /// members.
     pub async fn load<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<Option<SiteState>> {
-        let Some(site) = site::Entity::find_by_id(site_id).filter(site::Column::DeletedAt.is_null()).one(db).await?
-        else {
+        // A site being imported is not there until it is complete.
+        let live = site::Entity::find_by_id(site_id)
+            .filter(site::Column::DeletedAt.is_null())
+            .filter(site::Column::ImportLeaseUntil.is_null());
+        let Some(site) = live.one(db).await? else {
             return Ok(None);
         };
         let overrides = site_setting::Entity::find_by_id(site_id).one(db).await?.map(|s| s.overrides);
@@ -191,6 +194,7 @@ impl AppState {
         let found = site::Entity::find()
             .filter(site::Column::Slug.eq(slug))
             .filter(site::Column::DeletedAt.is_null())
+            .filter(site::Column::ImportLeaseUntil.is_null())
             .one(&self.db)
             .await?
             .ok_or_else(|| ApiError::not_found("site", slug))?;
@@ -227,6 +231,7 @@ impl AppState {
         let found = site::Entity::find()
             .filter(site::Column::BaseUrl.contains(host))
             .filter(site::Column::DeletedAt.is_null())
+            .filter(site::Column::ImportLeaseUntil.is_null())
             .all(&self.db)
             .await?
             .into_iter()

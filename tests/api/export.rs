@@ -73,7 +73,7 @@ async fn a_site_exports_to_a_zip_with_its_content_and_media() {
     archive.by_name("archive.json").unwrap().read_to_string(&mut json_text).unwrap();
     let exported: Value = serde_json::from_str(&json_text).unwrap();
     assert_eq!(exported["site"]["slug"], "exported");
-    assert_eq!(exported["contents"].as_array().unwrap().len(), 3);
+    assert_eq!((exported["blogs"].as_array().unwrap().len(), exported["pages"].as_array().unwrap().len()), (2, 1));
     assert_eq!(exported["media"][0]["id"], media["id"]);
     let name = format!("media/{}.jpg", media["checksum"].as_str().unwrap());
     let mut stored = Vec::new();
@@ -111,7 +111,7 @@ async fn one_export_at_a_time_and_a_job_left_running_is_resumed() {
     assert_eq!(app.post(&format!("/sites/{site}/export"), &key, json!({})).await.status(), 202);
 }
 
-async fn export_zip(app: &TestApp, site: &str) -> Vec<u8> {
+pub async fn export_zip(app: &TestApp, site: &str) -> Vec<u8> {
     let job: Value = app.post(&format!("/sites/{site}/export"), &app.admin_key, json!({})).await.json().await.unwrap();
     let done = wait_until_done(app, site, job["id"].as_str().unwrap()).await;
     let res = app
@@ -169,7 +169,23 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
     source
         .post("/pages", &key, json!({"site_ids": [site], "title": "About", "route": "/about", "sections": [{"section_type": "hero", "cover_image_id": media["id"]}]}))
         .await;
+    // The other kinds, each under its own name.
+    let modules = json!({"module_portfolio_enabled": true, "module_legal_enabled": true});
+    source.put(&format!("/sites/{site}/settings"), &key, modules).await;
+    let skill = source.post("/skills", &key, json!({"site_ids": [site], "name": "Rust", "proficiency": 90})).await;
+    assert_eq!(skill.status(), 201);
+    let project = json!({"site_ids": [site], "title": "Bridge", "media_ids": [media["id"]]});
+    assert_eq!(source.post("/projects", &key, project).await.status(), 201);
+    let cv = json!({"site_ids": [site], "title": "MSc", "entry_type": "education", "start_date": "2015-10-01"});
+    assert_eq!(source.post("/cv", &key, cv).await.status(), 201);
+    let legal = json!({"site_ids": [site], "title": "Privacy", "document_type": "privacy"});
+    assert_eq!(source.post("/legal", &key, legal).await.status(), 201);
     let first = export_zip(&source, &site).await;
+    let document = archive_json(&first);
+    for (section, title) in [("projects", "Bridge"), ("cv_entries", "MSc"), ("skills", "Rust"), ("legal", "Privacy")] {
+        assert_eq!(document[section][0]["title"], title, "{section}");
+    }
+    assert_eq!(document["projects"][0]["fields"]["media_ids"][0], media["id"], "{}", document["projects"]);
 
     let target = TestApp::spawn().await;
     let form = reqwest::multipart::Form::new()
@@ -203,6 +219,8 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
 
     let second = export_zip(&target, &new_site).await;
     assert_eq!(comparable(&archive_json(&second)), comparable(&archive_json(&first)));
+    let project = &archive_json(&second)["projects"][0];
+    assert_eq!(project["fields"]["media_ids"][0], new_media["id"], "a project's gallery follows its media");
 
     // The same archive again: the next free slug.
     let again = reqwest::multipart::Form::new().part("archive", reqwest::multipart::Part::bytes(first.clone()));

@@ -9,6 +9,7 @@ mod family_plans;
 mod helpers;
 mod idp;
 mod idp_users;
+mod import_archives;
 mod import_bounds;
 mod instances;
 mod isolation;

@@ -30,7 +30,11 @@ const DESCRIPTION_MAX: usize = 5_000;
 
 /// Sites the caller may see, live or deleted.
 pub async fn visible(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
-    let mut query = site::Entity::find().order_by_asc(site::Column::CreatedAt).order_by_asc(site::Column::Id);
+    // A site being imported is listed once it is complete.
+    let mut query = site::Entity::find()
+        .filter(site::Column::ImportLeaseUntil.is_null())
+        .order_by_asc(site::Column::CreatedAt)
+        .order_by_asc(site::Column::Id);
     query = if deleted {
         query.filter(site::Column::DeletedAt.is_not_null())
     } else {
@@ -47,6 +51,7 @@ pub async fn find_live_by_slug(db: &impl ConnectionTrait, slug: &str) -> ApiResu
     site::Entity::find()
         .filter(site::Column::Slug.eq(slug))
         .filter(site::Column::DeletedAt.is_null())
+        .filter(site::Column::ImportLeaseUntil.is_null())
         .one(db)
         .await?
         .ok_or_else(|| ApiError::not_found("site", slug))
@@ -174,6 +179,7 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
         deleted_at: Set(None),
+        import_lease_until: Set(None),
     }
     .insert(&txn)
     .await
@@ -276,6 +282,7 @@ pub async fn update(
 async fn find_live<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site::Model> {
     site::Entity::find_by_id(site_id)
         .filter(site::Column::DeletedAt.is_null())
+        .filter(site::Column::ImportLeaseUntil.is_null())
         .one(db)
         .await?
         .ok_or_else(|| ApiError::not_found("site", site_id))

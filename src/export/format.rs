@@ -1,0 +1,195 @@
+//! The shape of `archive.json`, format 2: the site's rows grouped the way the
+//! spec names them, each item carrying what belongs to it (localizations,
+//! placement on the site, categories and tags), so a reader can take one item
+//! at a time. Locales are named by code (ids differ between deployments).
+//!
+//! ```text
+//! { "format": "plinth-site-export/2", "exported_at", "site", "settings", "locales",
+//!   "media": [..], "taxonomy": {"categories": [..], "tags": [..]},
+//!   "blogs": [..], "pages": [..], "projects": [..], "cv_entries": [..],
+//!   "skills": [..], "legal": [..], "navigation": {"menus": [..]} }
+//! ```
+//!
+//! The sections come in this order: what an item names comes before it, so an
+//! import writes them batch after batch without foreign keys pointing ahead.
+
+use chrono::{DateTime, Utc};
+use plinth_entities::{content, media_file, nav_item, nav_menu, site};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+pub const FORMAT: &str = "plinth-site-export/2";
+/// One `Archive` struct of the site's tables; still imported.
+pub const FORMAT_V1: &str = "plinth-site-export/1";
+
+/// The top-level keys of format 2, in the order they are written and must be read.
+pub const SECTIONS: [&str; 14] = [
+    "format",
+    "exported_at",
+    "site",
+    "settings",
+    "locales",
+    "media",
+    "taxonomy",
+    "blogs",
+    "pages",
+    "projects",
+    "cv_entries",
+    "skills",
+    "legal",
+    "navigation",
+];
+/// Where the items start: sections before it make the header.
+pub const FIRST_ITEMS: usize = 5;
+
+/// The sections of contents and the kind of their items.
+pub const CONTENT_SECTIONS: [(&str, &str); 6] = [
+    ("blogs", "blog"),
+    ("pages", "page"),
+    ("projects", "project"),
+    ("cv_entries", "cv_entry"),
+    ("skills", "skill"),
+    ("legal", "legal"),
+];
+
+/// What comes before the items: small, read whole.
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub exported_at: Option<DateTime<Utc>>,
+    pub site: site::Model,
+    /// The site's overridden settings (an object), if any.
+    pub settings: Option<Value>,
+    pub locales: Vec<SiteLocale>,
+}
+
+/// A locale the site uses: the global locale (matched by `code` on import)
+/// and its assignment to the site.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct SiteLocale {
+    pub code: String,
+    pub name: String,
+    pub native_name: String,
+    pub direction: String,
+    pub is_default: bool,
+    pub is_active: bool,
+    pub url_prefix: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A media record, the name of its bytes in the archive (`media/<sha-256>.<ext>`,
+/// none for external media) and its localized texts.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Media {
+    #[serde(flatten)]
+    pub file: media_file::Model,
+    pub entry: Option<String>,
+    #[serde(default)]
+    pub metadata: Vec<MediaText>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct MediaText {
+    pub locale: String,
+    pub alt_text: Option<String>,
+    pub caption: Option<String>,
+    pub title: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A category or tag (`taxonomy`) with its localizations.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Term {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[serde(default)]
+    pub localizations: Vec<TermText>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct TermText {
+    pub locale: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A blog post, page, project, CV entry, skill or legal text: its row, where it sits on the site (slug, route), its
+/// localizations, categories and tags (ids of the archive's terms).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Content {
+    #[serde(flatten)]
+    pub content: content::Model,
+    pub placement: Placement,
+    #[serde(default)]
+    pub localizations: Vec<ContentText>,
+    #[serde(default)]
+    pub categories: Vec<CategoryRef>,
+    #[serde(default)]
+    pub tags: Vec<Uuid>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Placement {
+    pub slug: String,
+    pub route: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct ContentText {
+    pub locale: String,
+    pub title: String,
+    pub excerpt: String,
+    pub body: String,
+    pub meta_title: String,
+    pub meta_description: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct CategoryRef {
+    pub id: Uuid,
+    pub is_primary: bool,
+}
+
+/// A menu and its items (parents named by `parent_id`).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Menu {
+    #[serde(flatten)]
+    pub menu: nav_menu::Model,
+    #[serde(default)]
+    pub items: Vec<nav_item::Model>,
+}
+
+/// `category` or `tag`: the two lists of `taxonomy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Taxonomy {
+    Category,
+    Tag,
+}
+
+impl Taxonomy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Taxonomy::Category => "category",
+            Taxonomy::Tag => "tag",
+        }
+    }
+}
+
+/// One piece of the document, in the order it is read.
+#[derive(Clone, Debug)]
+pub enum Event {
+    Header(Box<Header>),
+    Media(Box<Media>),
+    Term(Taxonomy, Box<Term>),
+    Content(Box<Content>),
+    Menu(Box<Menu>),
+}
