@@ -14,7 +14,7 @@
 //! import writes them batch after batch without foreign keys pointing ahead.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, media_file, nav_item, nav_menu, site};
+use plinth_entities::{content, content_localization, media_file, nav_item, nav_menu, site};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -151,6 +151,23 @@ pub struct ContentText {
     pub meta_description: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl ContentText {
+    /// A stored localization in the archive, its locale by code (`None` when
+    /// the locale is not one the archive names).
+    pub fn of(row: content_localization::Model, code: impl Fn(Uuid) -> Option<String>) -> Option<Self> {
+        Some(ContentText {
+            locale: code(row.locale_id)?,
+            title: row.title,
+            excerpt: row.excerpt,
+            body: row.body,
+            meta_title: row.meta_title,
+            meta_description: row.meta_description,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]

@@ -187,18 +187,7 @@ pub async fn contents(
                 .remove(&p.content_id)
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|l| {
-                    Some(ContentText {
-                        locale: code(l.locale_id)?,
-                        title: l.title,
-                        excerpt: l.excerpt,
-                        body: l.body,
-                        meta_title: l.meta_title,
-                        meta_description: l.meta_description,
-                        created_at: l.created_at,
-                        updated_at: l.updated_at,
-                    })
-                })
+                .filter_map(|l| ContentText::of(l, &code))
                 .collect();
             Some(Content {
                 placement: Placement { slug: p.slug, route: p.route },

@@ -148,23 +148,8 @@ pub fn events(archive: Archive) -> Vec<Event> {
     let (blogs, pages): (Vec<_>, Vec<_>) = archive.contents.into_iter().partition(|c| c.kind == "blog");
     for c in blogs.into_iter().chain(pages) {
         let Some(placement) = placements.remove(&c.id) else { continue };
-        let localizations = texts
-            .remove(&c.id)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|l| {
-                Some(ContentText {
-                    locale: code(l.locale_id)?,
-                    title: l.title,
-                    excerpt: l.excerpt,
-                    body: l.body,
-                    meta_title: l.meta_title,
-                    meta_description: l.meta_description,
-                    created_at: l.created_at,
-                    updated_at: l.updated_at,
-                })
-            })
-            .collect();
+        let localizations =
+            texts.remove(&c.id).unwrap_or_default().into_iter().filter_map(|l| ContentText::of(l, &code)).collect();
         let item = Content {
             placement: Placement { slug: placement.slug, route: placement.route },
             localizations,
