@@ -14,7 +14,9 @@
 //! import writes them batch after batch without foreign keys pointing ahead.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_localization, media_file, nav_item, nav_menu, site};
+use plinth_entities::{
+    content, content_localization, media_file, media_metadata, nav_item, nav_menu, site, term_localization,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -98,6 +100,21 @@ pub struct MediaText {
     pub updated_at: DateTime<Utc>,
 }
 
+impl MediaText {
+    /// Stored metadata in the archive, its locale by code (`None` when the
+    /// locale is not one the archive names).
+    pub fn of(row: media_metadata::Model, code: impl Fn(Uuid) -> Option<String>) -> Option<Self> {
+        Some(MediaText {
+            locale: code(row.locale_id)?,
+            alt_text: row.alt_text,
+            caption: row.caption,
+            title: row.title,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
+}
+
 /// A category or tag (`taxonomy`) with its localizations.
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct Term {
@@ -118,6 +135,19 @@ pub struct TermText {
     pub description: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl TermText {
+    /// A stored term localization in the archive, its locale by code.
+    pub fn of(row: term_localization::Model, code: impl Fn(Uuid) -> Option<String>) -> Option<Self> {
+        Some(TermText {
+            locale: code(row.locale_id)?,
+            name: row.name,
+            description: row.description,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
 }
 
 /// A blog post, page, project, CV entry, skill or legal text: its row, where it sits on the site (slug, route), its

@@ -71,21 +71,8 @@ pub async fn media_items(
     Ok(files
         .into_iter()
         .map(|file| {
-            let metadata = texts
-                .remove(&file.id)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|t| {
-                    Some(MediaText {
-                        locale: code(t.locale_id)?,
-                        alt_text: t.alt_text,
-                        caption: t.caption,
-                        title: t.title,
-                        created_at: t.created_at,
-                        updated_at: t.updated_at,
-                    })
-                })
-                .collect();
+            let metadata =
+                texts.remove(&file.id).unwrap_or_default().into_iter().filter_map(|t| MediaText::of(t, code)).collect();
             Media { entry: media_entry(&file), file, metadata }
         })
         .collect())
@@ -119,15 +106,7 @@ pub async fn terms(
                 .remove(&t.id)
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|l| {
-                    Some(TermText {
-                        locale: code(l.locale_id)?,
-                        name: l.name,
-                        description: l.description,
-                        created_at: l.created_at,
-                        updated_at: l.updated_at,
-                    })
-                })
+                .filter_map(|l| TermText::of(l, code))
                 .collect(),
             id: t.id,
             slug: t.slug,
@@ -187,7 +166,7 @@ pub async fn contents(
                 .remove(&p.content_id)
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|l| ContentText::of(l, &code))
+                .filter_map(|l| ContentText::of(l, code))
                 .collect();
             Some(Content {
                 placement: Placement { slug: p.slug, route: p.route },

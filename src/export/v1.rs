@@ -91,19 +91,7 @@ pub fn events(archive: Archive) -> Vec<Event> {
     let mut metadata = group(archive.media_metadata, |m| m.media_id);
     for file in archive.media {
         let texts = metadata.remove(&file.id).unwrap_or_default();
-        let metadata = texts
-            .into_iter()
-            .filter_map(|m| {
-                Some(MediaText {
-                    locale: code(m.locale_id)?,
-                    alt_text: m.alt_text,
-                    caption: m.caption,
-                    title: m.title,
-                    created_at: m.created_at,
-                    updated_at: m.updated_at,
-                })
-            })
-            .collect();
+        let metadata = texts.into_iter().filter_map(|m| MediaText::of(m, code)).collect();
         let entry = media_entry(&file).filter(|name| listed.contains(name));
         out.push(Event::Media(Box::new(Media { file, entry, metadata })));
     }
@@ -116,15 +104,7 @@ pub fn events(archive: Archive) -> Vec<Event> {
                 .remove(&t.id)
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|l| {
-                    Some(TermText {
-                        locale: code(l.locale_id)?,
-                        name: l.name,
-                        description: l.description,
-                        created_at: l.created_at,
-                        updated_at: l.updated_at,
-                    })
-                })
+                .filter_map(|l| TermText::of(l, code))
                 .collect();
             let term = Term {
                 id: t.id,
@@ -149,7 +129,7 @@ pub fn events(archive: Archive) -> Vec<Event> {
     for c in blogs.into_iter().chain(pages) {
         let Some(placement) = placements.remove(&c.id) else { continue };
         let localizations =
-            texts.remove(&c.id).unwrap_or_default().into_iter().filter_map(|l| ContentText::of(l, &code)).collect();
+            texts.remove(&c.id).unwrap_or_default().into_iter().filter_map(|l| ContentText::of(l, code)).collect();
         let item = Content {
             placement: Placement { slug: placement.slug, route: placement.route },
             localizations,
