@@ -15,7 +15,8 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{
-    content, content_localization, media_file, media_metadata, nav_item, nav_menu, site, term_localization,
+    content, content_category, content_localization, content_tag, media_file, media_metadata, nav_item, nav_menu, site,
+    term_localization,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -163,6 +164,31 @@ pub struct Content {
     pub categories: Vec<CategoryRef>,
     #[serde(default)]
     pub tags: Vec<Uuid>,
+}
+
+impl Content {
+    /// An item as the archive holds it, from its stored rows: its row, its
+    /// site row (slug, route), its localizations (locales by code), its
+    /// categories and tags.
+    pub fn of(
+        content: content::Model,
+        placement: Placement,
+        texts: Vec<content_localization::Model>,
+        categories: Vec<content_category::Model>,
+        tags: Vec<content_tag::Model>,
+        code: impl Fn(Uuid) -> Option<String>,
+    ) -> Self {
+        Content {
+            placement,
+            localizations: texts.into_iter().filter_map(|l| ContentText::of(l, &code)).collect(),
+            categories: categories
+                .into_iter()
+                .map(|c| CategoryRef { id: c.category_id, is_primary: c.is_primary })
+                .collect(),
+            tags: tags.into_iter().map(|t| t.tag_id).collect(),
+            content,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]

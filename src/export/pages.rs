@@ -12,7 +12,7 @@ use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use super::format::{CategoryRef, Content, ContentText, Media, MediaText, Menu, Placement, Taxonomy, Term, TermText};
+use super::format::{Content, Media, MediaText, Menu, Placement, Taxonomy, Term, TermText};
 
 /// Rows read per query.
 pub const PAGE: u64 = 1_000;
@@ -162,24 +162,14 @@ pub async fn contents(
         .into_iter()
         .filter_map(|p| {
             let content = rows.remove(&p.content_id)?;
-            let localizations = texts
-                .remove(&p.content_id)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|l| ContentText::of(l, code))
-                .collect();
-            Some(Content {
-                placement: Placement { slug: p.slug, route: p.route },
-                localizations,
-                categories: categories
-                    .remove(&p.content_id)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|c| CategoryRef { id: c.category_id, is_primary: c.is_primary })
-                    .collect(),
-                tags: tags.remove(&p.content_id).unwrap_or_default().into_iter().map(|t| t.tag_id).collect(),
+            Some(Content::of(
                 content,
-            })
+                Placement { slug: p.slug, route: p.route },
+                texts.remove(&p.content_id).unwrap_or_default(),
+                categories.remove(&p.content_id).unwrap_or_default(),
+                tags.remove(&p.content_id).unwrap_or_default(),
+                code,
+            ))
         })
         .collect();
     Ok((items, Some(last)))

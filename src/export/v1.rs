@@ -13,10 +13,7 @@ use plinth_entities::{
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::format::{
-    CategoryRef, Content, ContentText, Event, Header, Media, MediaText, Menu, Placement, SiteLocale, Taxonomy, Term,
-    TermText,
-};
+use super::format::{Content, Event, Header, Media, MediaText, Menu, Placement, SiteLocale, Taxonomy, Term, TermText};
 
 /// `archive.json` of format 1: the site's rows, table by table, as stored.
 #[derive(Deserialize, Clone, Debug)]
@@ -128,20 +125,15 @@ pub fn events(archive: Archive) -> Vec<Event> {
     let (blogs, pages): (Vec<_>, Vec<_>) = archive.contents.into_iter().partition(|c| c.kind == "blog");
     for c in blogs.into_iter().chain(pages) {
         let Some(placement) = placements.remove(&c.id) else { continue };
-        let localizations =
-            texts.remove(&c.id).unwrap_or_default().into_iter().filter_map(|l| ContentText::of(l, code)).collect();
-        let item = Content {
-            placement: Placement { slug: placement.slug, route: placement.route },
-            localizations,
-            categories: categories
-                .remove(&c.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|x| CategoryRef { id: x.category_id, is_primary: x.is_primary })
-                .collect(),
-            tags: tags.remove(&c.id).unwrap_or_default().into_iter().map(|t| t.tag_id).collect(),
-            content: c,
-        };
+        let id = c.id;
+        let item = Content::of(
+            c,
+            Placement { slug: placement.slug, route: placement.route },
+            texts.remove(&id).unwrap_or_default(),
+            categories.remove(&id).unwrap_or_default(),
+            tags.remove(&id).unwrap_or_default(),
+            code,
+        );
         out.push(Event::Content(Box::new(item)));
     }
 
