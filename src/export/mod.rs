@@ -51,6 +51,7 @@ pub struct ImportForm {
         (status = 201, body = crate::sites::SiteResponse, description = "A new site (new ids, a free slug) with the archive's content, taxonomy, navigation and media; a user importing becomes its owner"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "Not a Plinth export (format 2, or format 1 of earlier versions): not a ZIP, archive.json malformed or out of order, a media entry misnamed, missing or not matching its checksum; nothing is written"),
         (status = 413, body = Problem, content_type = "application/problem+json", description = "PAYLOAD_TOO_LARGE: the upload, or what the archive inflates to (entries, archive.json, a media file, all together, or a compression ratio past 200), is over its limit; refused before inflating. STORAGE_QUOTA_EXCEEDED: the archive's media exceed the site's storage quota"),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "CONFLICT: items of the archive point at each other inconsistently (a menu item whose parent is in another menu); nothing is kept"),
         (status = 503, body = Problem, content_type = "application/problem+json", description = "SERVICE_UNAVAILABLE: another archive is being read on this instance for longer than 30 s (`Retry-After`)")
     ))]
 pub async fn import_site(
