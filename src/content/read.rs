@@ -140,7 +140,7 @@ pub async fn list(
 
 /// A page of `filter`'s items as list items.
 async fn listed(state: &AppState, filter: &Filter, sort: Sort, page: Page) -> ApiResult<Paginated<ContentListItem>> {
-    let found = listing::page_with_sites(&state.db, filter, sort, page).await?;
+    let found = listing::page_with_sites(state, filter, sort, page).await?;
     Ok(found.map(|(model, site_ids)| ContentListItem::new(&model, site_ids)))
 }
 

@@ -56,6 +56,8 @@ pub struct AppState {
     pub responses: ResponseCache,
     /// One build at a time per response-cache key (`http_cache`).
     pub response_flights: flights::SingleFlight,
+    /// Where deep pages of the content lists start (`content::listing::seek`).
+    pub page_boundaries: crate::content::listing::PageBoundaries,
     /// Pageviews on their way to the database.
     pub pageviews: PageviewIngest,
     /// Wakes the export builder when a job is queued.

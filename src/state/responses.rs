@@ -93,6 +93,14 @@ impl ResponseCache {
         self.generations.get(&site_id).map(|g| *g).unwrap_or(0)
     }
 
+    /// A number that grows with every write to the site (and every write that
+    /// all sites' answers may show): what other per-site derived state, such
+    /// as a list's page boundaries, is stamped with. Read it before reading
+    /// the data the state is derived from.
+    pub fn write_generation(&self, site_id: Uuid) -> u64 {
+        self.generation(site_id).max(self.floor.load(Ordering::Acquire))
+    }
+
     /// After a write to the site committed: every response built before is stale.
     pub fn site_changed(&self, site_id: Uuid) {
         let generation = self.counter.fetch_add(1, Ordering::AcqRel) + 1;

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::helpers::{assert_problem, TestApp};
 
-async fn list(app: &TestApp, site: &str, query: &str) -> Value {
+pub async fn list(app: &TestApp, site: &str, query: &str) -> Value {
     let res = app.get(&format!("/sites/{site}/blogs?{query}"), &app.admin_key).await;
     let status = res.status();
     let body: Value = res.json().await.unwrap();
@@ -19,7 +19,7 @@ async fn list(app: &TestApp, site: &str, query: &str) -> Value {
     body
 }
 
-fn titles(page: &Value) -> Vec<&str> {
+pub fn titles(page: &Value) -> Vec<&str> {
     page["data"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect()
 }
 
@@ -103,7 +103,7 @@ async fn lists_and_totals_follow_every_kind_of_write() {
 
 /// Fills one site with `n` posts (a fifth drafts, every hundredth in the
 /// trash) straight in SQL, as a bulk import would, and no `ANALYZE`.
-async fn fill(db: &sea_orm::DatabaseConnection, site: Uuid, n: u32) {
+pub async fn fill(db: &sea_orm::DatabaseConnection, site: Uuid, n: u32) {
     let backend = db.get_database_backend();
     let numbers = match backend {
         DbBackend::Postgres => format!("SELECT i FROM generate_series(1, {n}) AS g(i)"),
@@ -227,7 +227,7 @@ async fn every_list_is_an_index_range_scan_in_its_own_order_without_statistics()
         "a search is found from the text index, its matches probed by key:\n{plan}"
     );
     let first_page = plinth::pagination::Page { page: 1, per_page: 10 };
-    let found = listing::page_with_sites(&app.state.db, &search, Sort::NEWEST, first_page);
+    let found = listing::page_with_sites(&app.state, &search, Sort::NEWEST, first_page);
     let found = found.await.unwrap();
     assert_eq!(
         (found.meta.total, found.data[0].0.title.as_str()),

@@ -28,6 +28,7 @@ mod cli;
 mod conformance;
 mod cors;
 mod crash;
+mod deep_pages;
 mod documents;
 mod environments;
 mod errors;

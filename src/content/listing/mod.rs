@@ -21,6 +21,12 @@ use super::{ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{Page, Paginated};
 
+mod search;
+mod seek;
+
+pub use search::Search;
+pub use seek::{PageBoundaries, Position};
+
 /// Which of a site's rows a list takes.
 #[derive(Clone, Debug)]
 pub struct Filter {
@@ -65,91 +71,6 @@ impl Filter {
             featured_only: false,
             locale_id: None,
             search: None,
-        }
-    }
-}
-
-/// The words of a `search`: every one must start a word of the item's title or
-/// slug, in any letter case. Matched on the backend's text index (migration
-/// `content_search`): FTS5 on SQLite, a `tsvector` GIN index on PostgreSQL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Search {
-    words: Vec<String>,
-    backend: DbBackend,
-}
-
-impl Search {
-    /// At most this many characters of `search`…
-    pub const MAX_CHARS: usize = 200;
-    /// …and this many of its words count.
-    const MAX_WORDS: usize = 8;
-
-    /// The words of `raw` (runs of letters and digits, lowercased); `None`
-    /// when it has none. 422 past [`Search::MAX_CHARS`].
-    pub fn parse(raw: &str, backend: DbBackend) -> ApiResult<Option<Search>> {
-        if raw.chars().count() > Self::MAX_CHARS {
-            return Err(ApiError::validation(vec![FieldError::new(
-                "search",
-                ErrorCode::ValidationInvalidFormat,
-                format!("at most {} characters", Self::MAX_CHARS),
-            )]));
-        }
-        let words: Vec<String> = raw
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .take(Self::MAX_WORDS)
-            .map(str::to_lowercase)
-            .collect();
-        Ok((!words.is_empty()).then_some(Search { words, backend }))
-    }
-
-    /// The site rows of `site_id` (and `kind`) whose title or slug has the
-    /// words, every column of them, found from the text index alone: the
-    /// index's entries for the words within the scope of that site's kind. A
-    /// list then filters and sorts these matches, so a search costs what its
-    /// matches cost, however large the site.
-    fn matching_rows(&self, site_id: Uuid, kind: Option<ContentKind>) -> sea_orm::sea_query::SelectStatement {
-        use sea_orm::sea_query::{Alias, Asterisk, BinOper, Condition, Func};
-        let scope = format!("s{}{}", site_id.simple(), kind.map_or(String::new(), |k| k.as_str().replace('_', "")));
-        let matched = Alias::new("matched");
-        // Words are letters and digits only: nothing in them is query syntax.
-        match self.backend {
-            DbBackend::Postgres => {
-                let scope = if kind.is_some() { format!("{scope}:A") } else { format!("{scope}:*A") };
-                let words = self.words.iter().map(|w| format!("{w}:*B"));
-                let query = std::iter::once(scope).chain(words).collect::<Vec<_>>().join(" & ");
-                Query::select()
-                    .column((matched.clone(), Asterisk))
-                    .from_as(content_listing::Entity, matched)
-                    .and_where(Expr::cust(plinth_migrations::POSTGRES_SEARCH_VECTOR).binary(
-                        BinOper::Custom("@@"),
-                        Func::cust(Alias::new("to_tsquery")).arg(Expr::cust("'simple'")).arg(Expr::val(query)),
-                    ))
-                    // A query of its own (not pulled up into the list), so the
-                    // text index is the only index its plan can use.
-                    .offset(0)
-                    .to_owned()
-            }
-            _ => {
-                let scope = if kind.is_some() { format!(r#""{scope}""#) } else { format!(r#""{scope}" *"#) };
-                let words = self.words.iter().map(|w| format!(r#"{{title slug}} : "{w}" *"#)).collect::<Vec<_>>();
-                let query = format!("scope : {scope} AND {}", words.join(" AND "));
-                // CROSS JOIN keeps the text index the outer loop: each match is
-                // one probe of `ix_content_sites_search_rowid`.
-                Query::select()
-                    .column((matched.clone(), Asterisk))
-                    .from(Alias::new("content_search"))
-                    .join_as(sea_orm::JoinType::CrossJoin, content_listing::Entity, matched, Condition::all())
-                    .and_where(Expr::cust("content_search").binary(BinOper::Custom("MATCH"), Expr::val(query)))
-                    .and_where(Expr::cust(r#""matched"."search_rowid" = "content_search"."rowid""#))
-                    // A LIMIT and an OFFSET keep the list's conditions out of
-                    // this query (SQLite neither flattens it nor pushes them
-                    // down), so each match is probed by its rowid, not by the
-                    // site's list index.
-                    .limit(i64::MAX as u64)
-                    .offset(0)
-                    .to_owned()
-            }
         }
     }
 }
@@ -302,20 +223,25 @@ struct IdRow {
     content_id: Uuid,
 }
 
-/// A page of `filter`'s rows in `sort` order, whole.
-pub fn page_rows(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content_listing::Entity> {
+/// A page of `filter`'s rows in `sort` order, whole, starting `at` an
+/// offset or a boundary and offset (see [`seek`]).
+pub fn page_rows(filter: &Filter, sort: Sort, limit: u64, at: impl Into<Position>) -> Select<content_listing::Entity> {
+    let at = at.into();
     let order = if sort.descending { Order::Desc } else { Order::Asc };
-    rows(filter)
-        .order_by(sort.column(), order.clone())
+    let mut rows = rows(filter);
+    if let Some(from) = &at.from {
+        rows = rows.filter(from.onwards(sort));
+    }
+    rows.order_by(sort.column(), order.clone())
         .order_by(content_listing::Column::ContentId, order)
         .limit(limit)
-        .offset(offset)
+        .offset(at.offset)
 }
 
 /// The query of a page's ids in `sort` order: index entries only (public for
 /// the plan tests).
-pub fn page_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content_listing::Entity> {
-    page_rows(filter, sort, limit, offset).select_only().column(content_listing::Column::ContentId)
+pub fn page_query(filter: &Filter, sort: Sort, limit: u64, at: impl Into<Position>) -> Select<content_listing::Entity> {
+    page_rows(filter, sort, limit, at).select_only().column(content_listing::Column::ContentId)
 }
 
 /// Every live published row of the site in `kinds`, by kind and slug: for a
@@ -479,16 +405,19 @@ fn sites_of_item(backend: DbBackend) -> sea_orm::sea_query::SimpleExpr {
 /// a page of a counted list (the page's ids from its index, each item by key,
 /// its sites and the counters' sum as columns), a second only for the total
 /// of a page past the end or of a list the counters do not hold.
-pub async fn page_with_sites<C: ConnectionTrait>(
-    db: &C,
+pub async fn page_with_sites(
+    state: &crate::state::AppState,
     filter: &Filter,
     sort: Sort,
     page: Page,
 ) -> ApiResult<Paginated<(content::Model, Vec<Uuid>)>> {
+    let db = &state.db;
+    let generation = state.responses.write_generation(filter.site_id);
     let counts = counted(filter);
     let mut rows: Vec<ListedRow> = Vec::new();
     if let Some(offset) = page.offset() {
-        let mut select = page_items_query(filter, sort, page.per_page, offset)
+        let at = state.page_boundaries.position(db, generation, filter, sort, offset).await?;
+        let mut select = page_items_query(filter, sort, page.per_page, at)
             .column_as(sites_of_item(db.get_database_backend()), "listed_sites");
         if let Some(counts) = &counts {
             let sum = sea_orm::sea_query::SubQueryStatement::SelectStatement(counts.clone().into_query());
@@ -547,10 +476,10 @@ pub async fn load_page<C: ConnectionTrait>(
 }
 
 /// The query of [`load_page`] (public for the plan tests).
-pub fn page_items_query(filter: &Filter, sort: Sort, limit: u64, offset: u64) -> Select<content::Entity> {
+pub fn page_items_query(filter: &Filter, sort: Sort, limit: u64, at: impl Into<Position>) -> Select<content::Entity> {
     let order = if sort.descending { Order::Desc } else { Order::Asc };
     content::Entity::find()
-        .filter(content::Column::Id.in_subquery(page_query(filter, sort, limit, offset).into_query()))
+        .filter(content::Column::Id.in_subquery(page_query(filter, sort, limit, at).into_query()))
         .order_by(sort.item_column(), order.clone())
         .order_by(content::Column::Id, order)
 }

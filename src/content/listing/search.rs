@@ -1,0 +1,98 @@
+//! `search` on the content lists: words matched on the backend's text index.
+
+use plinth_entities::content_listing;
+use sea_orm::sea_query::{Expr, Query};
+use sea_orm::{DbBackend, ExprTrait};
+use uuid::Uuid;
+
+use super::super::ContentKind;
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+
+/// The words of a `search`: every one must start a word of the item's title or
+/// slug, in any letter case. Matched on the backend's text index (migration
+/// `content_search`): FTS5 on SQLite, a `tsvector` GIN index on PostgreSQL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Search {
+    words: Vec<String>,
+    backend: DbBackend,
+}
+
+impl Search {
+    /// At most this many characters of `search`…
+    pub const MAX_CHARS: usize = 200;
+    /// …and this many of its words count.
+    const MAX_WORDS: usize = 8;
+
+    /// The words of `raw` (runs of letters and digits, lowercased); `None`
+    /// when it has none. 422 past [`Search::MAX_CHARS`].
+    pub fn parse(raw: &str, backend: DbBackend) -> ApiResult<Option<Search>> {
+        if raw.chars().count() > Self::MAX_CHARS {
+            return Err(ApiError::validation(vec![FieldError::new(
+                "search",
+                ErrorCode::ValidationInvalidFormat,
+                format!("at most {} characters", Self::MAX_CHARS),
+            )]));
+        }
+        let words: Vec<String> = raw
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(Self::MAX_WORDS)
+            .map(str::to_lowercase)
+            .collect();
+        Ok((!words.is_empty()).then_some(Search { words, backend }))
+    }
+
+    /// The site rows of `site_id` (and `kind`) whose title or slug has the
+    /// words, every column of them, found from the text index alone: the
+    /// index's entries for the words within the scope of that site's kind. A
+    /// list then filters and sorts these matches, so a search costs what its
+    /// matches cost, however large the site.
+    pub(super) fn matching_rows(
+        &self,
+        site_id: Uuid,
+        kind: Option<ContentKind>,
+    ) -> sea_orm::sea_query::SelectStatement {
+        use sea_orm::sea_query::{Alias, Asterisk, BinOper, Condition, Func};
+        let scope = format!("s{}{}", site_id.simple(), kind.map_or(String::new(), |k| k.as_str().replace('_', "")));
+        let matched = Alias::new("matched");
+        // Words are letters and digits only: nothing in them is query syntax.
+        match self.backend {
+            DbBackend::Postgres => {
+                let scope = if kind.is_some() { format!("{scope}:A") } else { format!("{scope}:*A") };
+                let words = self.words.iter().map(|w| format!("{w}:*B"));
+                let query = std::iter::once(scope).chain(words).collect::<Vec<_>>().join(" & ");
+                Query::select()
+                    .column((matched.clone(), Asterisk))
+                    .from_as(content_listing::Entity, matched)
+                    .and_where(Expr::cust(plinth_migrations::POSTGRES_SEARCH_VECTOR).binary(
+                        BinOper::Custom("@@"),
+                        Func::cust(Alias::new("to_tsquery")).arg(Expr::cust("'simple'")).arg(Expr::val(query)),
+                    ))
+                    // A query of its own (not pulled up into the list), so the
+                    // text index is the only index its plan can use.
+                    .offset(0)
+                    .to_owned()
+            }
+            _ => {
+                let scope = if kind.is_some() { format!(r#""{scope}""#) } else { format!(r#""{scope}" *"#) };
+                let words = self.words.iter().map(|w| format!(r#"{{title slug}} : "{w}" *"#)).collect::<Vec<_>>();
+                let query = format!("scope : {scope} AND {}", words.join(" AND "));
+                // CROSS JOIN keeps the text index the outer loop: each match is
+                // one probe of `ix_content_sites_search_rowid`.
+                Query::select()
+                    .column((matched.clone(), Asterisk))
+                    .from(Alias::new("content_search"))
+                    .join_as(sea_orm::JoinType::CrossJoin, content_listing::Entity, matched, Condition::all())
+                    .and_where(Expr::cust("content_search").binary(BinOper::Custom("MATCH"), Expr::val(query)))
+                    .and_where(Expr::cust(r#""matched"."search_rowid" = "content_search"."rowid""#))
+                    // A LIMIT and an OFFSET keep the list's conditions out of
+                    // this query (SQLite neither flattens it nor pushes them
+                    // down), so each match is probed by its rowid, not by the
+                    // site's list index.
+                    .limit(i64::MAX as u64)
+                    .offset(0)
+                    .to_owned()
+            }
+        }
+    }
+}
