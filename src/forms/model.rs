@@ -442,6 +442,14 @@ pub struct SubmissionReceipt {
     pub created_at: DateTime<Utc>,
 }
 
+/// What a lookup by reference code tells: the spec's "status and created_at
+/// only" (the caller already holds the code).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SubmissionLookup {
+    pub status: SubmissionStatus,
+    pub created_at: DateTime<Utc>,
+}
+
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct LookupRequest {
     pub reference_code: String,

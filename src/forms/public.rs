@@ -13,7 +13,9 @@ use plinth_actors::ClientQuota;
 use uuid::Uuid;
 
 use super::altcha::Challenge;
-use super::model::{LookupRequest, PublicForm, PublicFormQuery, SubmissionReceipt, SubmitForm, VisitorSubmission};
+use super::model::{
+    LookupRequest, PublicForm, PublicFormQuery, SubmissionLookup, SubmissionReceipt, SubmitForm, VisitorSubmission,
+};
 use super::{bot, service, submit};
 use crate::auth::client_address;
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
@@ -128,7 +130,7 @@ pub async fn submit_form(
     params(("X-Site-Domain" = Option<String>, Header, description = "When sent, the submission must belong to this site")),
     request_body = LookupRequest,
     responses(
-        (status = 200, body = SubmissionReceipt, description = "Status and creation time only"),
+        (status = 200, body = SubmissionLookup, description = "Status and creation time only"),
         (status = 404, body = Problem, content_type = "application/problem+json", description = "INVALID_REFERENCE_CODE"),
         (status = 410, body = Problem, content_type = "application/problem+json", description = "SUBMISSION_DELETED")
     ),

@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use super::bot::{self, Passed};
 use super::model::{
-    BotProtection, PublicField, PublicForm, StorageMode, SubmissionReceipt, SubmissionStatus, SubmitForm,
-    VisitorSubmission,
+    BotProtection, PublicField, PublicForm, StorageMode, SubmissionLookup, SubmissionReceipt, SubmissionStatus,
+    SubmitForm, VisitorSubmission,
 };
 use super::{fields, reference, validate};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -229,10 +229,9 @@ async fn by_code(state: &AppState, site_id: Option<Uuid>, raw: &str) -> ApiResul
     Ok(found)
 }
 
-pub async fn lookup(state: &AppState, site_id: Option<Uuid>, code: &str) -> ApiResult<SubmissionReceipt> {
+pub async fn lookup(state: &AppState, site_id: Option<Uuid>, code: &str) -> ApiResult<SubmissionLookup> {
     let found = by_code(state, site_id, code).await?;
-    Ok(SubmissionReceipt {
-        reference_code: found.reference_code.clone(),
+    Ok(SubmissionLookup {
         status: SubmissionStatus::parse(&found.status).unwrap_or(SubmissionStatus::New),
         created_at: found.created_at,
     })
