@@ -114,6 +114,8 @@ impl MediaResponse {
 #[into_params(parameter_in = Query)]
 pub struct MediaListQuery {
     pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
     /// Matches filename, alt text, caption and title.
     pub search: Option<String>,

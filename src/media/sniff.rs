@@ -53,9 +53,14 @@ pub enum Verdict {
     Refused(String),
 }
 
-/// Judges a file by its first bytes and its name.
+/// Judges a file by its first bytes. The name decides only between markdown
+/// and plain text, and refuses one disguise: a name that claims an image for
+/// bytes that are text (HTML among them) or SVG, a page or script posing as a
+/// picture. Executables are refused by type whatever their name. Any other
+/// misnaming is ordinary (a PNG saved as `photo.jpg`): the bytes decide, and
+/// [`name_for`] gives the stored file the extension of its type.
 pub fn judge(head: &[u8], filename: &str) -> Verdict {
-    let extension = filename.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    let extension = extension_of_name(filename);
     let detected = detect(head, extension.as_deref());
     let Some(detected) = detected else {
         return Verdict::Refused("the file's content is not of a known type".into());
@@ -63,15 +68,37 @@ pub fn judge(head: &[u8], filename: &str) -> Verdict {
     let Some((mime, extensions)) = ALLOWED.iter().find(|(mime, _)| *mime == detected) else {
         return Verdict::Refused(format!("files of type {detected} are not accepted"));
     };
-    // A name that claims another known type is a disguise (a text file named
-    // `.png`): refuse it rather than serve it under a misleading name.
     if let Some(ext) = extension.as_deref() {
-        let claimed = ALLOWED.iter().any(|(_, exts)| exts.contains(&ext));
-        if claimed && !extensions.contains(&ext) {
-            return Verdict::Refused(format!("the name says .{ext} but the content is {detected}"));
+        let claims_image = ALLOWED.iter().any(|(m, exts)| m.starts_with("image/") && exts.contains(&ext));
+        let active_or_text = detected.starts_with("text/") || detected == "image/svg+xml";
+        if claims_image && active_or_text && !extensions.contains(&ext) {
+            return Verdict::Refused(format!("the name says .{ext} (an image) but the content is {detected}"));
         }
     }
     Verdict::Allowed(mime)
+}
+
+/// `filename` with an extension of `mime_type`: kept when it has one, its
+/// known extension replaced (`photo.jpg` holding a PNG: `photo.png`), or one
+/// added (`scan`, `notes.final`).
+pub fn name_for(filename: &str, mime_type: &str) -> String {
+    let Some((_, extensions)) = ALLOWED.iter().find(|(mime, _)| *mime == mime_type) else {
+        return filename.to_string();
+    };
+    let extension = extension_of_name(filename);
+    if extension.as_deref().is_some_and(|ext| extensions.contains(&ext)) {
+        return filename.to_string();
+    }
+    let known = extension.as_deref().is_some_and(|ext| ALLOWED.iter().any(|(_, exts)| exts.contains(&ext)));
+    let stem = match filename.rsplit_once('.') {
+        Some((stem, _)) if known && !stem.is_empty() => stem,
+        _ => filename,
+    };
+    format!("{stem}.{}", extension_of(mime_type))
+}
+
+fn extension_of_name(filename: &str) -> Option<String> {
+    filename.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase())
 }
 
 fn detect(head: &[u8], extension: Option<&str>) -> Option<&'static str> {
@@ -152,5 +179,29 @@ mod tests {
         // An ELF executable is of a known type, not an allowed one.
         assert!(matches!(judge(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0", "tool"), Verdict::Refused(_)));
         assert!(matches!(judge(b"\0\x01\x02binary", "x.bin"), Verdict::Refused(_)));
+    }
+
+    #[test]
+    fn a_misnamed_file_is_taken_for_its_bytes_and_renamed_but_text_posing_as_an_image_is_not() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(judge(png, "photo.jpg"), Verdict::Allowed("image/png"));
+        assert_eq!(judge(png, "scan.pdf"), Verdict::Allowed("image/png"));
+        assert_eq!(name_for("photo.jpg", "image/png"), "photo.png");
+        assert_eq!(name_for("photo.JPEG", "image/jpeg"), "photo.JPEG");
+        assert_eq!(name_for("scan", "image/png"), "scan.png");
+        assert_eq!(name_for("notes.final", "text/plain"), "notes.final.txt");
+        assert_eq!(name_for(".png", "image/jpeg"), ".png.jpg");
+        for disguise in ["photo.png", "photo.jpg", "logo.svg", "icon.ico"] {
+            assert!(
+                matches!(judge(b"<html><script>alert(1)</script></html>", disguise), Verdict::Refused(_)),
+                "{disguise}"
+            );
+        }
+        let svg = b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>";
+        assert!(matches!(judge(svg, "cat.png"), Verdict::Refused(_)));
+        assert!(matches!(judge(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0", "cat.jpg"), Verdict::Refused(_)));
+        // Text named as another text type, or a PDF named .txt, is fine.
+        assert_eq!(judge(b"hello", "notes.md"), Verdict::Allowed("text/markdown"));
+        assert_eq!(judge(b"%PDF-1.7\n", "report.txt"), Verdict::Allowed("application/pdf"));
     }
 }

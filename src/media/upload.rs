@@ -47,7 +47,10 @@ impl Limit {
 /// An uploaded file, stored under a temporary key.
 struct Received {
     temp_key: String,
+    /// The client's name with the extension of `mime_type` (`sniff::name_for`).
     filename: String,
+    /// The name as the client sent it.
+    original_filename: String,
     size: u64,
     checksum: String,
     mime_type: &'static str,
@@ -251,7 +254,8 @@ async fn receive_file(state: &AppState, mut field: Field, limit: Limit) -> ApiRe
     w.finish().await.map_err(|e| read_failed(e.to_string()))?;
     Ok(Received {
         temp_key,
-        filename,
+        filename: sniff::name_for(&filename, mime_type),
+        original_filename: filename,
         size,
         checksum: hex::encode(hasher.finalize()),
         mime_type,
@@ -305,7 +309,7 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
     let mut record = media_file::ActiveModel {
         id: Set(id),
         filename: Set(file.filename.clone()),
-        original_filename: Set(file.filename.clone()),
+        original_filename: Set(file.original_filename.clone()),
         mime_type: Set(file.mime_type.to_string()),
         file_size: Set(i64::try_from(file.size).unwrap_or(i64::MAX)),
         storage_key: Set(None),

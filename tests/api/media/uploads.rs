@@ -92,6 +92,25 @@ async fn png_gif_and_webp_make_variants_and_small_images_are_never_enlarged() {
 }
 
 #[actix_web::test]
+async fn a_misnamed_file_is_stored_and_served_as_what_its_bytes_are() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("misnamed").await;
+    let record = uploaded(&app, &site, "photo.jpg", png(40, 30)).await;
+    assert_eq!(
+        (record["mime_type"].as_str(), record["filename"].as_str(), record["original_filename"].as_str()),
+        (Some("image/png"), Some("photo.png"), Some("photo.jpg"))
+    );
+    assert_eq!((record["width"].as_i64(), record["height"].as_i64()), (Some(40), Some(30)));
+    let public_url = record["public_url"].as_str().unwrap();
+    assert!(public_url.ends_with(".png"), "{public_url}");
+    let res = app.client.get(public_url).send().await.unwrap();
+    assert_eq!((res.status().as_u16(), res.headers()["content-type"].to_str().unwrap()), (200, "image/png"));
+    // Text posing as a picture stays refused.
+    let res = upload(&app, &app.admin_key, &[&site], "photo.jpg", b"<html><script>x</script></html>".to_vec()).await;
+    assert_problem(res, 400, "MEDIA_UPLOAD_INVALID_TYPE").await;
+}
+
+#[actix_web::test]
 async fn hostile_and_wrong_files_are_refused_cleanly() {
     let app = TestApp::spawn_with(|c| c.media.site_quota_bytes = 60_000).await;
     let site = app.create_site_id("hostile").await;
