@@ -21,6 +21,7 @@ use uuid::Uuid;
 use crate::auth::{Credential, Principal};
 use crate::error::ApiResult;
 use crate::members::{memberships_of, Membership};
+use crate::permissions::KeyPermission;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -32,8 +33,15 @@ pub fn routes(r: &mut Routes) {
 /// Who the caller is. The last three fields are null for API keys.
 #[derive(Serialize, ToSchema)]
 pub struct AuthInfo {
-    /// The key's permission (`Read`, `Write`, `Admin`, `Master`); null for users.
-    pub permission: Option<String>,
+    /// The key's permission (`Read`, `Write`, `Admin`, `Master`). For a user
+    /// signed in through the identity provider: `Master` for a system admin
+    /// (who may do everything a Master key may), otherwise `Read`, the
+    /// baseline every user has; what a user may do on a site is their role in
+    /// `memberships`, since one permission cannot say it for every site. The
+    /// origin service answers `Read` for every user, so its admin UI reads a
+    /// user's rights from `is_system_admin` and `memberships` either way.
+    #[schema(example = "Write")]
+    pub permission: String,
     /// The key's site scope.
     pub site_id: Option<Uuid>,
     /// `api_key` or `jwt`.
@@ -48,7 +56,7 @@ pub struct AuthInfo {
 pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let info = match &principal.credential {
         Credential::ApiKey(key) => AuthInfo {
-            permission: Some(key.permission.as_str().to_string()),
+            permission: key.permission.as_str().to_string(),
             site_id: key.site_id,
             auth_method: "api_key".into(),
             idp_user_id: None,
@@ -57,8 +65,12 @@ pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<H
         },
         Credential::User(user) => {
             let memberships = memberships_of(&state, &user.idp_user_id).await?;
+            let permission = match principal.is_system_admin() {
+                true => KeyPermission::Master,
+                false => KeyPermission::Read,
+            };
             AuthInfo {
-                permission: None,
+                permission: permission.as_str().to_string(),
                 site_id: None,
                 auth_method: "jwt".into(),
                 idp_user_id: Some(user.idp_user_id.clone()),

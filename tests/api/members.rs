@@ -121,12 +121,15 @@ async fn auth_me_describes_keys_and_users() {
         (me["auth_method"].as_str(), me["idp_user_id"].as_str(), me["is_system_admin"].as_bool()),
         (Some("jwt"), Some("alice"), Some(false))
     );
+    // A user's permission is a string, as the spec types it: the baseline
+    // `Read` (an owner's rights are in `memberships`), `Master` for a system admin.
+    assert_eq!(me["permission"], "Read");
     assert_eq!(
         me["memberships"],
         json!([{"site_id": created["id"], "site_name": "Mine", "site_slug": "mine", "role": "owner"}])
     );
     let root: Value = app.bearer(Method::GET, "/auth/me", &user_token("root"), None).await.json().await.unwrap();
-    assert_eq!(root["is_system_admin"], true);
+    assert_eq!((&root["is_system_admin"], &root["permission"]), (&json!(true), &json!("Master")));
 }
 
 #[actix_web::test]
