@@ -430,7 +430,9 @@ impl Config {
     }
 
     pub fn bind_addr(&self) -> Result<SocketAddr, ConfigError> {
-        self.bind.parse().map_err(|_| ConfigError::Invalid(format!("bind address '{}' is not host:port", self.bind)))
+        self.bind.parse().map_err(|_| {
+            ConfigError::Invalid(format!("bind address '{}' is not host:port (set PLINTH_BIND)", self.bind))
+        })
     }
 
     /// The absolute base of links the API returns.

@@ -46,32 +46,99 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let config = match Config::load() {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("plinth: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => fail(Failure::new(Failure::SETTING, e.to_string())),
     };
     telemetry::init(&config.log);
-    let result = actix_web::rt::System::new().block_on(async move {
-        match cli.command.unwrap_or(Command::Serve) {
+    actix_web::rt::System::new().block_on(async move {
+        let result = match cli.command.unwrap_or(Command::Serve) {
             Command::Serve => serve(config).await,
-            Command::Migrate => migrate(config).await,
+            Command::Migrate => migrate(config).await.map_err(Failure::from),
             Command::ApiKey(ApiKeyCommand::Create { name, permission, site }) => {
-                create_key(config, name, permission, site).await
+                create_key(config, name, permission, site).await.map_err(Failure::from)
             }
+        };
+        // Exit here, inside the runtime: dropping it with actors or pooled
+        // connections still waiting would print their panics after the line
+        // that says what went wrong.
+        match result {
+            Ok(()) => exit(0),
+            Err(failure) => fail(failure),
         }
-    });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("plinth: {e}");
-            ExitCode::FAILURE
-        }
+    })
+}
+
+/// Why `plinth` could not start: one line naming the cause and the setting
+/// to change, and the exit code (the README lists them).
+struct Failure {
+    code: i32,
+    line: String,
+}
+
+impl Failure {
+    const OTHER: i32 = 1;
+    /// A setting is invalid (a value that does not parse, a bad combination).
+    const SETTING: i32 = 2;
+    /// The address to listen on is taken or not this machine's.
+    const LISTEN: i32 = 3;
+    /// The database cannot be reached or opened.
+    const DATABASE: i32 = 4;
+    /// The data directory cannot be created or written.
+    const DATA_DIR: i32 = 5;
+
+    fn new(code: i32, line: impl Into<String>) -> Self {
+        Failure { code, line: line.into() }
     }
 }
 
-async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
-    let bind = config.bind_addr()?;
+impl From<plinth::app::BoxError> for Failure {
+    fn from(e: plinth::app::BoxError) -> Self {
+        Failure::new(Failure::OTHER, e.to_string())
+    }
+}
+
+fn fail(failure: Failure) -> ! {
+    eprintln!("plinth: {}", failure.line);
+    exit(failure.code)
+}
+
+fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(code)
+}
+
+/// Checks what start-up needs from outside, cheapest first, before anything
+/// starts: the address, the data directory, the database. Each failure is a
+/// [`Failure`] that names the setting.
+async fn preflight(config: &Config) -> Result<TcpListener, Failure> {
+    let bind = config.bind_addr().map_err(|e| Failure::new(Failure::SETTING, e.to_string()))?;
+    let listener = TcpListener::bind(bind).map_err(|e| {
+        Failure::new(Failure::LISTEN, format!("cannot listen on {bind}: {e}; set PLINTH_BIND to a free host:port"))
+    })?;
+    let dir = &config.data_dir;
+    let probe = dir.join(".plinth-write-check");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| {
+            Failure::new(
+                Failure::DATA_DIR,
+                format!("the data directory {} is not writable: {e}; set PLINTH_DATA_DIR", dir.display()),
+            )
+        })?;
+    let database = db::connect(&config.database_url, config.database_acquire_timeout()).await.map_err(|e| {
+        Failure::new(
+            Failure::DATABASE,
+            format!("cannot open the database {}: {e}; check PLINTH_DATABASE_URL", db::describe(&config.database_url)),
+        )
+    })?;
+    let _ = database.close().await;
+    Ok(listener)
+}
+
+async fn serve(config: Config) -> Result<(), Failure> {
+    let listener = preflight(&config).await?;
     let public_url = config.public_url();
     let database = db::describe(&config.database_url);
     // Where uploaded files go: the S3 URL when storage is shared (it names a
@@ -81,10 +148,11 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
         _ => config.data_dir.display().to_string(),
     };
     let app = Plinth::build(config).await?;
-    let listener = TcpListener::bind(bind)?;
     let running = app.serve(listener, false)?;
     // Our own signal handling: /readyz turns 503 before the server stops.
-    actix_web::rt::spawn(plinth::system::probes::stop_on_signal(running.state(), running.server.handle())?);
+    let on_signal = plinth::system::probes::stop_on_signal(running.state(), running.server.handle())
+        .map_err(|e| Failure::new(Failure::OTHER, format!("cannot handle signals: {e}")))?;
+    actix_web::rt::spawn(on_signal);
     let listen = format!("http://{}", running.addr);
     let mut banner = format!("\nPlinth {} listening on {listen}\n", env!("CARGO_PKG_VERSION"));
     banner += &format!("  API       {listen}/api/v1\n  Docs      {listen}/api-docs/\n");
@@ -102,17 +170,15 @@ async fn serve(config: Config) -> Result<(), plinth::app::BoxError> {
     }
     println!("{banner}\nReady. SIGTERM or Ctrl+C stops the server.");
     let webhooks = running.webhooks();
-    running.server.await?;
+    running.server.await.map_err(|e| Failure::new(Failure::OTHER, e.to_string()))?;
     tracing::info!("server stopped; flushing actors");
     RunningServer::drain(&webhooks).await;
     tracing::info!("stopped");
     // Everything durable is written. Tearing the runtime down would drop the
     // periodic passes still waiting (on SQLite's write lock, say) outside any
     // runtime, where their pooled connections cannot be returned and sqlx
-    // panics: end here instead, with success.
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    std::process::exit(0)
+    // panics: the caller exits instead, with success.
+    Ok(())
 }
 
 async fn migrate(config: Config) -> Result<(), plinth::app::BoxError> {

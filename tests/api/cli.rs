@@ -1,5 +1,6 @@
 //! The `plinth` binary itself: first start prints a Master key, SIGTERM exits 0,
-//! `plinth api-key create` prints a working key.
+//! `plinth api-key create` prints a working key, and a start that cannot
+//! succeed says why in one line with a documented exit code.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -195,4 +196,43 @@ async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
 
     Command::new("kill").args(["-TERM", &child.0.id().to_string()]).status().unwrap();
     assert!(child.0.wait().unwrap().success());
+}
+
+/// Runs `plinth` expecting it to fail at start-up: its exit code and stderr.
+fn failed_start(mut cmd: Command) -> (Option<i32>, String) {
+    let out = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).trim().to_string())
+}
+
+#[actix_web::test]
+async fn start_up_failures_print_one_line_naming_the_setting_and_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = fresh_database(&dir).await;
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let (code, stderr) = failed_start(plinth(&dir, &database_url, port));
+    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
+    assert!(stderr.contains("in use") && stderr.contains("PLINTH_BIND"), "{stderr}");
+
+    let free = free_port();
+    let mut cmd = plinth(&dir, &database_url, free);
+    cmd.env("PLINTH_BIND", "not-an-address");
+    let (code, stderr) = failed_start(cmd);
+    assert_eq!((code, stderr.lines().count()), (Some(2), 1), "{stderr}");
+    assert!(stderr.contains("PLINTH_BIND"), "{stderr}");
+
+    let mut cmd = plinth(&dir, "postgres://nobody@127.0.0.1:1/none", free);
+    cmd.env("PLINTH_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none");
+    let (code, stderr) = failed_start(cmd);
+    assert_eq!((code, stderr.lines().count()), (Some(4), 1), "{stderr}");
+    assert!(stderr.contains("PLINTH_DATABASE_URL") && !stderr.contains("nobody@"), "no credentials echoed:\n{stderr}");
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let mut cmd = plinth(&dir, &database_url, free);
+    cmd.env("PLINTH_DATA_DIR", file.join("data"));
+    let (code, stderr) = failed_start(cmd);
+    assert_eq!((code, stderr.lines().count()), (Some(5), 1), "{stderr}");
+    assert!(stderr.contains("PLINTH_DATA_DIR"), "{stderr}");
 }
