@@ -35,8 +35,9 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// How long a cached API key is trusted before it is read again (bounds how long
 /// a key revoked on another instance keeps working).
 const KEY_CACHE_TTL: Duration = Duration::from_secs(30);
-/// Content lists whose deep-page boundaries are kept (about 8 KB each at 100,000 rows).
-const PAGE_BOUNDARY_LISTS: usize = 1_024;
+/// Values derived from sites' data kept at once (a content list's deep-page
+/// boundaries: about 8 KB at 100,000 rows).
+const DERIVED_VALUES: usize = 1_024;
 
 /// A built application: migrated database, running actors, state. Must be built
 /// inside an actix system (the binary's `main`, or `#[actix_web::test]`).
@@ -128,7 +129,7 @@ impl Plinth {
             sites,
             responses,
             response_flights: Default::default(),
-            page_boundaries: crate::content::listing::PageBoundaries::new(PAGE_BOUNDARY_LISTS),
+            derived: crate::state::derived::DerivedValues::new(DERIVED_VALUES),
             pageviews: Default::default(),
             site_slugs: Default::default(),
             secrets: Default::default(),

@@ -22,7 +22,8 @@ pub const MAX_PER_PAGE: u64 = 100;
 pub struct PageParams {
     /// Page number, from 1 (default 1).
     pub page: Option<u64>,
-    /// Items per page (default 10, at most 100).
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
 }
 

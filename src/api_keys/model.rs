@@ -88,5 +88,7 @@ pub struct ListApiKeysQuery {
     /// `active` (default), `revoked` or `all`.
     pub status: Option<String>,
     pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
 }

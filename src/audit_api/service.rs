@@ -52,7 +52,8 @@ impl From<audit_log::Model> for AuditEntryResponse {
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     pub page: Option<u64>,
-    /// Entries per page (default 20, at most 100).
+    /// Entries per page (default 20, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
     /// `blog`, `page`, `site`, `api_key`, `form`, …
     pub entity_type: Option<String>,

@@ -55,12 +55,21 @@ pub struct ContentListItem {
     pub cover_image_id: Option<Uuid>,
     pub is_featured: bool,
     pub is_sample: bool,
+    /// The fields of the item's kind, as on the item itself but a page's
+    /// `sections`: pages `route`; CV entries `entry_type`, `organization`,
+    /// `start_date`, `end_date`, `is_current`; skills `name`, `category`,
+    /// `proficiency`; projects `client`, `start_date`, `end_date`, `links`;
+    /// legal documents `document_type`.
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub kind_fields: Map<String, Value>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 impl ContentListItem {
-    pub fn new(model: &content::Model, site_ids: Vec<Uuid>) -> Self {
+    /// `route`: a page's route (any of its sites'; they share it).
+    pub fn new(model: &content::Model, site_ids: Vec<Uuid>, route: Option<String>) -> Self {
         Self {
             id: model.id,
             site_ids,
@@ -73,10 +82,32 @@ impl ContentListItem {
             cover_image_id: model.cover_image_id,
             is_featured: model.is_featured,
             is_sample: model.is_sample,
+            kind_fields: kind_fields(model, route, false),
             created_at: model.created_at,
             updated_at: model.updated_at,
         }
     }
+}
+
+/// The fields of the item's kind, as its response shows them: its stored
+/// kind data, a page's route and a skill's name. `sections` (a page's whole
+/// layout) only when `with_sections`: list items leave it to the item.
+pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections: bool) -> Map<String, Value> {
+    let mut fields = match &model.fields {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    if !with_sections {
+        fields.remove("sections");
+    }
+    if let Some(route) = route {
+        fields.insert("route".into(), Value::String(route));
+    }
+    if model.kind == "skill" {
+        // The spec calls a skill's title its name.
+        fields.insert("name".into(), Value::String(model.title.clone()));
+    }
+    fields
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -508,6 +539,8 @@ pub struct BulkResult {
 #[into_params(parameter_in = Query)]
 pub struct PublishedQuery {
     pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
     /// Keep only items with a localization in this locale.
     pub locale_id: Option<Uuid>,
@@ -518,7 +551,8 @@ pub struct PublishedQuery {
 pub struct ListQuery {
     /// From 1 (default 1).
     pub page: Option<u64>,
-    /// Default 10, at most 100.
+    /// Default 10, at most 100. Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
     /// CV entries only: work, education, volunteer, certification or project.
     pub entry_type: Option<CvEntryType>,

@@ -141,7 +141,7 @@ pub async fn list(
 /// A page of `filter`'s items as list items.
 async fn listed(state: &AppState, filter: &Filter, sort: Sort, page: Page) -> ApiResult<Paginated<ContentListItem>> {
     let found = listing::page_with_sites(state, filter, sort, page).await?;
-    Ok(found.map(|(model, site_ids)| ContentListItem::new(&model, site_ids)))
+    Ok(found.map(|(model, site_ids, route)| ContentListItem::new(&model, site_ids, route)))
 }
 
 /// Published items, newest first; with `locale_id`, only those localized in it
@@ -362,7 +362,10 @@ pub async fn similar(
         scored.into_iter().take(limit.clamp(1, SIMILAR_MAX) as usize).map(|(_, _, m)| m.clone()).collect();
     Ok(top
         .iter()
-        .map(|m| ContentListItem::new(m, rels.get(&m.id).map(|r| r.site_ids.clone()).unwrap_or_default()))
+        .map(|m| {
+            let relations = rels.get(&m.id).cloned().unwrap_or_default();
+            ContentListItem::new(m, relations.site_ids, relations.route)
+        })
         .collect())
 }
 

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use plinth_entities::{content, content_category, content_site, content_tag};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
-use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::model::{ContentListItem, ContentResponse};
@@ -73,17 +72,7 @@ pub fn status_of(model: &content::Model) -> ContentStatus {
 }
 
 pub fn response(model: &content::Model, relations: Relations) -> ContentResponse {
-    let mut kind_fields = match &model.fields {
-        Value::Object(map) => map.clone(),
-        _ => Map::new(),
-    };
-    if let Some(route) = relations.route {
-        kind_fields.insert("route".into(), Value::String(route));
-    }
-    if model.kind == "skill" {
-        // The spec calls a skill's title its name.
-        kind_fields.insert("name".into(), Value::String(model.title.clone()));
-    }
+    let kind_fields = super::model::kind_fields(model, relations.route, true);
     ContentResponse {
         id: model.id,
         site_ids: relations.site_ids,
@@ -115,6 +104,9 @@ pub async fn list_items<C: ConnectionTrait>(db: &C, models: &[content::Model]) -
     let mut relations = load(db, &ids, false).await?;
     Ok(models
         .iter()
-        .map(|m| ContentListItem::new(m, relations.remove(&m.id).map(|r| r.site_ids).unwrap_or_default()))
+        .map(|m| {
+            let Relations { site_ids, route, .. } = relations.remove(&m.id).unwrap_or_default();
+            ContentListItem::new(m, site_ids, route)
+        })
         .collect())
 }

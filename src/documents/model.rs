@@ -90,6 +90,8 @@ impl DocumentResponse {
 pub struct DocumentListQuery {
     pub folder_id: Option<Uuid>,
     pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
 }
 

@@ -42,7 +42,8 @@ impl From<&notification::Model> for NotificationResponse {
 #[into_params(parameter_in = Query)]
 pub struct NotificationQuery {
     pub page: Option<u64>,
-    /// Default 20, at most 100.
+    /// Default 20, at most 100. Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
     /// Only unread ones.
     #[serde(default)]

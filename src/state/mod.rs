@@ -15,6 +15,7 @@ use crate::events::EventBus;
 use crate::storage::Storage;
 
 pub mod cluster;
+pub mod derived;
 pub mod flights;
 pub mod gate;
 pub mod identity_provider;
@@ -56,8 +57,9 @@ pub struct AppState {
     pub responses: ResponseCache,
     /// One build at a time per response-cache key (`http_cache`).
     pub response_flights: flights::SingleFlight,
-    /// Where deep pages of the content lists start (`content::listing::seek`).
-    pub page_boundaries: crate::content::listing::PageBoundaries,
+    /// Values derived from sites' data, such as where deep pages of the
+    /// content lists start (`content::listing::seek`).
+    pub derived: derived::DerivedValues,
     /// Pageviews on their way to the database.
     pub pageviews: PageviewIngest,
     /// Wakes the export builder when a job is queued.

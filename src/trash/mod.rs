@@ -89,7 +89,8 @@ pub struct TrashCount {
 pub struct TrashQuery {
     /// From 1 (default 1).
     pub page: Option<u64>,
-    /// Default 10, at most 100.
+    /// Default 10, at most 100. Also accepted as `per_page`.
+    #[serde(alias = "per_page")]
     pub page_size: Option<u64>,
 }
 

@@ -50,8 +50,7 @@ async fn deep_pages_hold_what_an_offset_holds_and_follow_writes() {
     // The page starts at a boundary 7,000 rows down and walks the rest: a
     // range of the list's index, in its order, without a sort.
     let state = &app.state;
-    let generation = state.responses.write_generation(site);
-    let at = state.page_boundaries.position(&state.db, generation, &filter, Sort::NEWEST, 7_450).await.unwrap();
+    let at = listing::position(state, &filter, Sort::NEWEST, 7_450).await.unwrap();
     assert!(at.from.is_some() && at.offset == 450, "{at:?}");
     let query = listing::page_query(&filter, Sort::NEWEST, 10, at);
     let plan = plan_of(&state.db, &query.build(state.db.get_database_backend()).to_string()).await;

@@ -293,3 +293,76 @@ async fn search_finds_the_words_and_word_starts_of_titles_and_slugs_on_one_site(
     let res = app.get(&format!("/sites/{a}/blogs?search={long}"), &app.admin_key).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
 }
+
+#[actix_web::test]
+async fn page_size_is_another_name_for_per_page_on_every_list() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("page-size").await;
+    for title in ["one", "two", "three"] {
+        let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title})).await;
+        assert_eq!(res.status(), 201);
+        let id = res.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+        assert!(app.delete(&format!("/blogs/{id}"), &app.admin_key).await.status().is_success());
+        let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title})).await;
+        assert_eq!(res.status(), 201);
+    }
+    // The content lists, a list of the shared page parameters, and the trash
+    // (whose spec name is `page_size`, so `per_page` is the other name there).
+    for path in [
+        format!("/sites/{site}/blogs?page_size=2"),
+        format!("/sites/{site}/audit?page_size=2"),
+        format!("/sites/{site}/trash?per_page=2"),
+    ] {
+        let res = app.get(&path, &app.admin_key).await;
+        let status = res.status();
+        let page: Value = res.json().await.unwrap();
+        assert_eq!(status, 200, "{path}: {page}");
+        let items = page.get("data").or(page.get("items")).and_then(Value::as_array).map(Vec::len);
+        assert_eq!(items, Some(2), "{path}: {page}");
+    }
+}
+
+#[actix_web::test]
+async fn list_items_carry_the_fields_of_their_kind() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("kinds").await;
+    let settings = json!({"module_portfolio_enabled": true});
+    assert_eq!(app.put(&format!("/sites/{site}/settings"), &app.admin_key, settings).await.status(), 200);
+    let created = [
+        (
+            "pages",
+            json!({"title": "Team", "route": "/about/team", "sections": [{"section_type": "hero", "title": "Hi"}]}),
+        ),
+        (
+            "cv",
+            json!({"entry_type": "work", "title": "Engineer", "organization": "ACME", "start_date": "2021-03-01", "is_current": true}),
+        ),
+        ("skills", json!({"name": "Rust", "category": "languages", "proficiency": 90})),
+    ];
+    for (kind, mut body) in created {
+        body["site_ids"] = json!([site]);
+        let res = app.post(&format!("/{kind}"), &app.admin_key, body).await;
+        assert_eq!(res.status(), 201, "{kind}: {}", res.text().await.unwrap());
+    }
+    let first = |kind: &'static str| {
+        let app = &app;
+        let site = site.clone();
+        async move {
+            let page: Value = app.get(&format!("/sites/{site}/{kind}"), &app.admin_key).await.json().await.unwrap();
+            page["data"][0].clone()
+        }
+    };
+    let page = first("pages").await;
+    assert_eq!((page["route"].as_str(), page.get("sections")), (Some("/about/team"), None), "{page}");
+    let cv = first("cv").await;
+    assert_eq!(
+        (&cv["entry_type"], &cv["organization"], &cv["start_date"], &cv["is_current"]),
+        (&json!("work"), &json!("ACME"), &json!("2021-03-01"), &json!(true)),
+        "{cv}"
+    );
+    let skill = first("skills").await;
+    assert_eq!(
+        (&skill["name"], &skill["category"], &skill["proficiency"]),
+        (&json!("Rust"), &json!("languages"), &json!(90))
+    );
+}

@@ -25,7 +25,7 @@ mod search;
 mod seek;
 
 pub use search::Search;
-pub use seek::{PageBoundaries, Position};
+pub use seek::{position, Position};
 
 /// Which of a site's rows a list takes.
 #[derive(Clone, Debug)]
@@ -384,6 +384,8 @@ struct ListedRow {
     item: content::Model,
     /// The item's site ids, comma-separated.
     listed_sites: Option<String>,
+    /// A page's route.
+    listed_route: Option<String>,
     /// The list's total from the counters (when they hold it).
     list_total: Option<i64>,
 }
@@ -401,6 +403,13 @@ fn sites_of_item(backend: DbBackend) -> sea_orm::sea_query::SimpleExpr {
     })
 }
 
+/// A page's route (any of its sites'; they share it) as a column.
+fn route_of_item() -> sea_orm::sea_query::SimpleExpr {
+    Expr::cust(
+        r#"(SELECT "r"."route" FROM "content_sites" AS "r" WHERE "r"."content_id" = "contents"."id" AND "r"."route" IS NOT NULL LIMIT 1)"#,
+    )
+}
+
 /// One page of items with their sites, and the list's total: one query for
 /// a page of a counted list (the page's ids from its index, each item by key,
 /// its sites and the counters' sum as columns), a second only for the total
@@ -410,15 +419,15 @@ pub async fn page_with_sites(
     filter: &Filter,
     sort: Sort,
     page: Page,
-) -> ApiResult<Paginated<(content::Model, Vec<Uuid>)>> {
+) -> ApiResult<Paginated<(content::Model, Vec<Uuid>, Option<String>)>> {
     let db = &state.db;
-    let generation = state.responses.write_generation(filter.site_id);
     let counts = counted(filter);
     let mut rows: Vec<ListedRow> = Vec::new();
     if let Some(offset) = page.offset() {
-        let at = state.page_boundaries.position(db, generation, filter, sort, offset).await?;
+        let at = position(state, filter, sort, offset).await?;
         let mut select = page_items_query(filter, sort, page.per_page, at)
-            .column_as(sites_of_item(db.get_database_backend()), "listed_sites");
+            .column_as(sites_of_item(db.get_database_backend()), "listed_sites")
+            .column_as(route_of_item(), "listed_route");
         if let Some(counts) = &counts {
             let sum = sea_orm::sea_query::SubQueryStatement::SelectStatement(counts.clone().into_query());
             select = select.column_as(sea_orm::sea_query::SimpleExpr::SubQuery(None, Box::new(sum)), "list_total");
@@ -440,7 +449,7 @@ pub async fn page_with_sites(
                 .filter_map(|id| Uuid::parse_str(id).ok())
                 .collect();
             sites.sort();
-            (row.item, sites)
+            (row.item, sites, row.listed_route)
         })
         .collect();
     Ok(Paginated::new(items, page, total))

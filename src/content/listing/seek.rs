@@ -8,10 +8,10 @@
 //! (a keyset condition on the list's own sort key), and then walks fewer than
 //! [`SPACING`] entries.
 //!
-//! Boundaries are per list (site, filter and order) and stamped with the
-//! site's write generation (the response cache's): any write to the site makes
-//! them stale, as it makes the site's cached answers stale, so a page never
-//! starts from a row that moved. They are found lazily, each from the one
+//! Boundaries are per list (site, filter and order), kept in the state's
+//! derived values under the site's write generation: any write to the site
+//! makes them stale, as it makes the site's cached answers stale, so a page
+//! never starts from a row that moved. They are found lazily, each from the one
 //! before by a walk of [`SPACING`] entries, as far as the deepest page asked
 //! for; one request builds a list's boundaries while the others wait for it.
 
@@ -25,7 +25,7 @@ use uuid::Uuid;
 
 use super::{page_rows, Filter, Sort, SortKey};
 use crate::error::ApiResult;
-use crate::state::flights::SingleFlight;
+use crate::state::AppState;
 
 /// Rows between two boundaries: the most a deep page walks.
 pub const SPACING: u64 = 1_000;
@@ -100,66 +100,40 @@ fn seekable(filter: &Filter, sort: Sort) -> bool {
 /// A list's boundaries under one generation of its site: `rows[k]` is the
 /// row at offset `(k + 1) * SPACING`.
 struct Boundaries {
-    generation: u64,
     rows: Vec<Boundary>,
     /// The list ends before another boundary: looking further finds nothing.
     complete: bool,
 }
 
-/// The boundaries of the lists read deep, a bounded number of lists.
-pub struct PageBoundaries {
-    lists: quick_cache::sync::Cache<String, Arc<Boundaries>>,
-    building: SingleFlight,
-}
-
-impl PageBoundaries {
-    /// Remembers the boundaries of at most `lists` lists (a list of 100,000
-    /// rows has 100, about 8 KB).
-    pub fn new(lists: usize) -> Self {
-        PageBoundaries { lists: quick_cache::sync::Cache::new(lists.max(1)), building: SingleFlight::default() }
+/// Where the page at `offset` of `filter` in `sort` starts. The boundaries
+/// are kept in the state's derived values under the site's write generation,
+/// read before any of the page's queries.
+pub async fn position(state: &AppState, filter: &Filter, sort: Sort, offset: u64) -> ApiResult<Position> {
+    if offset < FIRST_SEEK || !seekable(filter, sort) {
+        return Ok(Position::offset(offset));
     }
-
-    /// Where the page at `offset` of `filter` in `sort` starts, for a site at
-    /// write `generation` (read before any of the page's queries).
-    pub async fn position<C: ConnectionTrait>(
-        &self,
-        db: &C,
-        generation: u64,
-        filter: &Filter,
-        sort: Sort,
-        offset: u64,
-    ) -> ApiResult<Position> {
-        if offset < FIRST_SEEK || !seekable(filter, sort) {
-            return Ok(Position::offset(offset));
-        }
-        let wanted = usize::try_from(offset / SPACING).unwrap_or(usize::MAX);
-        let key = format!("{}:{sort:?}:{filter:?}", filter.site_id);
-        let short =
-            |known: &Option<Arc<Boundaries>>| known.as_ref().is_none_or(|b| b.rows.len() < wanted && !b.complete);
-        let mut known = self.fresh(&key, generation);
+    let generation = state.responses.write_generation(filter.site_id);
+    let wanted = usize::try_from(offset / SPACING).unwrap_or(usize::MAX);
+    let key = format!("page-boundaries:{}:{sort:?}:{filter:?}", filter.site_id);
+    let short = |known: &Option<Arc<Boundaries>>| known.as_ref().is_none_or(|b| b.rows.len() < wanted && !b.complete);
+    let mut known = state.derived.get::<Boundaries>(&key, generation);
+    if short(&known) {
+        let _turn = state.derived.building.turn(&key).await;
+        known = state.derived.get::<Boundaries>(&key, generation);
         if short(&known) {
-            let _turn = self.building.turn(&key).await;
-            known = self.fresh(&key, generation);
-            if short(&known) {
-                let mut rows = known.as_ref().map(|b| b.rows.clone()).unwrap_or_default();
-                let complete = !extend(db, filter, sort, &mut rows, wanted).await?;
-                let built = Arc::new(Boundaries { generation, rows, complete });
-                self.lists.insert(key, Arc::clone(&built));
-                known = Some(built);
-            }
+            let mut rows = known.as_ref().map(|b| b.rows.clone()).unwrap_or_default();
+            let complete = !extend(&state.db, filter, sort, &mut rows, wanted).await?;
+            let built = Arc::new(Boundaries { rows, complete });
+            state.derived.insert(key, generation, Arc::clone(&built));
+            known = Some(built);
         }
-        let rows = known.map(|b| b.rows.clone()).unwrap_or_default();
-        let reached = rows.len().min(wanted);
-        let Some(from) = reached.checked_sub(1).and_then(|k| rows.get(k)) else {
-            return Ok(Position::offset(offset));
-        };
-        Ok(Position { from: Some(from.clone()), offset: offset - reached as u64 * SPACING })
     }
-
-    /// The list's boundaries if they were found under `generation`.
-    fn fresh(&self, key: &str, generation: u64) -> Option<Arc<Boundaries>> {
-        self.lists.get(key).filter(|b| b.generation == generation)
-    }
+    let rows = known.map(|b| b.rows.clone()).unwrap_or_default();
+    let reached = rows.len().min(wanted);
+    let Some(from) = reached.checked_sub(1).and_then(|k| rows.get(k)) else {
+        return Ok(Position::offset(offset));
+    };
+    Ok(Position { from: Some(from.clone()), offset: offset - reached as u64 * SPACING })
 }
 
 /// Finds boundaries after the last of `rows` until there are `wanted`: each
