@@ -31,6 +31,7 @@ mod m20261125_000024_content_listing;
 mod m20261126_000025_family_lists;
 mod m20261126_000026_site_imports;
 mod m20261126_000027_content_search;
+mod m20261126_000028_trash_across_kinds;
 
 pub struct Migrator;
 
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000025_family_lists::Migration),
             Box::new(m20261126_000026_site_imports::Migration),
             Box::new(m20261126_000027_content_search::Migration),
+            Box::new(m20261126_000028_trash_across_kinds::Migration),
         ]
     }
 }

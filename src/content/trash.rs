@@ -56,22 +56,19 @@ impl TrashSource for ContentTrash {
 
     fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
         Box::pin(async move {
-            // The newest `limit` of each kind (each an index range scan); the
-            // trash merges them with the other sources' and cuts the page.
-            let mut ids = Vec::new();
-            for kind in ContentKind::ALL {
-                let trashed = Filter::trashed(site_id, Some(kind));
-                ids.extend(listing::page_ids(&state.db, &trashed, Sort::LATEST_DELETED, limit, 0).await?);
-            }
-            Ok(listing::load_in_order(&state.db, &ids)
-                .await?
+            // The newest `limit` of every kind: one range scan of the site's
+            // deleted rows (`ix_content_sites_trash_all`), read from the site
+            // rows' copies of title and deletion time, never the items.
+            let trashed = Filter::trashed(site_id, None);
+            let rows = listing::page_rows(&trashed, Sort::LATEST_DELETED, limit, 0).all(&state.db).await?;
+            Ok(rows
                 .into_iter()
-                .map(|m| TrashItem {
-                    id: m.id,
-                    entity_type: m.kind,
-                    title: m.title,
-                    slug: m.slug,
-                    deleted_at: m.deleted_at,
+                .map(|row| TrashItem {
+                    id: row.content_id,
+                    entity_type: row.kind,
+                    title: row.title,
+                    slug: row.slug,
+                    deleted_at: row.deleted_at,
                 })
                 .collect())
         })
