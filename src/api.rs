@@ -11,7 +11,16 @@ use crate::{
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
 /// come before another family's patterns that would match them (`/sites/{id}`).
 pub fn routes() -> Routes {
-    let mut r = Routes::default();
+    mount_every_family(Routes::default())
+}
+
+/// [`routes`] to serve: the same routes, without building their documentation
+/// again in every server worker (the document is built once, `openapi::served`).
+pub fn served_routes() -> Routes {
+    mount_every_family(Routes::without_documentation())
+}
+
+fn mount_every_family(mut r: Routes) -> Routes {
     for family in [
         system::routes,
         api_keys::routes,

@@ -446,6 +446,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/").route(web::get().to(system::version)))
         .configure(system::ops_routes)
         .service(web::redirect("/api-docs", "/api-docs/"))
-        .service(SwaggerUi::new("/api-docs/{_:.*}").url("/api-docs/openapi.json", openapi::document()))
-        .service(web::scope("/api/v1").configure(|cfg| crate::api::routes().register(cfg)));
+        // The document is built and serialized once per process, not per worker.
+        .service(web::resource("/api-docs/openapi.json").route(web::get().to(openapi::serve_document)))
+        .service(SwaggerUi::new("/api-docs/{_:.*}").config(utoipa_swagger_ui::Config::new(["/api-docs/openapi.json"])))
+        .service(web::scope("/api/v1").configure(|cfg| crate::api::served_routes().register(cfg)));
 }

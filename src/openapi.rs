@@ -113,6 +113,17 @@ impl Modify for PrefixPaths {
     }
 }
 
+/// `GET /api-docs/openapi.json`: the document, serialized once per process.
+pub async fn serve_document() -> actix_web::HttpResponse {
+    static SERIALIZED: std::sync::OnceLock<actix_web::web::Bytes> = std::sync::OnceLock::new();
+    let body = SERIALIZED.get_or_init(|| match serde_json::to_vec(&document()) {
+        Ok(json) => json.into(),
+        // Unreachable (the document is plain data); an empty object is still JSON.
+        Err(_) => actix_web::web::Bytes::from_static(b"{}"),
+    });
+    actix_web::HttpResponse::Ok().content_type("application/json").body(body.clone())
+}
+
 /// The document: the shared parts, then every mounted route (`api::routes`),
 /// the kinds derived from the documented ones, and the `/api/v1` prefix.
 pub fn document() -> utoipa::openapi::OpenApi {

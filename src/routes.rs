@@ -45,6 +45,9 @@ pub struct Routes {
     /// The component schemas the documented operations refer to.
     schemas: Vec<(String, RefOr<Schema>)>,
     variant: Option<Variant>,
+    /// Mount only: no paths or schemas kept (each server worker mounts the
+    /// routes; the document is built once).
+    undocumented: bool,
 }
 
 /// What `#[utoipa::path]` generates for a handler: its path, methods and
@@ -55,6 +58,10 @@ pub trait Documented: utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> u
 impl<T: utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> utoipa::__dev::Tags<'t>> Documented for T {}
 
 impl Routes {
+    pub fn without_documentation() -> Self {
+        Routes { undocumented: true, ..Routes::default() }
+    }
+
     /// Mounts the handler documented by `P` (its `#[utoipa::path]`); `handler`
     /// makes the actix route that calls it.
     pub fn add<P: Documented>(&mut self, handler: impl Fn() -> Route) {
@@ -81,7 +88,7 @@ impl Routes {
         resource.protected |= protected;
         // A variant other than the documented one is derived in the document
         // (see `openapi::DerivedKinds`), with its own ids and tags.
-        if self.variant.as_ref().is_none_or(|v| v.documented == v.mounted) {
+        if !self.undocumented && self.variant.as_ref().is_none_or(|v| v.documented == v.mounted) {
             let mut operation = P::operation();
             let tags = P::tags();
             if !tags.is_empty() {
