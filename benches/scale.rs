@@ -28,7 +28,7 @@
 //!
 //! Settings: PLINTH_SCALE_STEPS (default `100,1000,10000,100000`),
 //! PLINTH_SCALE_SITES (default 1000; 0 skips that part),
-//! PLINTH_TEST_DATABASE_URL (also PostgreSQL).
+//! PLINTH_TEST_DATABASE_URL (also PostgreSQL), PLINTH_SCALE_SQLITE=0 (PostgreSQL only).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -81,6 +81,9 @@ fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let mut backends = vec![("SQLite", None)];
+    if std::env::var("PLINTH_SCALE_SQLITE").is_ok_and(|v| v.trim() == "0") {
+        backends.clear();
+    }
     if let Some(url) = postgres.as_deref() {
         backends.push(("PostgreSQL", Some(url)));
     }

@@ -136,6 +136,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     }
     CommonParts.modify(&mut doc);
     DerivedKinds.modify(&mut doc);
+    crate::content::list_item_schemas::document_kind_list_items(&mut doc);
     PrefixPaths.modify(&mut doc);
     doc
 }

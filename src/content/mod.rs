@@ -8,6 +8,7 @@ mod draft;
 pub mod events;
 pub mod http;
 mod kind;
+pub mod list_item_schemas;
 pub mod listing;
 pub mod localizations;
 pub mod model;

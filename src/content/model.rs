@@ -58,8 +58,9 @@ pub struct ContentListItem {
     /// The fields of the item's kind, as on the item itself but a page's
     /// `sections`: pages `route`; CV entries `entry_type`, `organization`,
     /// `start_date`, `end_date`, `is_current`; skills `name`, `category`,
-    /// `proficiency`; projects `client`, `start_date`, `end_date`, `links`;
-    /// legal documents `document_type`.
+    /// `proficiency`; projects `client`, `links`, `media_ids`; legal
+    /// documents `document_type`. Each kind's list item is documented as its
+    /// own schema (`content::list_item_schemas`).
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub kind_fields: Map<String, Value>,

@@ -182,6 +182,16 @@ async fn projects_live_in_the_portfolio_module() {
         assert!(doc["paths"][path][method].is_object(), "{method} {path}");
     }
     assert_eq!(doc["paths"]["/api/v1/sites/{site_id}/cv/bulk"]["post"]["operationId"], "bulk_cv");
+    // Each kind's list item is its own schema, with the fields of its kind.
+    let listed = &doc["paths"]["/api/v1/sites/{site_id}/cv"]["get"]["responses"]["200"]["content"]["application/json"];
+    assert_eq!(listed["schema"]["$ref"], "#/components/schemas/Paginated_CvEntryListItem");
+    let schemas = &doc["components"]["schemas"];
+    let cv_item = serde_json::to_string(&schemas["CvEntryListItem"]).unwrap();
+    assert!(cv_item.contains("entry_type") && cv_item.contains("ContentListItem"), "{cv_item}");
+    assert!(serde_json::to_string(&schemas["Paginated_CvEntryListItem"]).unwrap().contains("CvEntryListItem"));
+    let skills = &doc["paths"]["/api/v1/sites/{site_id}/skills"]["get"]["responses"]["200"]["content"];
+    assert_eq!(skills["application/json"]["schema"]["$ref"], "#/components/schemas/Paginated_SkillListItem");
+    assert!(serde_json::to_string(&schemas["SkillListItem"]).unwrap().contains("proficiency"));
 }
 
 #[actix_web::test]

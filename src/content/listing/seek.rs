@@ -128,12 +128,12 @@ pub async fn position(state: &AppState, filter: &Filter, sort: Sort, offset: u64
             known = Some(built);
         }
     }
-    let rows = known.map(|b| b.rows.clone()).unwrap_or_default();
-    let reached = rows.len().min(wanted);
-    let Some(from) = reached.checked_sub(1).and_then(|k| rows.get(k)) else {
-        return Ok(Position::offset(offset));
-    };
-    Ok(Position { from: Some(from.clone()), offset: offset - reached as u64 * SPACING })
+    let reached = known.as_ref().map_or(0, |b| b.rows.len().min(wanted));
+    let from = reached.checked_sub(1).and_then(|k| known.as_ref().and_then(|b| b.rows.get(k)).cloned());
+    match from {
+        Some(from) => Ok(Position { from: Some(from), offset: offset - reached as u64 * SPACING }),
+        None => Ok(Position::offset(offset)),
+    }
 }
 
 /// Finds boundaries after the last of `rows` until there are `wanted`: each

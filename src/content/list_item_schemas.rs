@@ -1,0 +1,89 @@
+//! Each content kind's list item as its own schema in the OpenAPI document
+//! (`PageListItem`, `CvEntryListItem`, …): the shared `ContentListItem` and
+//! the fields of that kind that a list item carries, referred to by the
+//! operations of that kind's paths. The handlers are documented once (as
+//! blogs) and mounted per kind, so the kinds' schemas are put in afterwards.
+
+use serde_json::{json, Value};
+use utoipa::openapi::{OpenApi, RefOr, Schema};
+
+/// A kind's path segment, its schema name and the properties its list items
+/// add to `ContentListItem` (what `content::model::kind_fields` puts there).
+fn kinds() -> [(&'static str, &'static str, Value); 6] {
+    let date = |description: &str| json!({"type": "string", "format": "date", "description": description});
+    [
+        ("blogs", "Blog", json!({})),
+        ("pages", "Page", json!({"route": {"type": "string", "description": "The page's route, e.g. `/about/team`"}})),
+        (
+            "cv",
+            "CvEntry",
+            json!({
+                "entry_type": {"$ref": "#/components/schemas/CvEntryType"},
+                "organization": {"type": "string"},
+                "start_date": date("First day"),
+                "end_date": date("Last day; absent while `is_current`"),
+                "is_current": {"type": "boolean"}
+            }),
+        ),
+        (
+            "projects",
+            "Project",
+            json!({
+                "client": {"type": "string"},
+                "links": {"type": "array", "items": {"$ref": "#/components/schemas/ProjectLink"}},
+                "media_ids": {"type": "array", "items": {"type": "string", "format": "uuid"}}
+            }),
+        ),
+        ("legal", "Legal", json!({"document_type": {"$ref": "#/components/schemas/LegalDocumentType"}})),
+        (
+            "skills",
+            "Skill",
+            json!({
+                "name": {"type": "string", "description": "The skill's name (its title)"},
+                "category": {"type": "string"},
+                "proficiency": {"type": "integer", "minimum": 0, "maximum": 100}
+            }),
+        ),
+    ]
+}
+
+/// Adds `{Kind}ListItem` and `Paginated_{Kind}ListItem` for every kind and
+/// points each kind's operations at them instead of the shared schemas.
+pub fn document_kind_list_items(openapi: &mut OpenApi) {
+    const SHARED: &str = "\"#/components/schemas/ContentListItem\"";
+    const SHARED_PAGE: &str = "\"#/components/schemas/Paginated_ContentListItem\"";
+    let Some(components) = openapi.components.as_mut() else { return };
+    let Some(shared_page) = components.schemas.get("Paginated_ContentListItem").cloned() else { return };
+    let shared_page = serde_json::to_value(&shared_page).unwrap_or_default();
+    for (_, name, properties) in kinds() {
+        let item = json!({
+            "description": format!("A {name} in a list: the shared list item and the fields of its kind."),
+            "allOf": [{"$ref": "#/components/schemas/ContentListItem"}, {"type": "object", "properties": properties}]
+        });
+        if let Ok(item) = serde_json::from_value::<RefOr<Schema>>(item) {
+            components.schemas.insert(format!("{name}ListItem"), item);
+        }
+        // The shared page holds its items inline (a generic's argument).
+        let mut page = shared_page.clone();
+        page["properties"]["data"]["items"] = json!({"$ref": format!("#/components/schemas/{name}ListItem")});
+        if let Ok(page) = serde_json::from_value::<RefOr<Schema>>(page) {
+            components.schemas.insert(format!("Paginated_{name}ListItem"), page);
+        }
+    }
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        let Some((_, name, _)) = kinds().into_iter().find(|(segment, _, _)| path.split('/').any(|s| s == *segment))
+        else {
+            continue;
+        };
+        let json = serde_json::to_string(item).unwrap_or_default();
+        if !json.contains(SHARED) && !json.contains(SHARED_PAGE) {
+            continue;
+        }
+        let json = json
+            .replace(SHARED_PAGE, &format!("\"#/components/schemas/Paginated_{name}ListItem\""))
+            .replace(SHARED, &format!("\"#/components/schemas/{name}ListItem\""));
+        if let Ok(kind_item) = serde_json::from_str(&json) {
+            *item = kind_item;
+        }
+    }
+}
