@@ -1,7 +1,7 @@
 //! Database migrations. The same migrations run on SQLite and PostgreSQL; each one
 //! is a module named `m<date>_<number>_<what>` and is never edited once shipped.
 
-pub use m20261126_000027_content_search::POSTGRES_SEARCH_VECTOR;
+pub use m20261126_000028_content_search_unweighted::POSTGRES_SEARCH_VECTOR;
 pub use sea_orm_migration::prelude::*;
 
 mod m20261121_000001_foundation;
@@ -31,7 +31,7 @@ mod m20261125_000024_content_listing;
 mod m20261126_000025_family_lists;
 mod m20261126_000026_site_imports;
 mod m20261126_000027_content_search;
-mod m20261126_000028_trash_across_kinds;
+mod m20261126_000028_content_search_unweighted;
 
 pub struct Migrator;
 
@@ -66,7 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000025_family_lists::Migration),
             Box::new(m20261126_000026_site_imports::Migration),
             Box::new(m20261126_000027_content_search::Migration),
-            Box::new(m20261126_000028_trash_across_kinds::Migration),
+            Box::new(m20261126_000028_content_search_unweighted::Migration),
         ]
     }
 }

@@ -31,10 +31,11 @@ pub struct Migration;
 /// writes the same for a query).
 const SQLITE_SCOPE_OF_NEW: &str = "'s' || lower(hex(NEW.site_id)) || replace(NEW.kind, '_', '')";
 
-/// A site row's text vector on PostgreSQL, as the index and the queries write
-/// it: the scope token weighted A, the words of the title and slug weighted B
-/// (so a word never matches a scope, nor a scope a word).
-pub const POSTGRES_SEARCH_VECTOR: &str = "(setweight(to_tsvector('simple', 's' || replace(site_id::text, '-', '') || \
+/// A site row's text vector on PostgreSQL as this migration indexed it: the
+/// scope token weighted A, the words of the title and slug weighted B (so a
+/// word never matches a scope, nor a scope a word). Replaced by migration
+/// `content_search_unweighted` (28): a weighted query rechecks every match.
+const WEIGHTED_SEARCH_VECTOR: &str = "(setweight(to_tsvector('simple', 's' || replace(site_id::text, '-', '') || \
      replace(kind, '_', '')), 'A') || setweight(to_tsvector('simple', translate(title || ' ' || slug, '-', ' ')), 'B'))";
 
 fn sqlite_up() -> String {
@@ -73,7 +74,7 @@ impl MigrationTrait for Migration {
         match manager.get_database_backend() {
             DbBackend::Postgres => {
                 let index = format!(
-                    "CREATE INDEX ix_content_sites_search ON content_sites USING GIN ({POSTGRES_SEARCH_VECTOR})"
+                    "CREATE INDEX ix_content_sites_search ON content_sites USING GIN ({WEIGHTED_SEARCH_VECTOR})"
                 );
                 db.execute_unprepared(&index).await.map(drop)
             }

@@ -56,21 +56,23 @@ impl TrashSource for ContentTrash {
 
     fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
         Box::pin(async move {
-            // The newest `limit` of every kind: one range scan of the site's
-            // deleted rows (`ix_content_sites_trash_all`), read from the site
-            // rows' copies of title and deletion time, never the items.
-            let trashed = Filter::trashed(site_id, None);
-            let rows = listing::page_rows(&trashed, Sort::LATEST_DELETED, limit, 0).all(&state.db).await?;
-            Ok(rows
-                .into_iter()
-                .map(|row| TrashItem {
+            // The newest `limit` of each kind, each an index range scan in
+            // its order (`ix_content_sites_trash`), read from the site rows'
+            // copies of title and deletion time, never the items; the trash
+            // merges them with the other sources' and cuts the page.
+            let mut items = Vec::new();
+            for kind in ContentKind::ALL {
+                let trashed = Filter::trashed(site_id, Some(kind));
+                let rows = listing::page_rows(&trashed, Sort::LATEST_DELETED, limit, 0).all(&state.db).await?;
+                items.extend(rows.into_iter().map(|row| TrashItem {
                     id: row.content_id,
                     entity_type: row.kind,
                     title: row.title,
                     slug: row.slug,
                     deleted_at: row.deleted_at,
-                })
-                .collect())
+                }));
+            }
+            Ok(items)
         })
     }
 

@@ -189,7 +189,6 @@ async fn every_list_is_an_index_range_scan_in_its_own_order_without_statistics()
             "ix_content_sites_featured",
         ),
         ("trash", Filter::trashed(site, Some(ContentKind::Blog)), Sort::LATEST_DELETED, 0, "ix_content_sites_trash"),
-        ("trash across kinds", Filter::trashed(site, None), Sort::LATEST_DELETED, 0, "ix_content_sites_trash_all"),
     ];
     let mut wrong = Vec::new();
     for (name, filter, sort, offset, index) in cases {

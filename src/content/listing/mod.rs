@@ -54,8 +54,8 @@ impl Filter {
         Filter { status: Some(ContentStatus::Published), ..Filter::live(kind, site_id) }
     }
 
-    /// The site's items of `kind` in the trash; `None`: every kind (newest
-    /// deleted first on `ix_content_sites_trash_all`).
+    /// The site's items of `kind` in the trash; `None`: every kind (for totals
+    /// only: lists go kind by kind, each on its index).
     pub fn trashed(site_id: Uuid, kind: Option<ContentKind>) -> Self {
         Filter { kind, ..Filter::any_kind(site_id, true) }
     }

@@ -58,16 +58,19 @@ impl Search {
         // Words are letters and digits only: nothing in them is query syntax.
         match self.backend {
             DbBackend::Postgres => {
-                let scope = if kind.is_some() { format!("{scope}:A") } else { format!("{scope}:*A") };
-                let words = self.words.iter().map(|w| format!("{w}:*B"));
+                // Lexemes as the tsquery type reads them (quoted, not parsed):
+                // the scope exactly (or as a prefix, for every kind), then
+                // every word as a prefix.
+                let scope = if kind.is_some() { format!("'~{scope}'") } else { format!("'~{scope}':*") };
+                let words = self.words.iter().map(|w| format!("'{w}':*"));
                 let query = std::iter::once(scope).chain(words).collect::<Vec<_>>().join(" & ");
                 Query::select()
                     .column((matched.clone(), Asterisk))
                     .from_as(content_listing::Entity, matched)
-                    .and_where(Expr::cust(plinth_migrations::POSTGRES_SEARCH_VECTOR).binary(
-                        BinOper::Custom("@@"),
-                        Func::cust(Alias::new("to_tsquery")).arg(Expr::cust("'simple'")).arg(Expr::val(query)),
-                    ))
+                    .and_where(
+                        Expr::cust(plinth_migrations::POSTGRES_SEARCH_VECTOR)
+                            .binary(BinOper::Custom("@@"), Func::cast_as(Expr::val(query), Alias::new("tsquery"))),
+                    )
                     // A query of its own (not pulled up into the list), so the
                     // text index is the only index its plan can use.
                     .offset(0)
