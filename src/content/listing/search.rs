@@ -79,7 +79,10 @@ impl Search {
             _ => {
                 let scope = if kind.is_some() { format!(r#""{scope}""#) } else { format!(r#""{scope}" *"#) };
                 let words = self.words.iter().map(|w| format!(r#"{{title slug}} : "{w}" *"#)).collect::<Vec<_>>();
-                let query = format!("scope : {scope} AND {}", words.join(" AND "));
+                // The words first: FTS5 walks an AND's phrases in order, and
+                // the scope's posting list holds every row of the site's kind
+                // (100,000 entries took 8 to 14 ms first, under 1 ms last).
+                let query = format!("{} AND scope : {scope}", words.join(" AND "));
                 // CROSS JOIN keeps the text index the outer loop: each match is
                 // one probe of `ix_content_sites_search_rowid`.
                 Query::select()
