@@ -32,6 +32,7 @@ mod m20261126_000025_family_lists;
 mod m20261126_000026_site_imports;
 mod m20261126_000027_content_search;
 mod m20261126_000028_content_search_unweighted;
+mod m20261126_000029_content_search_scopes;
 
 pub struct Migrator;
 
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000026_site_imports::Migration),
             Box::new(m20261126_000027_content_search::Migration),
             Box::new(m20261126_000028_content_search_unweighted::Migration),
+            Box::new(m20261126_000029_content_search_scopes::Migration),
         ]
     }
 }

@@ -46,7 +46,21 @@ UPDATE content_sites SET search_rowid = rowid;
 INSERT INTO content_search (rowid, scope, title, slug)
   SELECT search_rowid, 's' || lower(hex(site_id)) || replace(kind, '_', ''), title, slug FROM content_sites;
 CREATE INDEX ix_content_sites_search_rowid ON content_sites (search_rowid);
+{}
+CREATE TRIGGER content_search_removed AFTER DELETE ON content_sites BEGIN
+  DELETE FROM content_search WHERE rowid = OLD.search_rowid;
+END;
+"#,
+        sqlite_triggers()
+    )
+}
 
+/// The triggers that write a site row's search row, as this migration made
+/// them (migration `content_search_scopes` replaces them; its `down` restores
+/// these).
+pub(crate) fn sqlite_triggers() -> String {
+    format!(
+        r#"
 CREATE TRIGGER content_search_added AFTER INSERT ON content_sites BEGIN
   INSERT INTO content_search (scope, title, slug)
     VALUES ({SQLITE_SCOPE_OF_NEW}, (SELECT title FROM contents WHERE id = NEW.content_id), NEW.slug);
@@ -58,10 +72,6 @@ CREATE TRIGGER content_search_changed AFTER UPDATE OF title, slug, site_id, kind
 WHEN NEW.search_rowid IS NOT NULL BEGIN
   UPDATE content_search SET scope = {SQLITE_SCOPE_OF_NEW}, title = NEW.title, slug = NEW.slug
     WHERE rowid = NEW.search_rowid;
-END;
-
-CREATE TRIGGER content_search_removed AFTER DELETE ON content_sites BEGIN
-  DELETE FROM content_search WHERE rowid = OLD.search_rowid;
 END;
 "#
     )

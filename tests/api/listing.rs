@@ -288,6 +288,12 @@ async fn search_finds_the_words_and_word_starts_of_titles_and_slugs_on_one_site(
     assert_eq!(found("search=wor").await, ["Hello, World"]);
     assert_eq!(app.delete(&format!("/blogs/{}", ids[0]), &app.admin_key).await.status(), 204);
     assert_eq!(found("search=hello").await, Vec::<String>::new());
+    assert_eq!(list(&app, &a, "search=hello").await["meta"]["total"], 0, "the total leaves the trash out too");
+    // Back from the trash: listed and counted again.
+    let res = app.post(&format!("/trash/{}/restore?entity_type=blog", ids[0]), &app.admin_key, json!({})).await;
+    assert_eq!(res.status(), 200);
+    let back = list(&app, &a, "search=hello").await;
+    assert_eq!((titles(&back), back["meta"]["total"].as_u64()), (vec!["Hello, World"], Some(1)));
 
     let long = "a".repeat(201);
     let res = app.get(&format!("/sites/{a}/blogs?search={long}"), &app.admin_key).await;

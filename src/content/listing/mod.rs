@@ -194,7 +194,7 @@ fn rows(filter: &Filter) -> Select<content_listing::Entity> {
         // The matches stand in for the table, under its name: every condition
         // and order above and below applies to them as written.
         QueryTrait::query(&mut select).from_clear().from_subquery(
-            search.matching_rows(filter.site_id, filter.kind),
+            search.matching_rows(filter.site_id, filter.kind, filter.deleted),
             sea_orm::sea_query::Alias::new("content_sites"),
         );
     }
@@ -346,11 +346,27 @@ pub async fn related_ids<C: ConnectionTrait>(
 /// How many rows `filter` takes: from `content_counts` unless the filter needs
 /// the rows themselves (featured, a locale), then a count on the list's index.
 pub async fn total<C: ConnectionTrait>(db: &C, filter: &Filter) -> ApiResult<u64> {
+    if let Some(count) = search_count(filter) {
+        let row = db.query_one(&count).await?;
+        let n = row.map(|row| row.try_get_by_index::<i64>(0)).transpose()?.unwrap_or(0);
+        return Ok(u64::try_from(n).unwrap_or(0));
+    }
     let n: Option<i64> = match counted(filter) {
         Some(counts) => counts.into_tuple::<i64>().one(db).await?,
         None => return Ok(rows(filter).count(db).await?),
     };
     Ok(u64::try_from(n.unwrap_or(0)).unwrap_or(0))
+}
+
+/// A search's total from the text index alone, when nothing but the site,
+/// kind and deletion narrows it (SQLite: see [`Search::count_in_index`]).
+fn search_count(filter: &Filter) -> Option<sea_orm::sea_query::SelectStatement> {
+    let search = filter.search.as_ref()?;
+    let narrowed = filter.status.is_some() || filter.subtype.is_some() || filter.featured_only;
+    if narrowed || filter.locale_id.is_some() {
+        return None;
+    }
+    search.count_in_index(filter.site_id, filter.kind?, filter.deleted)
 }
 
 /// The sum of `content_counts` that is `filter`'s total, or `None` when the

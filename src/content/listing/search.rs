@@ -51,6 +51,7 @@ impl Search {
         &self,
         site_id: Uuid,
         kind: Option<ContentKind>,
+        deleted: bool,
     ) -> sea_orm::sea_query::SelectStatement {
         use sea_orm::sea_query::{Alias, Asterisk, BinOper, Condition, Func};
         let scope = format!("s{}{}", site_id.simple(), kind.map_or(String::new(), |k| k.as_str().replace('_', "")));
@@ -77,12 +78,7 @@ impl Search {
                     .to_owned()
             }
             _ => {
-                let scope = if kind.is_some() { format!(r#""{scope}""#) } else { format!(r#""{scope}" *"#) };
-                let words = self.words.iter().map(|w| format!(r#"{{title slug}} : "{w}" *"#)).collect::<Vec<_>>();
-                // The words first: FTS5 walks an AND's phrases in order, and
-                // the scope's posting list holds every row of the site's kind
-                // (100,000 entries took 8 to 14 ms first, under 1 ms last).
-                let query = format!("{} AND scope : {scope}", words.join(" AND "));
+                let query = self.sqlite_match(site_id, kind, deleted);
                 // CROSS JOIN keeps the text index the outer loop: each match is
                 // one probe of `ix_content_sites_search_rowid`.
                 Query::select()
@@ -100,5 +96,47 @@ impl Search {
                     .to_owned()
             }
         }
+    }
+
+    /// The FTS5 query of the words within the scope of `site_id`'s `kind`,
+    /// live or deleted (migration `content_search_scopes` marks a deleted
+    /// row's scope with a trailing `x`); every kind's rows when `kind` is
+    /// `None`, live or not (the list's conditions then decide).
+    fn sqlite_match(&self, site_id: Uuid, kind: Option<ContentKind>, deleted: bool) -> String {
+        let scope = match kind {
+            Some(kind) => {
+                let deleted = if deleted { "x" } else { "" };
+                format!(r#""s{}{}{deleted}""#, site_id.simple(), kind.as_str().replace('_', ""))
+            }
+            None => format!(r#""s{}" *"#, site_id.simple()),
+        };
+        let words = self.words.iter().map(|w| format!(r#"{{title slug}} : "{w}" *"#)).collect::<Vec<_>>();
+        // The words first: FTS5 walks an AND's phrases in order, and the
+        // scope's posting list holds every row of the site's kind (at 100,000
+        // entries this took 8 to 14 ms first, under 1 ms last).
+        format!("{} AND scope : {scope}", words.join(" AND "))
+    }
+
+    /// On SQLite, how many live or deleted rows of `site_id`'s `kind` have the
+    /// words, counted in the text index alone (its scope holds site, kind and
+    /// deletion); `None` elsewhere: PostgreSQL counts the list's matches.
+    pub(super) fn count_in_index(
+        &self,
+        site_id: Uuid,
+        kind: ContentKind,
+        deleted: bool,
+    ) -> Option<sea_orm::sea_query::SelectStatement> {
+        use sea_orm::sea_query::{Alias, BinOper, Func};
+        if self.backend == DbBackend::Postgres {
+            return None;
+        }
+        let query = self.sqlite_match(site_id, Some(kind), deleted);
+        Some(
+            Query::select()
+                .expr(Func::count(Expr::cust("*")))
+                .from(Alias::new("content_search"))
+                .and_where(Expr::cust("content_search").binary(BinOper::Custom("MATCH"), Expr::val(query)))
+                .to_owned(),
+        )
     }
 }
