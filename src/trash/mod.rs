@@ -101,6 +101,9 @@ pub struct EntityTypeQuery {
     pub entity_type: String,
 }
 
+/// List a site's trash
+///
+/// Admin role or higher on the site; newest-deleted first.
 #[utoipa::path(get, path = "/sites/{site_id}/trash", tag = "Trash", params(("site_id" = Uuid, Path), TrashQuery),
     responses((status = 200, body = TrashPage, description = "Newest-deleted first")))]
 pub async fn list_trash(
@@ -135,6 +138,9 @@ pub async fn list_trash(
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))
 }
 
+/// Count a site's trash
+///
+/// Admin role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/trash/count", tag = "Trash", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = TrashCount)))]
 pub async fn count_trash(
@@ -157,6 +163,10 @@ async fn count_deleted(state: &AppState, sources: &TrashSources, site_id: Uuid) 
     Ok(total)
 }
 
+/// Restore an item from the trash
+///
+/// Admin role or higher on the item's site. Errors: ENTITY_NOT_FOUND, CONTENT_UNKNOWN_ENTITY_TYPE,
+/// TRASH_ALREADY_RESTORED.
 #[utoipa::path(post, path = "/trash/{id}/restore", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
     responses((status = 200, description = "The restored item, in its own shape"),
         (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
@@ -172,6 +182,9 @@ pub async fn restore_from_trash(
     Ok(HttpResponse::Ok().json(source.restore(&state, &principal, &query.entity_type, id).await?))
 }
 
+/// Delete an item from the trash for good
+///
+/// Admin role or higher on the item's site. Errors: ENTITY_NOT_FOUND, CONTENT_UNKNOWN_ENTITY_TYPE, TRASH_NOT_DELETED.
 #[utoipa::path(
     delete,
     path = "/trash/{id}",
