@@ -66,7 +66,7 @@ pub async fn list_idp_users(
 ///
 /// Admin role on at least one site, or a system admin. Errors: IDP_NOT_CONFIGURED (500), IDP_USER_NOT_FOUND,
 /// IDP_INVALID_IDENTIFIER, IDP_API_FAILED, AUTH_INSUFFICIENT_ROLE.
-#[utoipa::path(get, path = "/idp/users/{id}", tag = "Identity provider", params(("id" = String, Path)),
+#[utoipa::path(get, path = "/idp/users/{id}", tag = "Identity provider", params(("id" = String, Path, pattern = r"^[A-Za-z0-9_-]{1,128}$", description = "The provider's user id: 1 to 128 letters, digits, `_` or `-`")),
     responses((status = 200, body = IdpUser), (status = "5XX", body = Problem)))]
 pub async fn get_idp_user(
     state: web::Data<AppState>,
@@ -86,7 +86,7 @@ pub async fn get_idp_user(
     put,
     path = "/idp/users/{id}/role",
     tag = "Identity provider",
-    params(("id" = String, Path)),
+    params(("id" = String, Path, pattern = r"^[A-Za-z0-9_-]{1,128}$", description = "The provider's user id: 1 to 128 letters, digits, `_` or `-`")),
     request_body = SetRole,
     responses(
         (status = 200, body = IdpUser),

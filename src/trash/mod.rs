@@ -97,7 +97,9 @@ pub struct TrashQuery {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EntityTypeQuery {
-    /// blog, page, project, cv_entry, skill, media, document, legal, social, menu, menu_item
+    /// blog, page, project, cv_entry, skill, media, document, legal, social, menu, menu_item; anything else is
+    /// CONTENT_UNKNOWN_ENTITY_TYPE.
+    #[param(pattern = "^(blog|page|project|cv_entry|skill|media|document|legal|social|menu|menu_item)$")]
     pub entity_type: String,
 }
 
@@ -206,4 +208,18 @@ pub async fn delete_from_trash(
     let source = source_of(&sources, &query.entity_type, id)?;
     source.purge(&state, &principal, &query.entity_type, id).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented pattern of `entity_type` names exactly [`ENTITY_TYPES`].
+    #[test]
+    fn the_documented_entity_types_are_the_known_ones() {
+        let params = <EntityTypeQuery as utoipa::IntoParams>::into_params(|| None);
+        let documented = serde_json::to_value(&params[0]).unwrap_or_default();
+        assert_eq!(documented["schema"]["pattern"], format!("^({})$", ENTITY_TYPES.join("|")));
+        assert_eq!(documented["required"], true);
+    }
 }

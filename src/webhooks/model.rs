@@ -165,6 +165,11 @@ pub struct WebhookStats {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
-    /// 1h, 24h (default), 7d or 30d
+    /// 1h, 24h (default), 7d or 30d; anything else is WEBHOOK_INVALID_STATS_WINDOW.
+    #[param(schema_with = stats_windows)]
     pub window: Option<String>,
+}
+
+fn stats_windows() -> utoipa::openapi::Object {
+    crate::openapi::one_of(&["1h", "24h", "7d", "30d"])
 }
