@@ -20,7 +20,8 @@ use crate::state::AppState;
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct RevertRequest {
-    /// `change_id`s from `GET /audit/history/{entity_type}/{entity_id}`, all of one item.
+    /// `change_id`s from `GET /audit/history/{entity_type}/{entity_id}`, all of one item: 1 to 500.
+    #[schema(min_items = 1, max_items = 500)]
     pub change_ids: Vec<String>,
 }
 

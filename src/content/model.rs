@@ -167,14 +167,20 @@ pub struct CreateContent {
     /// The sites the item appears on (at least one).
     pub site_ids: Vec<Uuid>,
     /// `name` is accepted too (skills). Optional: an untitled item gets the slug
-    /// `untitled` (`untitled-2`, …) unless `slug` is given.
+    /// `untitled` (`untitled-2`, …) unless `slug` is given. One line of at most 300
+    /// characters (trimmed), without control characters.
     #[serde(default, alias = "name", deserialize_with = "crate::values::null_as_default")]
+    #[schema(max_length = 300, pattern = "<optional line>")]
     pub title: String,
     /// Generated from the title when omitted.
     pub slug: Option<String>,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub excerpt: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub body: String,
     pub author: Option<String>,
     /// Draft when omitted.
@@ -182,6 +188,7 @@ pub struct CreateContent {
     /// When the item was (or counts as) published: a date or an RFC 3339 time.
     /// Set when the item is published unless given.
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
     pub publish_start: Option<DateTime<Utc>>,
     pub publish_end: Option<DateTime<Utc>>,
@@ -230,10 +237,16 @@ pub struct CreateContent {
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateContent {
     pub site_ids: Option<Vec<Uuid>>,
+    /// One line of at most 300 characters (trimmed), without control characters; `name` is accepted too.
     #[serde(alias = "name")]
+    #[schema(max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
     pub slug: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub excerpt: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub body: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
@@ -242,6 +255,7 @@ pub struct UpdateContent {
     pub status: Option<ContentStatus>,
     /// A date or an RFC 3339 time; replaces the recorded publication date.
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
@@ -474,10 +488,16 @@ pub struct PageSection {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct LocalizationInput {
     pub locale_id: Uuid,
+    /// One line of 1 to 300 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
     pub title: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub excerpt: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub body: String,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_title: String,
@@ -487,8 +507,14 @@ pub struct LocalizationInput {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateLocalization {
+    /// One line of 1 to 300 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub excerpt: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub body: Option<String>,
     pub meta_title: Option<String>,
     pub meta_description: Option<String>,
@@ -522,7 +548,9 @@ crate::lenient_enum!(BulkAction {
     BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
 });
 
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+/// Documented by hand (`moves::bulk_request_schema`): `status` is required with
+/// `UpdateStatus` only, which one object schema cannot say.
+#[derive(Clone, Debug, Deserialize)]
 pub struct BulkRequest {
     pub action: BulkAction,
     pub ids: Vec<Uuid>,
@@ -554,7 +582,8 @@ pub struct ListQuery {
     /// Default 10, at most 100. Also accepted as `page_size`.
     #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
-    /// CV entries only: work, education, volunteer, certification or project.
+    /// work, education, volunteer, certification or project (documented on the CV list only: every other kind's
+    /// list refuses it with 400).
     pub entry_type: Option<CvEntryType>,
     /// Only items in this status.
     pub status: Option<ContentStatus>,

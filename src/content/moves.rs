@@ -4,6 +4,7 @@
 use plinth_entities::{content, content_site};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module};
@@ -159,4 +160,51 @@ pub async fn bulk(
     }
     commit_with_events(state, txn, events).await?;
     Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
+}
+
+impl utoipa::PartialSchema for BulkRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::OneOf(bulk_request_schema()))
+    }
+}
+
+impl ToSchema for BulkRequest {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push((
+            <ContentStatus as ToSchema>::name().into_owned(),
+            <ContentStatus as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
+/// `{action: UpdateStatus, ids, status}` (status required: else the kind's
+/// `*_BULK_STATUS_REQUIRED`) or `{action: Delete, ids}`.
+fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
+    use utoipa::openapi::{schema::ArrayBuilder, ObjectBuilder, Ref, Type};
+    let ids = || {
+        ArrayBuilder::new()
+            .items(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Uuid))),
+            )
+            .description(Some("The items (of this site and kind) to act on; ids of other items are skipped"))
+    };
+    let status = || Ref::from_schema_name(<ContentStatus as ToSchema>::name());
+    let update = ObjectBuilder::new()
+        .property("action", crate::openapi::one_of(&["UpdateStatus"]))
+        .required("action")
+        .property("ids", ids())
+        .required("ids")
+        .property("status", status())
+        .required("status")
+        .description(Some("Moves every item to `status` (Author role or higher; authors only their own items)"));
+    let delete = ObjectBuilder::new()
+        .property("action", crate::openapi::one_of(&["Delete"]))
+        .required("action")
+        .property("ids", ids())
+        .required("ids")
+        .property("status", status())
+        .description(Some("Moves every item to the trash (Editor role or higher); `status` is ignored"));
+    utoipa::openapi::schema::OneOfBuilder::new().item(update).item(delete).build()
 }

@@ -74,9 +74,13 @@ pub struct SiteLocaleInput {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateSite {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
-    /// Made from the name (`My Site` → `my-site`) when omitted.
+    /// Made from the name (`My Site` → `my-site`) when omitted or empty: 1 to 100 lowercase letters, digits and
+    /// single hyphens, no hyphen at either end.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(max_length = 100, pattern = "<optional slug>")]
     pub slug: String,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
@@ -96,7 +100,11 @@ pub struct CreateSite {
 /// `base_url` and `logo_url`.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSite {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: Option<String>,
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
     pub description: Option<String>,
     #[serde(default, deserialize_with = "double_option")]

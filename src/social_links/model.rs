@@ -42,7 +42,8 @@ pub struct CreateSocialLink {
     /// (`github.com` → `github`) when omitted.
     #[serde(default, alias = "icon")]
     pub platform: Option<String>,
-    /// The profile's http(s) URL.
+    /// The profile's absolute http(s) URL.
+    #[schema(pattern = "<http url>")]
     pub url: String,
     /// Shown text; the platform when omitted.
     #[serde(alias = "title")]
@@ -56,6 +57,8 @@ pub struct CreateSocialLink {
 pub struct UpdateSocialLink {
     #[serde(alias = "icon")]
     pub platform: Option<String>,
+    /// The profile's absolute http(s) URL.
+    #[schema(pattern = "<http url>")]
     pub url: Option<String>,
     #[serde(alias = "title")]
     pub label: Option<String>,
