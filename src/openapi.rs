@@ -116,15 +116,6 @@ fn operations(item: &utoipa::openapi::PathItem) -> impl Iterator<Item = &utoipa:
     [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten()
 }
 
-/// A string schema that takes only `values`: for parameters and fields the
-/// server reads as a string and checks against a fixed list.
-pub fn one_of(values: &[&str]) -> utoipa::openapi::Object {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::Type::String)
-        .enum_values(Some(values.iter().copied()))
-        .build()
-}
-
 struct PrefixPaths;
 
 impl Modify for PrefixPaths {

@@ -95,5 +95,5 @@ pub struct ListApiKeysQuery {
 }
 
 fn key_statuses() -> utoipa::openapi::Object {
-    crate::openapi::one_of(&["active", "revoked", "all"])
+    crate::values::one_of(&["active", "revoked", "all"])
 }

@@ -192,7 +192,7 @@ fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
     };
     let status = || Ref::from_schema_name(<ContentStatus as ToSchema>::name());
     let update = ObjectBuilder::new()
-        .property("action", crate::openapi::one_of(&["UpdateStatus"]))
+        .property("action", crate::values::one_of(&["UpdateStatus"]))
         .required("action")
         .property("ids", ids())
         .required("ids")
@@ -200,7 +200,7 @@ fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
         .required("status")
         .description(Some("Moves every item to `status` (Author role or higher; authors only their own items)"));
     let delete = ObjectBuilder::new()
-        .property("action", crate::openapi::one_of(&["Delete"]))
+        .property("action", crate::values::one_of(&["Delete"]))
         .required("action")
         .property("ids", ids())
         .required("ids")

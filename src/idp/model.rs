@@ -42,5 +42,5 @@ pub struct SetRole {
 }
 
 fn role_names() -> utoipa::openapi::Object {
-    crate::openapi::one_of(&crate::auth::Role::ALL.map(crate::auth::Role::as_str))
+    crate::values::one_of(&crate::auth::Role::ALL.map(crate::auth::Role::as_str))
 }

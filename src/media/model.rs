@@ -284,5 +284,5 @@ pub struct UploadFaviconForm {
 }
 
 fn mime_categories() -> utoipa::openapi::Object {
-    crate::openapi::one_of(&["image", "video", "audio", "document"])
+    crate::values::one_of(&["image", "video", "audio", "document"])
 }

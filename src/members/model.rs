@@ -68,5 +68,5 @@ pub struct TransferOwnership {
 /// Every role but owner.
 fn member_roles() -> utoipa::openapi::Object {
     let roles: Vec<&str> = Role::ALL.iter().filter(|r| **r != Role::Owner).map(|r| r.as_str()).collect();
-    crate::openapi::one_of(&roles)
+    crate::values::one_of(&roles)
 }

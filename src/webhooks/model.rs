@@ -171,5 +171,5 @@ pub struct StatsQuery {
 }
 
 fn stats_windows() -> utoipa::openapi::Object {
-    crate::openapi::one_of(&["1h", "24h", "7d", "30d"])
+    crate::values::one_of(&["1h", "24h", "7d", "30d"])
 }
