@@ -150,6 +150,8 @@ pub fn document() -> utoipa::openapi::OpenApi {
 pub const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 /// An RFC 3339 timestamp, as `format: date-time` fields take.
 pub const DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+/// A date (`YYYY-MM-DD`), as `format: date` fields take.
+pub const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 /// A date (`YYYY-MM-DD`) or an RFC 3339 timestamp (`values::date_or_datetime`).
 pub const DATE_OR_DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$";
 /// Multi-line text (`values::text`): no control character but TAB, LF and CR.
@@ -163,18 +165,23 @@ pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 pub const PATH_PATTERN: &str = "^/\\S*$";
 /// An absolute http(s) URL with a host (`values::link_target`), here limited to
 /// plain host names and IP addresses.
-pub const HTTP_URL_PATTERN: &str = "^https?://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*(:[0-9]{1,4})?(/\\S*)?$";
+pub const HTTP_URL_PATTERN: &str = "^https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?$";
+/// A site's base URL (`values::BaseUrl`): as [`HTTP_URL_PATTERN`] without a query
+/// or fragment; blank for none.
+pub const BASE_URL_PATTERN: &str =
+    "^(\\s*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[^\\s?#]*)?)$";
 /// [`LINE_PATTERN`] where blank is allowed.
 pub const OPTIONAL_LINE_PATTERN: &str =
     "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
 
 /// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
 /// an attribute takes only a literal), so each is written once.
-const NAMED_PATTERNS: [(&str, &str); 8] = [
+const NAMED_PATTERNS: [(&str, &str); 9] = [
     ("<slug>", SLUG_PATTERN),
     ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
     ("<path>", PATH_PATTERN),
     ("<http url>", HTTP_URL_PATTERN),
+    ("<base url>", BASE_URL_PATTERN),
     ("<line>", LINE_PATTERN),
     ("<optional line>", OPTIONAL_LINE_PATTERN),
     ("<text>", TEXT_PATTERN),
@@ -195,6 +202,7 @@ fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::Op
                 let implied = match &object.format {
                     Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)) => Some(UUID_PATTERN),
                     Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)) => Some(DATE_TIME_PATTERN),
+                    Some(SchemaFormat::KnownFormat(KnownFormat::Date)) => Some(DATE_PATTERN),
                     _ => None,
                 };
                 if let (None, Some(pattern)) = (&object.pattern, implied) {

@@ -66,6 +66,7 @@ pub struct CreateApiKey {
     /// `Read`, `Write`, `Admin` or `Master` (any case).
     /// `Read` when omitted.
     #[serde(default = "read_permission")]
+    #[schema(schema_with = key_permissions)]
     pub permission: String,
     /// Restricts the key to one site. Master keys are never scoped.
     pub site_id: Option<Uuid>,
@@ -96,4 +97,8 @@ pub struct ListApiKeysQuery {
 
 fn key_statuses() -> utoipa::openapi::Object {
     crate::values::one_of(&["active", "revoked", "all"])
+}
+
+fn key_permissions() -> utoipa::openapi::Object {
+    crate::values::one_of(&KeyPermission::ALL.map(KeyPermission::as_str))
 }

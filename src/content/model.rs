@@ -520,48 +520,7 @@ pub struct UpdateLocalization {
     pub meta_description: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
-pub enum ReviewAction {
-    Approve,
-    RequestChanges,
-}
-
-crate::lenient_enum!(ReviewAction {
-    ReviewAction::Approve => ["Approve"],
-    ReviewAction::RequestChanges => ["RequestChanges"],
-});
-
-#[derive(Clone, Debug, Deserialize, ToSchema)]
-pub struct ReviewRequest {
-    pub action: ReviewAction,
-    pub comment: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
-pub enum BulkAction {
-    UpdateStatus,
-    Delete,
-}
-
-crate::lenient_enum!(BulkAction {
-    BulkAction::UpdateStatus => ["UpdateStatus", "Status"],
-    BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
-});
-
-/// Documented by hand (`moves::bulk_request_schema`): `status` is required with
-/// `UpdateStatus` only, which one object schema cannot say.
-#[derive(Clone, Debug, Deserialize)]
-pub struct BulkRequest {
-    pub action: BulkAction,
-    pub ids: Vec<Uuid>,
-    pub status: Option<ContentStatus>,
-}
-
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct BulkResult {
-    pub action: String,
-    pub affected: usize,
-}
+pub use super::moves::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -3,13 +3,14 @@
 
 use plinth_entities::{content, content_site};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module};
 use super::events::{change_events, commit_with_events, events_for};
-use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, ReviewAction, ReviewRequest};
+use super::model::ContentResponse;
 use super::relations::{self, status_of};
 use super::write::{
     audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
@@ -160,6 +161,49 @@ pub async fn bulk(
     }
     commit_with_events(state, txn, events).await?;
     Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
+pub enum ReviewAction {
+    Approve,
+    RequestChanges,
+}
+
+crate::lenient_enum!(ReviewAction {
+    ReviewAction::Approve => ["Approve"],
+    ReviewAction::RequestChanges => ["RequestChanges"],
+});
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ReviewRequest {
+    pub action: ReviewAction,
+    pub comment: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
+pub enum BulkAction {
+    UpdateStatus,
+    Delete,
+}
+
+crate::lenient_enum!(BulkAction {
+    BulkAction::UpdateStatus => ["UpdateStatus", "Status"],
+    BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
+});
+
+/// Documented by hand ([`bulk_request_schema`]): `status` is required with
+/// `UpdateStatus` only, which one object schema cannot say.
+#[derive(Clone, Debug, Deserialize)]
+pub struct BulkRequest {
+    pub action: BulkAction,
+    pub ids: Vec<Uuid>,
+    pub status: Option<ContentStatus>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BulkResult {
+    pub action: String,
+    pub affected: usize,
 }
 
 impl utoipa::PartialSchema for BulkRequest {

@@ -85,10 +85,14 @@ pub struct CreateSite {
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
     #[serde(default)]
+    /// An absolute http(s) URL with a host, without credentials, query or fragment; blank for none.
+    #[schema(pattern = "<base url>")]
     pub base_url: Option<String>,
     #[serde(default)]
     pub is_active: Option<bool>,
     #[serde(default)]
+    /// An absolute http(s) URL with a host, without credentials, query or fragment; blank for none.
+    #[schema(pattern = "<base url>")]
     pub logo_url: Option<String>,
     /// Exactly one entry must be the default. When omitted the site gets the
     /// `en` locale as its default.
@@ -108,11 +112,11 @@ pub struct UpdateSite {
     pub slug: Option<String>,
     pub description: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "<base url>")]
     pub base_url: Option<Option<String>>,
     pub is_active: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "<base url>")]
     pub logo_url: Option<Option<String>>,
 }
 

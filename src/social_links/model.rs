@@ -40,7 +40,10 @@ pub struct CreateSocialLink {
     /// Lowercase name: `github`, `mastodon`, `linkedin`, …
     /// `github`, `mastodon`, … (`icon` is accepted too); from the URL's host
     /// (`github.com` → `github`) when omitted.
+    /// From the URL's host when omitted: 1 to 100 lowercase letters, digits and single hyphens, no hyphen at
+    /// either end.
     #[serde(default, alias = "icon")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub platform: Option<String>,
     /// The profile's absolute http(s) URL.
     #[schema(pattern = "<http url>")]
@@ -55,7 +58,9 @@ pub struct CreateSocialLink {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSocialLink {
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[serde(alias = "icon")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub platform: Option<String>,
     /// The profile's absolute http(s) URL.
     #[schema(pattern = "<http url>")]
