@@ -10,7 +10,7 @@ use crate::{content, taxonomy};
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Plinth API", description = "Multi-site headless CMS. Every failure is RFC 7807 problem+json with a stable `code`; `GET /api/v1/error-codes` lists them.\n\n\
-Each operation's description names who may call it. Site roles, lowest first: read, author, reviewer, editor, admin, owner; each has every right of those before it. An API key acts on the sites of its scope with the role of its permission: Read as read, Write as editor, Admin as admin, Master (never site-scoped) as owner of every site and system admin. \"JWT only\" operations refuse API keys.\n\n\
+Each operation's description names who may call it. Site roles, lowest first: read, author, reviewer, editor, admin, owner; each has every right of those before it. An API key acts on the sites of its scope with the role of its permission: Read as read, Write as editor, Admin as admin, Master (never site-scoped) as owner of every site and system admin. \"JWT only\" operations refuse API keys (400 or 403, with the code each names).\n\n\
 Besides the codes an operation names, every credentialed operation may answer 401 AUTH_MISSING_CREDENTIALS, AUTH_API_KEY_INVALID, AUTH_TOKEN_INVALID, AUTH_TOKEN_AUDIENCE or AUTH_TOKEN_ISSUER; 403 AUTH_SITE_ACCESS_DENIED, AUTH_API_KEY_SITE_DENIED, AUTH_INSUFFICIENT_ROLE, ACCOUNT_SUSPENDED or ACCOUNT_BANNED; 429 AUTH_RATE_LIMITED or RATE_LIMIT_EXCEEDED; and any operation 400 BAD_REQUEST or 422 VALIDATION_ERROR for a malformed request, 404 ENTITY_NOT_FOUND for an id that names nothing."),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
     modifiers(&SecuritySchemes),

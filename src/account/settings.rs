@@ -94,7 +94,7 @@ pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) 
 
 /// Show the caller's onboarding state
 ///
-/// JWT only (an API key gets 403 ONBOARDING_REQUIRES_IDP).
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP).
 #[utoipa::path(
     get,
     path = "/auth/onboarding",
@@ -110,7 +110,7 @@ pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) ->
 
 /// Complete the caller's onboarding
 ///
-/// JWT only (an API key gets 403 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_INVALID_FORMAT.
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/auth/onboarding/complete", tag = "Account", request_body = CompleteOnboarding,
     responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
 pub async fn complete_onboarding(

@@ -520,7 +520,7 @@ pub struct UpdateLocalization {
     pub meta_description: Option<String>,
 }
 
-pub use super::moves::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
+pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

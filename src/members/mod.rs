@@ -35,7 +35,7 @@ fn require_owner_for(role: Role, caller: Role) -> ApiResult<()> {
 
 /// List the caller's memberships
 ///
-/// JWT only (an API key gets 403 MEMBER_REQUIRES_IDP_AUTH).
+/// JWT only (an API key gets 400 MEMBER_REQUIRES_IDP_AUTH).
 #[utoipa::path(
     get,
     path = "/my/memberships",

@@ -52,7 +52,7 @@ pub async fn get_site_onboarding(
 /// Complete an onboarding step
 ///
 /// Marks one step completed for the signed-in user; repeating it changes nothing. Author role or higher on the site;
-/// JWT only (an API key gets 403 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_ERROR, BAD_REQUEST.
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_ERROR, BAD_REQUEST.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/onboarding/{step}",
