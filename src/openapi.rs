@@ -188,11 +188,34 @@ const NAMED_PATTERNS: [(&str, &str); 9] = [
     ("<date or date-time>", DATE_OR_DATE_TIME_PATTERN),
 ];
 
+/// What a path parameter names, by its name, where its handler says nothing
+/// more specific. Ids that name nothing (or nothing the caller may see) answer
+/// 404.
+const PATH_PARAMETERS: [(&str, &str); 16] = [
+    ("id", "The id of the item the path names"),
+    ("site_id", "The site's id (a UUID)"),
+    ("loc_id", "The localization's id (a UUID)"),
+    ("slug", "The slug of the site or item the path names"),
+    ("blog_id", "The post's id (a UUID)"),
+    ("locale_id", "The global locale's id (a UUID)"),
+    ("form_id", "The form's id (a UUID)"),
+    ("metadata_id", "The metadata entry's id (a UUID)"),
+    ("job_id", "The export job's id (a UUID)"),
+    ("doc_id", "The document's id (a UUID)"),
+    ("note_id", "The note's id (a UUID)"),
+    ("reference_code", "The reference code the submission's visitor was given"),
+    ("entity_type", "The type of the audited item, as its audit entries record it (`blog`, `page`, `site`, ...)"),
+    ("entity_id", "The id of the audited item"),
+    ("idp_user_id", "The identity-provider user's id"),
+    ("step", "The onboarding step's key"),
+];
+
 /// `format` alone does not constrain a value (JSON Schema 2020-12 treats it as
 /// an annotation), so an empty string would pass for a UUID or a timestamp:
 /// every such schema also gets the pattern the server's parser holds it to.
 /// Placeholders of [`NAMED_PATTERNS`] become their patterns.
 fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::schema::{ArrayItems, Schema};
     use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
     fn walk(schema: &mut RefOr<Schema>) {
@@ -235,6 +258,12 @@ fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::Op
         {
             for parameter in op.parameters.iter_mut().flatten() {
                 parameter.schema.iter_mut().for_each(walk);
+                if parameter.description.is_none() && parameter.parameter_in == ParameterIn::Path {
+                    parameter.description = PATH_PARAMETERS
+                        .iter()
+                        .find(|(name, _)| *name == parameter.name)
+                        .map(|(_, description)| description.to_string());
+                }
             }
             for content in op.request_body.iter_mut().flat_map(|body| body.content.values_mut()) {
                 content.schema.iter_mut().for_each(walk);
