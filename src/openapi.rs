@@ -9,7 +9,9 @@ use crate::{content, taxonomy};
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Plinth API", description = "Multi-site headless CMS. Every failure is RFC 7807 problem+json with a stable `code`; `GET /api/v1/error-codes` lists them."),
+    info(title = "Plinth API", description = "Multi-site headless CMS. Every failure is RFC 7807 problem+json with a stable `code`; `GET /api/v1/error-codes` lists them.\n\n\
+Each operation's description names who may call it. Site roles, lowest first: read, author, reviewer, editor, admin, owner; each has every right of those before it. An API key acts on the sites of its scope with the role of its permission: Read as read, Write as editor, Admin as admin, Master (never site-scoped) as owner of every site and system admin. \"JWT only\" operations refuse API keys (400 or 403, with the code each names).\n\n\
+Besides the codes an operation names, every credentialed operation may answer 401 AUTH_MISSING_CREDENTIALS, AUTH_API_KEY_INVALID, AUTH_TOKEN_INVALID, AUTH_TOKEN_AUDIENCE or AUTH_TOKEN_ISSUER; 403 AUTH_SITE_ACCESS_DENIED, AUTH_API_KEY_SITE_DENIED, AUTH_INSUFFICIENT_ROLE, ACCOUNT_SUSPENDED or ACCOUNT_BANNED; 429 AUTH_RATE_LIMITED or RATE_LIMIT_EXCEEDED; and any operation 400 BAD_REQUEST or 422 VALIDATION_ERROR for a malformed request, 404 ENTITY_NOT_FOUND for an id that names nothing."),
     components(schemas(crate::error::Problem, crate::error::FieldError, crate::pagination::PageMeta)),
     modifiers(&SecuritySchemes),
 )]
@@ -83,6 +85,20 @@ impl Modify for DerivedKinds {
             }
         }
         cv_detail_is_the_plain_item(openapi);
+        entry_type_filters_cv_only(openapi);
+    }
+}
+
+/// `entry_type` filters CV entries only: every other kind's list refuses it
+/// (400), so only the CV list documents it.
+fn entry_type_filters_cv_only(openapi: &mut utoipa::openapi::OpenApi) {
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        if path == "/sites/{site_id}/cv" {
+            continue;
+        }
+        if let Some(parameters) = item.get.as_mut().and_then(|op| op.parameters.as_mut()) {
+            parameters.retain(|p| p.name != "entry_type");
+        }
     }
 }
 
@@ -138,6 +154,139 @@ pub fn document() -> utoipa::openapi::OpenApi {
     DerivedKinds.modify(&mut doc);
     crate::content::list_item_schemas::document_kind_list_items(&mut doc);
     PrefixPaths.modify(&mut doc);
+    formats_as_patterns(doc)
+}
+
+/// A UUID: what `format: uuid` fields and parameters take (the server parses
+/// every one and refuses anything else, the empty string included).
+pub const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+/// An RFC 3339 timestamp, as `format: date-time` fields take.
+pub const DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+/// A date (`YYYY-MM-DD`), as `format: date` fields take.
+pub const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+/// A date (`YYYY-MM-DD`) or an RFC 3339 timestamp (`values::date_or_datetime`).
+pub const DATE_OR_DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$";
+/// Multi-line text (`values::text`): no control character but TAB, LF and CR.
+pub const TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$";
+/// One line (`values::required_line`): no control character, bidi override or
+/// isolate, zero width space or byte order mark, and not blank.
+pub const LINE_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF][^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
+/// A slug (`values::Slug`): lowercase letters, digits and single hyphens, no hyphen at either end.
+pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+/// A path on the site (`redirects`): starts with `/`, no whitespace.
+pub const PATH_PATTERN: &str = "^/\\S*$";
+/// An absolute http(s) URL with a host (`values::link_target`), here limited to
+/// plain host names and IP addresses.
+pub const HTTP_URL_PATTERN: &str = "^https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?$";
+/// A site's base URL (`values::BaseUrl`): as [`HTTP_URL_PATTERN`] without a query
+/// or fragment; blank for none.
+pub const BASE_URL_PATTERN: &str =
+    "^(\\s*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[^\\s?#]*)?)$";
+/// [`LINE_PATTERN`] where blank is allowed.
+pub const OPTIONAL_LINE_PATTERN: &str =
+    "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
+
+/// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
+/// an attribute takes only a literal), so each is written once.
+const NAMED_PATTERNS: [(&str, &str); 9] = [
+    ("<slug>", SLUG_PATTERN),
+    ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
+    ("<path>", PATH_PATTERN),
+    ("<http url>", HTTP_URL_PATTERN),
+    ("<base url>", BASE_URL_PATTERN),
+    ("<line>", LINE_PATTERN),
+    ("<optional line>", OPTIONAL_LINE_PATTERN),
+    ("<text>", TEXT_PATTERN),
+    ("<date or date-time>", DATE_OR_DATE_TIME_PATTERN),
+];
+
+/// What a path parameter names, by its name, where its handler says nothing
+/// more specific. Ids that name nothing (or nothing the caller may see) answer
+/// 404.
+const PATH_PARAMETERS: [(&str, &str); 16] = [
+    ("id", "The id of the item the path names"),
+    ("site_id", "The site's id (a UUID)"),
+    ("loc_id", "The localization's id (a UUID)"),
+    ("slug", "The slug of the site or item the path names"),
+    ("blog_id", "The post's id (a UUID)"),
+    ("locale_id", "The global locale's id (a UUID)"),
+    ("form_id", "The form's id (a UUID)"),
+    ("metadata_id", "The metadata entry's id (a UUID)"),
+    ("job_id", "The export job's id (a UUID)"),
+    ("doc_id", "The document's id (a UUID)"),
+    ("note_id", "The note's id (a UUID)"),
+    ("reference_code", "The reference code the submission's visitor was given"),
+    ("entity_type", "The type of the audited item, as its audit entries record it (`blog`, `page`, `site`, ...)"),
+    ("entity_id", "The id of the audited item"),
+    ("idp_user_id", "The identity-provider user's id"),
+    ("step", "The onboarding step's key"),
+];
+
+/// `format` alone does not constrain a value (JSON Schema 2020-12 treats it as
+/// an annotation), so an empty string would pass for a UUID or a timestamp:
+/// every such schema also gets the pattern the server's parser holds it to.
+/// Placeholders of [`NAMED_PATTERNS`] become their patterns.
+fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::schema::{ArrayItems, Schema};
+    use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
+    fn walk(schema: &mut RefOr<Schema>) {
+        let RefOr::T(schema) = schema else { return };
+        match schema {
+            Schema::Object(object) => {
+                let implied = match &object.format {
+                    Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)) => Some(UUID_PATTERN),
+                    Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)) => Some(DATE_TIME_PATTERN),
+                    Some(SchemaFormat::KnownFormat(KnownFormat::Date)) => Some(DATE_PATTERN),
+                    _ => None,
+                };
+                if let (None, Some(pattern)) = (&object.pattern, implied) {
+                    object.pattern = Some(pattern.to_string());
+                }
+                if let Some(named) = object.pattern.as_mut() {
+                    if let Some((_, pattern)) = NAMED_PATTERNS.iter().find(|(name, _)| name == named) {
+                        *named = pattern.to_string();
+                    }
+                }
+                object.properties.values_mut().for_each(walk);
+            }
+            Schema::Array(array) => {
+                if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                    walk(items);
+                }
+            }
+            Schema::OneOf(one_of) => one_of.items.iter_mut().for_each(walk),
+            Schema::AllOf(all_of) => all_of.items.iter_mut().for_each(walk),
+            Schema::AnyOf(any_of) => any_of.items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    if let Some(components) = doc.components.as_mut() {
+        components.schemas.values_mut().for_each(walk);
+    }
+    for item in doc.paths.paths.values_mut() {
+        for op in
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
+        {
+            for parameter in op.parameters.iter_mut().flatten() {
+                parameter.schema.iter_mut().for_each(walk);
+                if parameter.description.is_none() && parameter.parameter_in == ParameterIn::Path {
+                    parameter.description = PATH_PARAMETERS
+                        .iter()
+                        .find(|(name, _)| *name == parameter.name)
+                        .map(|(_, description)| description.to_string());
+                }
+            }
+            for content in op.request_body.iter_mut().flat_map(|body| body.content.values_mut()) {
+                content.schema.iter_mut().for_each(walk);
+            }
+            for response in op.responses.responses.values_mut() {
+                if let RefOr::T(response) = response {
+                    response.content.values_mut().for_each(|content| content.schema.iter_mut().for_each(walk));
+                }
+            }
+        }
+    }
     doc
 }
 
@@ -219,6 +368,14 @@ mod tests {
             }
         }
         assert!(seen.len() > 100, "the document lists the API ({} operations)", seen.len());
+    }
+
+    /// Every UUID and timestamp carries its pattern, and no placeholder is left.
+    #[test]
+    fn formats_carry_patterns() {
+        let text = serde_json::to_string(&document()).expect("the document serializes");
+        assert!(!text.contains("\"pattern\":\"<"), "a placeholder is left");
+        assert!(!text.contains("\"format\":\"uuid\"}"), "a uuid without its pattern");
     }
 
     /// Every `$ref` names a schema of the document's components.

@@ -4,6 +4,15 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::{ErrorCode, FieldError};
 
+/// The documented schema of a string the server reads and checks against a
+/// fixed list: only `values`.
+pub fn one_of(values: &[&str]) -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(values.iter().copied()))
+        .build()
+}
+
 /// A URL slug: lowercase ASCII letters, digits and single hyphens, 1 to 100
 /// characters, no hyphen at either end.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,6 +8,10 @@ use crate::auth::Principal;
 use crate::error::{ApiResult, ErrorCode, Problem};
 use crate::state::AppState;
 
+/// Delete the caller's account
+///
+/// JWT only (an API key gets 403 FORBIDDEN). Deletes the caller's identity-provider account and memberships. Errors:
+/// 409 AUTH_ACCOUNT_SOLE_OWNER while the caller is the sole owner of a site.
 #[utoipa::path(
     delete,
     path = "/auth/account",

@@ -13,12 +13,19 @@ use crate::auth::Principal;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
+/// Show the caller's profile
+///
+/// Any authenticated caller (API key or JWT).
 #[utoipa::path(get, path = "/auth/profile", tag = "Account",
     responses((status = 200, body = Profile)))]
 pub async fn get_profile(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(service::profile(&state, &principal).await?.0))
 }
 
+/// Export the caller's data
+///
+/// Any authenticated caller. The caller's profile, audit log entries, API keys, change history and memberships in one
+/// document.
 #[utoipa::path(
     get,
     path = "/auth/export",

@@ -51,6 +51,9 @@ pub struct AuthInfo {
     pub is_system_admin: Option<bool>,
 }
 
+/// Describe the caller's credentials
+///
+/// Any authenticated caller: the authentication method, the key's permission or the user's memberships.
 #[utoipa::path(get, path = "/auth/me", tag = "Account",
     responses((status = 200, body = AuthInfo)))]
 pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {

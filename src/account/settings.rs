@@ -14,6 +14,9 @@ fn user_id(principal: &Principal, code: ErrorCode) -> ApiResult<String> {
     Ok(principal.require_user(code)?.idp_user_id.clone())
 }
 
+/// Show the caller's preferences
+///
+/// JWT only (an API key gets 403 FORBIDDEN).
 #[utoipa::path(
     get,
     path = "/auth/preferences",
@@ -27,6 +30,10 @@ pub async fn get_preferences(state: web::Data<AppState>, principal: Principal) -
     Ok(HttpResponse::Ok().json(prefs))
 }
 
+/// Change the caller's preferences
+///
+/// JWT only (an API key gets 403 FORBIDDEN). Only the fields sent change; answers the full preferences. Errors:
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/auth/preferences", tag = "Account", request_body = UpdatePreferences,
     responses((status = 200, body = Preferences, description = "The full preferences")), security(("bearer" = [])))]
 pub async fn update_preferences(
@@ -40,6 +47,9 @@ pub async fn update_preferences(
     Ok(HttpResponse::Ok().json(prefs))
 }
 
+/// Show the caller's help state
+///
+/// JWT only (an API key gets 403 FORBIDDEN).
 #[utoipa::path(
     get,
     path = "/auth/help-state",
@@ -53,6 +63,10 @@ pub async fn get_help_state(state: web::Data<AppState>, principal: Principal) ->
     Ok(HttpResponse::Ok().json(help))
 }
 
+/// Change the caller's help state
+///
+/// JWT only (an API key gets 403 FORBIDDEN). Only the fields sent change. Errors: VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/auth/help-state", tag = "Account", request_body = UpdateHelpState,
     responses((status = 200, body = HelpState)), security(("bearer" = [])))]
 pub async fn update_help_state(
@@ -66,6 +80,9 @@ pub async fn update_help_state(
     Ok(HttpResponse::Ok().json(help))
 }
 
+/// Reset the caller's help state
+///
+/// JWT only (an API key gets 403 FORBIDDEN). Answers the defaults.
 #[utoipa::path(delete, path = "/auth/help-state", tag = "Account",
     responses((status = 200, body = HelpState, description = "Back to the defaults")), security(("bearer" = [])))]
 pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
@@ -75,6 +92,9 @@ pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) 
     Ok(HttpResponse::Ok().json(help))
 }
 
+/// Show the caller's onboarding state
+///
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP).
 #[utoipa::path(
     get,
     path = "/auth/onboarding",
@@ -88,6 +108,9 @@ pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) ->
     Ok(HttpResponse::Ok().json(onboarding))
 }
 
+/// Complete the caller's onboarding
+///
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/auth/onboarding/complete", tag = "Account", request_body = CompleteOnboarding,
     responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
 pub async fn complete_onboarding(

@@ -20,6 +20,9 @@ async fn ai_site(state: &AppState, principal: &Principal, site_id: Uuid, capabil
     state.site_state(site_id).await?.settings.require_ai()
 }
 
+/// Show a site's AI settings
+///
+/// Admin role or higher on the site. Errors: MODULE_NOT_ENABLED.
 #[utoipa::path(get, path = "/sites/{site_id}/ai/settings", tag = "AI", params(("site_id" = Uuid, Path)),
     responses(
         (status = 200, body = AiSettingsResponse, description = "Site admins; `configured: false` while the site has none. The API key is never shown"),
@@ -36,6 +39,10 @@ pub async fn get_ai_settings(
     Ok(HttpResponse::Ok().json(settings::response(site_id, row.as_ref())))
 }
 
+/// Change a site's AI settings
+///
+/// Admin role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_URL_SSRF, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/sites/{site_id}/ai/settings", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = UpdateAiSettings,
     responses(
@@ -55,6 +62,10 @@ pub async fn update_ai_settings(
     Ok(HttpResponse::Ok().json(saved))
 }
 
+/// Suggest text with the site's AI provider
+///
+/// Author role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_NOT_CONFIGURED, AI_CONTEXT_INSUFFICIENT,
+/// AI_PROVIDER_UNAVAILABLE, AI_RESPONSE_PARSE_FAILED, VALIDATION_REQUIRED_FIELD.
 #[utoipa::path(post, path = "/sites/{site_id}/ai/suggest", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = SuggestRequest,
     responses(
@@ -75,6 +86,10 @@ pub async fn ai_suggest(
     Ok(HttpResponse::Ok().json(service::suggest(&state, site_id, body.into_inner()).await?))
 }
 
+/// Translate text with the site's AI provider
+///
+/// Author role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_NOT_CONFIGURED, AI_TRANSLATE_INVALID,
+/// AI_PROVIDER_UNAVAILABLE, AI_RESPONSE_PARSE_FAILED.
 #[utoipa::path(post, path = "/sites/{site_id}/ai/translate", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = TranslateRequest,
     responses(
@@ -95,6 +110,10 @@ pub async fn ai_translate(
     Ok(HttpResponse::Ok().json(translate::translate(&state, &principal, site_id, body.into_inner()).await?))
 }
 
+/// Describe an image with the site's AI provider
+///
+/// Author role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_NOT_CONFIGURED, AI_VISION_MISSING_IMAGE,
+/// AI_PROVIDER_UNAVAILABLE, AI_RESPONSE_PARSE_FAILED.
 #[utoipa::path(post, path = "/sites/{site_id}/ai/alt_text", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = VisionRequest,
     responses(
@@ -115,6 +134,10 @@ pub async fn ai_alt_text(
     Ok(HttpResponse::Ok().json(vision::alt_text(&state, &principal, site_id, body.into_inner()).await?))
 }
 
+/// Suggest tags with the site's AI provider
+///
+/// Author role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_NOT_CONFIGURED, AI_CONTEXT_INSUFFICIENT,
+/// AI_PROVIDER_UNAVAILABLE, AI_RESPONSE_PARSE_FAILED.
 #[utoipa::path(post, path = "/sites/{site_id}/ai/auto_tag", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = VisionRequest,
     responses(
@@ -135,6 +158,10 @@ pub async fn ai_auto_tag(
     Ok(HttpResponse::Ok().json(vision::auto_tag(&state, &principal, site_id, body.into_inner()).await?))
 }
 
+/// Write a page section with the site's AI provider
+///
+/// Author role or higher on the site. Errors: MODULE_NOT_ENABLED, AI_NOT_CONFIGURED, AI_SECTION_TYPE_UNKNOWN,
+/// AI_SECTION_CONTEXT_INSUFFICIENT, AI_PROVIDER_UNAVAILABLE, AI_RESPONSE_PARSE_FAILED.
 #[utoipa::path(post, path = "/sites/{site_id}/ai/section_content", tag = "AI", params(("site_id" = Uuid, Path)),
     request_body = SectionContentRequest,
     responses(

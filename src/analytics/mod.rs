@@ -21,6 +21,10 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [record_pageview, analytics_report, aggregate_analytics]);
 }
 
+/// Record a page view
+///
+/// Read role or higher on the site. No cookies, no personal data, no raw IP stored. Errors: ANALYTICS_NOT_ENABLED,
+/// VALIDATION_ERROR.
 #[utoipa::path(post, path = "/sites/{site_id}/analytics/pageview", tag = "Analytics", params(("site_id" = Uuid, Path)),
     request_body = PageviewInput,
     responses(
@@ -42,6 +46,9 @@ pub async fn record_pageview(
     Ok(HttpResponse::Created().json(PageviewAccepted { ok: true }))
 }
 
+/// Report a site's traffic
+///
+/// Read role or higher on the site. Errors: ANALYTICS_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/sites/{site_id}/analytics/report", tag = "Analytics", params(("site_id" = Uuid, Path), ReportQuery),
     responses((status = 200, body = AnalyticsReport)))]
 pub async fn analytics_report(
@@ -57,6 +64,10 @@ pub async fn analytics_report(
     Ok(HttpResponse::Ok().json(service::report(&state, site_id, query.into_inner()).await?))
 }
 
+/// Roll up a site's page views
+///
+/// Admin role or higher on the site. Idempotent: rolls raw events into daily aggregates, then deletes raw events older
+/// than `retention_days`. Errors: ANALYTICS_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/sites/{site_id}/analytics/aggregate", tag = "Analytics", params(("site_id" = Uuid, Path), AggregateQuery),
     responses((status = 200, body = AggregateResult, description = "Finished days rolled up (idempotent), raw pageviews past retention deleted (Admin)")))]
 pub async fn aggregate_analytics(

@@ -66,6 +66,7 @@ pub struct CreateApiKey {
     /// `Read`, `Write`, `Admin` or `Master` (any case).
     /// `Read` when omitted.
     #[serde(default = "read_permission")]
+    #[schema(schema_with = key_permissions)]
     pub permission: String,
     /// Restricts the key to one site. Master keys are never scoped.
     pub site_id: Option<Uuid>,
@@ -85,10 +86,19 @@ fn read_permission() -> String {
 pub struct ListApiKeysQuery {
     /// Only keys scoped to this site. Required for callers who administer single sites.
     pub site_id: Option<Uuid>,
-    /// `active` (default), `revoked` or `all`.
+    /// `active` (default), `revoked` or `all`; anything else is API_KEY_INVALID_STATUS.
+    #[param(schema_with = key_statuses)]
     pub status: Option<String>,
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
+}
+
+fn key_statuses() -> utoipa::openapi::Object {
+    crate::values::one_of(&["active", "revoked", "all"])
+}
+
+fn key_permissions() -> utoipa::openapi::Object {
+    crate::values::one_of(&KeyPermission::ALL.map(KeyPermission::as_str))
 }

@@ -37,6 +37,12 @@ async fn grant_ceiling(state: &AppState, principal: &Principal, site_id: Option<
     Ok(KeyPermission::Admin)
 }
 
+/// Create an API key
+///
+/// An API key with Admin permission or higher, or a JWT user who administers the key's site (system admins any); nobody
+/// creates a key above their own permission. The secret is shown only in this answer. Errors:
+/// API_KEY_PERMISSION_EXCEEDED, API_KEY_INVALID_PERMISSION, AUTH_INSUFFICIENT_ROLE, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     post,
     path = "/api-keys",
@@ -67,6 +73,11 @@ pub async fn create_api_key(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// List API keys
+///
+/// An API key with Admin permission or higher, or a JWT user who is admin of the filtered site; a caller who is no
+/// system admin must filter by site. Errors: API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     get,
     path = "/api-keys",
@@ -106,6 +117,10 @@ pub async fn list_api_keys(
     Ok(HttpResponse::Ok().json(service::list(&state.db, filter, page).await?))
 }
 
+/// Revoke an API key
+///
+/// Admin role on the key's site, or an API key with Admin permission; only system admins revoke Master keys. Errors:
+/// AUTH_INSUFFICIENT_ROLE, ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/api-keys/{id}", tag = "API keys", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Revoked; the key now gets 401 AUTH_API_KEY_INVALID")))]
 pub async fn revoke_api_key(

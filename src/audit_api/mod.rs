@@ -21,6 +21,9 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [site_audit, entity_audit, entity_history, revert_changes]);
 }
 
+/// List a site's audit log
+///
+/// Admin role or higher on the site. Errors: VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/sites/{site_id}/audit", tag = "Audit", params(("site_id" = Uuid, Path), AuditQuery),
     responses((status = 200, body = Paginated<AuditEntryResponse>, description = "Newest first (Admin); an item on several sites is listed under each")))]
 pub async fn site_audit(
@@ -34,6 +37,10 @@ pub async fn site_audit(
     Ok(HttpResponse::Ok().json(service::site_entries(&state, site_id, query.into_inner()).await?))
 }
 
+/// List an item's audit log
+///
+/// Read role or higher on the item's site for content, Admin for site administration records; system admins any.
+/// Errors: ENTITY_NOT_FOUND, FORBIDDEN, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(get, path = "/audit/entity/{entity_type}/{entity_id}", tag = "Audit",
     params(("entity_type" = String, Path), ("entity_id" = String, Path), PageParams),
     responses(
@@ -51,6 +58,10 @@ pub async fn entity_audit(
     Ok(HttpResponse::Ok().json(service::page_of(entries, page.into_inner())))
 }
 
+/// Show an item's field-level change history
+///
+/// Read role or higher on the item's site for content, Admin for site administration records; system admins any.
+/// Errors: ENTITY_NOT_FOUND, FORBIDDEN, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(get, path = "/audit/history/{entity_type}/{entity_id}", tag = "Audit",
     params(("entity_type" = String, Path), ("entity_id" = String, Path)),
     responses(
@@ -67,6 +78,9 @@ pub async fn entity_history(
     Ok(HttpResponse::Ok().json(service::history(&entries)))
 }
 
+/// Revert recorded changes
+///
+/// Admin role or higher on the site of every change. Errors: ENTITY_NOT_FOUND, FORBIDDEN, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/audit/history/revert", tag = "Audit", request_body = RevertRequest,
     responses(
         (status = 200, body = ContentResponse, description = "The item after the revert, written like any update (validation, events, audit, webhooks). Site admins"),

@@ -20,8 +20,22 @@ use crate::state::AppState;
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct RevertRequest {
-    /// `change_id`s from `GET /audit/history/{entity_type}/{entity_id}`, all of one item.
+    /// `change_id`s from `GET /audit/history/{entity_type}/{entity_id}`, all of one item: 1 to 500.
+    #[schema(schema_with = change_ids)]
     pub change_ids: Vec<String>,
+}
+
+/// 1 to 500 `<audit entry id>:<field>`.
+fn change_ids() -> utoipa::openapi::schema::Array {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::Type::String)
+                .pattern(Some("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:.+$")),
+        )
+        .min_items(Some(1))
+        .max_items(Some(500))
+        .build()
 }
 
 /// Fields a content update takes, by the names the audit trail records them

@@ -10,6 +10,10 @@ use crate::content::{read, ContentKind};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
+/// Read a site's RSS feed
+///
+/// Read role or higher on the site. RSS 2.0 of the last 50 published posts, cached for an hour. Errors:
+/// MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/feed.rss",

@@ -24,6 +24,9 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, BLOG, "blogs");
 }
 
+/// List a site's featured posts
+///
+/// Read role or higher on the site. Errors: MODULE_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/featured",
@@ -43,6 +46,10 @@ pub async fn list_featured_blogs(
         .json(read::featured(&state, &principal, BLOG, site_id.into_inner(), query.limit.unwrap_or(10)).await?))
 }
 
+/// List posts similar to a post
+///
+/// Read role or higher on the site. Published posts that share tags, categories or the author, best score first; empty
+/// when none. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/{id}/similar",

@@ -16,6 +16,10 @@ pub struct DeletedSamples {
     pub deleted: u64,
 }
 
+/// Create sample posts
+///
+/// Author role or higher on the site. Three Draft posts. Errors: BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE,
+/// MODULE_NOT_ENABLED.
 #[utoipa::path(post, path = "/sites/{site_id}/blogs/seed", tag = "Blogs", params(("site_id" = Uuid, Path)),
     responses((status = 201, body = Vec<ContentResponse>, description = "Three sample Draft posts"),
         (status = "4XX", body = Problem, description = "BLOG_SAMPLE_EXISTS, BLOG_NO_DEFAULT_LOCALE")))]
@@ -31,6 +35,9 @@ pub async fn seed_blogs(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Delete the sample posts
+///
+/// Editor role or higher on the site. Errors: MODULE_NOT_ENABLED.
 #[utoipa::path(delete, path = "/sites/{site_id}/blogs/samples", tag = "Blogs", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = DeletedSamples)))]
 pub async fn delete_sample_blogs(

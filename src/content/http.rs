@@ -48,6 +48,10 @@ pub const SHARED_OPERATIONS: [&str; 16] = [
     "delete_blog_localization",
 ];
 
+/// List a site's items of the kind
+///
+/// Read role or higher on the site; the kind's module must be on (MODULE_NOT_ENABLED). Errors: MODULE_NOT_ENABLED,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs",
@@ -74,6 +78,10 @@ pub async fn list_items(
     Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page, options).await?))
 }
 
+/// List a site's published items of the kind
+///
+/// Read role or higher on the site. `locale_id` keeps the items with a localization in that locale. Errors:
+/// MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/published",
@@ -93,6 +101,9 @@ pub async fn list_published(
     Ok(HttpResponse::Ok().content_type(cached.content_type).body(cached.body.clone()))
 }
 
+/// Find an item of the kind by slug
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/by-slug/{slug}",
@@ -111,6 +122,9 @@ pub async fn get_by_slug(
     Ok(HttpResponse::Ok().json(read::by_slug(&state, &principal, **kind, site_id, &slug).await?))
 }
 
+/// Show an item of the kind
+///
+/// Read role or higher on one of the item's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog", params(("id" = Uuid, Path)),
     responses((status = 200, body = ContentResponse)))]
 pub async fn get_item(
@@ -122,6 +136,9 @@ pub async fn get_item(
     Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?))
 }
 
+/// Show an item of the kind with its localizations
+///
+/// Read role or higher on one of the item's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/blogs/{id}/detail",
@@ -143,6 +160,12 @@ pub async fn get_detail(
     Ok(HttpResponse::Ok().json(read::detail(&state, &principal, **kind, id.into_inner()).await?))
 }
 
+/// Create an item of the kind
+///
+/// Author role or higher on every site in `site_ids`; publishing needs Editor, or Reviewer with the editorial workflow.
+/// Errors: ENTITY_SLUG_TAKEN, CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID, CONTENT_NO_DEFAULT_ENVIRONMENT,
+/// WORKFLOW_NO_PERMISSION, MODULE_NOT_ENABLED, VALIDATION_REQUIRED_FIELD, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/blogs", tag = "Blogs", operation_id = "create_blog", request_body = CreateContent,
     responses((status = 201, body = ContentResponse)))]
 pub async fn create_item(
@@ -154,6 +177,12 @@ pub async fn create_item(
     Ok(HttpResponse::Created().json(write::create(&state, &principal, **kind, body.into_inner()).await?))
 }
 
+/// Change an item of the kind
+///
+/// Authors change only their own unpublished items; Editor role or higher changes any. Errors: ENTITY_NOT_FOUND,
+/// ENTITY_SLUG_TAKEN, AUTH_INSUFFICIENT_ROLE, CONTENT_INVALID_STATUS, CONTENT_PUBLISH_DATE_INVALID,
+/// WORKFLOW_INVALID_STATUS, WORKFLOW_NO_PERMISSION, WORKFLOW_REVIEW_REQUIRED, MODULE_NOT_ENABLED,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     put,
     path = "/blogs/{id}",
@@ -176,6 +205,10 @@ pub async fn update_item(
     Ok(HttpResponse::Ok().json(write::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Delete an item of the kind
+///
+/// Authors delete only their own items; Editor role or higher deletes any. Soft delete: the item goes to the trash.
+/// Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED.
 #[utoipa::path(delete, path = "/blogs/{id}", tag = "Blogs", operation_id = "delete_blog", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted: moved to the trash")))]
 pub async fn delete_item(
@@ -188,6 +221,10 @@ pub async fn delete_item(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Copy an item of the kind
+///
+/// Author role or higher on the item's sites. The copy is a Draft with a fresh slug. Errors: ENTITY_NOT_FOUND,
+/// CONTENT_SLUG_GENERATION_FAILED, CONTENT_ROUTE_GENERATION_FAILED, MODULE_NOT_ENABLED.
 #[utoipa::path(
     post,
     path = "/blogs/{id}/clone",
@@ -208,6 +245,10 @@ pub async fn clone_item(
     Ok(HttpResponse::Created().json(copy::clone(&state, &principal, **kind, id.into_inner()).await?))
 }
 
+/// Review an item of the kind
+///
+/// Reviewer role or higher on the item's sites; the item must be InReview. Errors: ENTITY_NOT_FOUND,
+/// CONTENT_REVIEW_INVALID_STATUS, AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED.
 #[utoipa::path(
     post,
     path = "/blogs/{id}/review",
@@ -230,6 +271,11 @@ pub async fn review_item(
     Ok(HttpResponse::Ok().json(moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Change or delete many items of the kind
+///
+/// `Delete` needs the Editor role or higher on the site, `UpdateStatus` the Author role (authors only their own items)
+/// and a `status`. Errors: the kind's `*_BULK_STATUS_REQUIRED`, CONTENT_INVALID_STATUS, AUTH_INSUFFICIENT_ROLE,
+/// MODULE_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/blogs/bulk",
@@ -252,6 +298,9 @@ pub async fn bulk_items(
     Ok(HttpResponse::Ok().json(moves::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
 }
 
+/// List an item's localizations
+///
+/// Read role or higher on one of the item's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/blogs/{id}/localizations",
@@ -269,6 +318,10 @@ pub async fn list_localizations(
     Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **kind, id.into_inner()).await?))
 }
 
+/// Add a localization to an item
+///
+/// Author role or higher (authors only on their own items). Errors: ENTITY_NOT_FOUND, ENTITY_LOCALIZATION_EXISTS,
+/// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/blogs/{id}/localizations",
@@ -292,6 +345,10 @@ pub async fn create_localization(
         .json(localizations::create(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Change a localization of an item
+///
+/// Author role or higher (authors only on their own items). Errors: ENTITY_LOCALIZATION_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     put,
     path = "/blogs/localizations/{loc_id}",
@@ -315,6 +372,10 @@ pub async fn update_localization(
         .json(localizations::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Delete a localization of an item
+///
+/// Author role or higher (authors only on their own items). Errors: ENTITY_LOCALIZATION_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED.
 #[utoipa::path(
     delete,
     path = "/blogs/localizations/{loc_id}",
@@ -333,6 +394,10 @@ pub async fn delete_localization(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Preview an item of the kind
+///
+/// Read role or higher on one of the item's sites: the item as it would be published, drafts included. Errors:
+/// ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/blogs/{id}/preview",

@@ -3,6 +3,7 @@
 //! Kinds differ only in what [`ContentKind`] answers and their own fields.
 
 mod access;
+mod bulk;
 pub mod copy;
 mod draft;
 pub mod events;

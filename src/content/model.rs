@@ -168,14 +168,20 @@ pub struct CreateContent {
     /// The sites the item appears on (at least one).
     pub site_ids: Vec<Uuid>,
     /// `name` is accepted too (skills). Optional: an untitled item gets the slug
-    /// `untitled` (`untitled-2`, …) unless `slug` is given.
+    /// `untitled` (`untitled-2`, …) unless `slug` is given. One line of at most 300
+    /// characters (trimmed), without control characters.
     #[serde(default, alias = "name", deserialize_with = "crate::values::null_as_default")]
+    #[schema(max_length = 300, pattern = "<optional line>")]
     pub title: String,
     /// Generated from the title when omitted.
     pub slug: Option<String>,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub excerpt: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub body: String,
     pub author: Option<String>,
     /// Draft when omitted.
@@ -183,6 +189,7 @@ pub struct CreateContent {
     /// When the item was (or counts as) published: a date or an RFC 3339 time.
     /// Set when the item is published unless given.
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
     pub publish_start: Option<DateTime<Utc>>,
     pub publish_end: Option<DateTime<Utc>>,
@@ -231,10 +238,16 @@ pub struct CreateContent {
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateContent {
     pub site_ids: Option<Vec<Uuid>>,
+    /// One line of at most 300 characters (trimmed), without control characters; `name` is accepted too.
     #[serde(alias = "name")]
+    #[schema(max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
     pub slug: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub excerpt: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub body: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
@@ -243,6 +256,7 @@ pub struct UpdateContent {
     pub status: Option<ContentStatus>,
     /// A date or an RFC 3339 time; replaces the recorded publication date.
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
+    #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
@@ -475,10 +489,16 @@ pub struct PageSection {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct LocalizationInput {
     pub locale_id: Uuid,
+    /// One line of 1 to 300 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
     pub title: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub excerpt: String,
+    /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(pattern = "<text>")]
     pub body: String,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_title: String,
@@ -488,53 +508,20 @@ pub struct LocalizationInput {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateLocalization {
+    /// One line of 1 to 300 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub excerpt: Option<String>,
+    /// Text without control characters but tab and line breaks.
+    #[schema(pattern = "<text>")]
     pub body: Option<String>,
     pub meta_title: Option<String>,
     pub meta_description: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
-pub enum ReviewAction {
-    Approve,
-    RequestChanges,
-}
-
-crate::lenient_enum!(ReviewAction {
-    ReviewAction::Approve => ["Approve"],
-    ReviewAction::RequestChanges => ["RequestChanges"],
-});
-
-#[derive(Clone, Debug, Deserialize, ToSchema)]
-pub struct ReviewRequest {
-    pub action: ReviewAction,
-    pub comment: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
-pub enum BulkAction {
-    UpdateStatus,
-    Delete,
-}
-
-crate::lenient_enum!(BulkAction {
-    BulkAction::UpdateStatus => ["UpdateStatus", "Status"],
-    BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
-});
-
-#[derive(Clone, Debug, Deserialize, ToSchema)]
-pub struct BulkRequest {
-    pub action: BulkAction,
-    pub ids: Vec<Uuid>,
-    pub status: Option<ContentStatus>,
-}
-
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct BulkResult {
-    pub action: String,
-    pub affected: usize,
-}
+pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -555,7 +542,8 @@ pub struct ListQuery {
     /// Default 10, at most 100. Also accepted as `page_size`.
     #[serde(alias = "page_size")]
     pub per_page: Option<u64>,
-    /// CV entries only: work, education, volunteer, certification or project.
+    /// work, education, volunteer, certification or project (documented on the CV list only: every other kind's
+    /// list refuses it with 400).
     pub entry_type: Option<CvEntryType>,
     /// Only items in this status.
     pub status: Option<ContentStatus>,

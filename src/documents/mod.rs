@@ -56,6 +56,9 @@ async fn documents_site(
     Ok(site.settings.max_document_file_size)
 }
 
+/// List a site's documents
+///
+/// Read role or higher on the site. Errors: MODULE_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/sites/{site_id}/documents", tag = "Documents", params(("site_id" = Uuid, Path), DocumentListQuery),
     responses((status = 200, body = Paginated<DocumentResponse>)))]
 pub async fn list_documents(
@@ -69,6 +72,11 @@ pub async fn list_documents(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id, query.into_inner()).await?))
 }
 
+/// Create a document
+///
+/// Author role or higher on the site. A `url` or an inline base64 file, checked against the site's maximum document
+/// size. Errors: PAYLOAD_TOO_LARGE, DOCUMENT_NOT_UPLOADABLE, DOCUMENT_INVALID_TTL, MODULE_NOT_ENABLED,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/sites/{site_id}/documents", tag = "Documents", params(("site_id" = Uuid, Path)),
     request_body = CreateDocument,
     responses(
@@ -88,6 +96,9 @@ pub async fn create_document(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Show a document
+///
+/// Read role or higher on the document's site; without localizations. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/documents/{id}", tag = "Documents", params(("id" = Uuid, Path)),
     responses((status = 200, body = DocumentResponse, description = "Without localizations")))]
 pub async fn get_document(
@@ -99,6 +110,9 @@ pub async fn get_document(
     Ok(HttpResponse::Ok().json(service::response(&state, &doc, None)))
 }
 
+/// Show a document with its localizations
+///
+/// Read role or higher on the document's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/documents/{id}/detail", tag = "Documents", params(("id" = Uuid, Path)),
     responses((status = 200, body = DocumentResponse, description = "With localizations")))]
 pub async fn document_detail(
@@ -111,6 +125,10 @@ pub async fn document_detail(
     Ok(HttpResponse::Ok().json(service::response(&state, &doc, Some(localizations))))
 }
 
+/// Change a document
+///
+/// Author role or higher on the document's site. Errors: ENTITY_NOT_FOUND, DOCUMENT_INVALID_TTL,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/documents/{id}", tag = "Documents", params(("id" = Uuid, Path)), request_body = UpdateDocument,
     responses((status = 200, body = DocumentResponse)))]
 pub async fn update_document(
@@ -125,6 +143,9 @@ pub async fn update_document(
     Ok(HttpResponse::Ok().json(service::update(&state, &principal.actor_id(), doc, body).await?))
 }
 
+/// Delete a document
+///
+/// Editor role or higher on the document's site. Soft delete. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/documents/{id}", tag = "Documents", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Moved to the trash (Editor)")))]
 pub async fn delete_document(
@@ -137,6 +158,11 @@ pub async fn delete_document(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Download a document
+///
+/// Public. A private document needs the `token` from verify-access (else an HTML password page or
+/// DOCUMENT_PASSWORD_REQUIRED). Errors: ENTITY_NOT_FOUND, DOCUMENT_PASSWORD_REQUIRED, DOCUMENT_EXPIRED,
+/// DOCUMENT_LOCKED, RANGE_NOT_SATISFIABLE, STORAGE_ERROR.
 #[utoipa::path(get, path = "/documents/{id}/download", tag = "Documents", params(("id" = Uuid, Path), DownloadQuery),
     responses(
         (status = 200, content_type = "*/*", body = Vec<u8>, description = "The file, as the type it was stored with (private ones decrypted as they stream; need `token`)"),
@@ -158,6 +184,10 @@ pub async fn download_document(
     download::download(&state, &request, id.into_inner(), query.token.as_deref()).await
 }
 
+/// Exchange a document's password for a token
+///
+/// Public. The token is valid for an hour. Errors: DOCUMENT_PASSWORD_INCORRECT, DOCUMENT_ACCESS_RATE_LIMITED,
+/// DOCUMENT_LOCKED (after 3 failures), ENTITY_NOT_FOUND.
 #[utoipa::path(post, path = "/documents/{id}/verify-access", tag = "Documents", params(("id" = Uuid, Path)), request_body = VerifyAccess,
     responses(
         (status = 200, body = AccessToken, description = "A token for the download, valid 1 hour"),
@@ -180,6 +210,10 @@ pub async fn verify_document_access(
     Ok(HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(token))
 }
 
+/// Protect a document with a password
+///
+/// Editor role or higher on the document's site. Errors: ENTITY_NOT_FOUND, DOCUMENT_ENCRYPTION_FAILED,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/documents/{id}/privacy", tag = "Documents", params(("id" = Uuid, Path)), request_body = MakePrivate,
     responses(
         (status = 200, body = DocumentResponse, description = "Encrypted at rest (Editor)"),
@@ -195,6 +229,10 @@ pub async fn make_document_private(
     Ok(HttpResponse::Ok().json(privacy::make_private(&state, &principal.actor_id(), doc, body.into_inner()).await?))
 }
 
+/// Remove a document's password
+///
+/// Editor role or higher on the document's site. Errors: ENTITY_NOT_FOUND, DOCUMENT_PASSWORD_INCORRECT,
+/// DOCUMENT_DECRYPTION_FAILED.
 #[utoipa::path(delete, path = "/documents/{id}/privacy", tag = "Documents", params(("id" = Uuid, Path)), request_body = MakePublic,
     responses((status = 200, body = DocumentResponse, description = "Decrypted (Editor): with the password, or by the server's recovery key")))]
 pub async fn make_document_public(
@@ -208,6 +246,9 @@ pub async fn make_document_public(
     Ok(HttpResponse::Ok().json(privacy::make_public(&state, &principal.actor_id(), doc, password).await?))
 }
 
+/// Unlock a locked document
+///
+/// Admin role or higher on the document's site. Errors: ENTITY_NOT_FOUND, DOCUMENT_NOT_LOCKED.
 #[utoipa::path(post, path = "/documents/{id}/unlock", tag = "Documents", params(("id" = Uuid, Path)),
     responses(
         (status = 200, body = DocumentResponse, description = "Unlocked, attempts reset (Admin)"),
@@ -222,6 +263,10 @@ pub async fn unlock_document(
     Ok(HttpResponse::Ok().json(privacy::unlock(&state, &principal.actor_id(), doc).await?))
 }
 
+/// Add a localization to a document
+///
+/// Author role or higher on the document's site. Errors: ENTITY_NOT_FOUND, ENTITY_LOCALIZATION_EXISTS,
+/// VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/documents/{id}/localizations", tag = "Documents", params(("id" = Uuid, Path)),
     request_body = CreateDocumentLocalization, responses((status = 201, body = DocumentLocalizationResponse)))]
 pub async fn create_document_localization(
@@ -235,6 +280,9 @@ pub async fn create_document_localization(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a localization of a document
+///
+/// Read role or higher on the document's site. Errors: ENTITY_LOCALIZATION_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/documents/localizations/{loc_id}", tag = "Documents", params(("loc_id" = Uuid, Path)),
     request_body = UpdateDocumentLocalization, responses((status = 200, body = DocumentLocalizationResponse)))]
 pub async fn update_document_localization(
@@ -249,6 +297,9 @@ pub async fn update_document_localization(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a localization of a document
+///
+/// Read role or higher on the document's site. Errors: ENTITY_LOCALIZATION_NOT_FOUND.
 #[utoipa::path(delete, path = "/documents/localizations/{loc_id}", tag = "Documents", params(("loc_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted")))]
 pub async fn delete_document_localization(
@@ -262,6 +313,9 @@ pub async fn delete_document_localization(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// List the documents attached to a post
+///
+/// Read role or higher on the post's site. Errors: ENTITY_NOT_FOUND, AUTH_SITE_ACCESS_DENIED.
 #[utoipa::path(get, path = "/blogs/{blog_id}/documents", tag = "Documents", params(("blog_id" = Uuid, Path)),
     responses((status = 200, body = Vec<BlogDocumentResponse>, description = "In display_order")))]
 pub async fn list_blog_documents(
@@ -274,6 +328,9 @@ pub async fn list_blog_documents(
     Ok(HttpResponse::Ok().json(attachments::list(&state, blog_id).await?))
 }
 
+/// Attach a document to a post
+///
+/// Read role or higher on the post's site. Errors: ENTITY_NOT_FOUND, CONFLICT, AUTH_SITE_ACCESS_DENIED.
 #[utoipa::path(post, path = "/blogs/{blog_id}/documents", tag = "Documents", params(("blog_id" = Uuid, Path)),
     request_body = AttachDocument, responses((status = 201, body = BlogDocumentResponse)))]
 pub async fn attach_blog_document(
@@ -291,6 +348,9 @@ pub async fn attach_blog_document(
     Ok(HttpResponse::Created().json(attached))
 }
 
+/// Detach a document from a post
+///
+/// Read role or higher on the post's site. Errors: ENTITY_NOT_FOUND, AUTH_SITE_ACCESS_DENIED.
 #[utoipa::path(delete, path = "/blogs/{blog_id}/documents/{doc_id}", tag = "Documents",
     params(("blog_id" = Uuid, Path), ("doc_id" = Uuid, Path)), responses((status = 204, description = "Detached")))]
 pub async fn detach_blog_document(

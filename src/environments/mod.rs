@@ -22,6 +22,9 @@ pub fn routes(r: &mut Routes) {
         delete_environment]);
 }
 
+/// List a site's environments
+///
+/// Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/environments", tag = "Environments", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<EnvironmentResponse>)))]
 pub async fn list_environments(
@@ -34,6 +37,9 @@ pub async fn list_environments(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id).await?))
 }
 
+/// Show a site's default environment
+///
+/// Read role or higher on the site. Errors: ENVIRONMENT_NO_DEFAULT.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/environments/default",
@@ -54,6 +60,9 @@ pub async fn get_default_environment(
     Ok(HttpResponse::Ok().json(service::require_default(&state, site_id).await?))
 }
 
+/// Create an environment
+///
+/// Admin role or higher on the site. Errors: CONFLICT, VALIDATION_ERROR.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/environments",
@@ -75,6 +84,9 @@ pub async fn create_environment(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change an environment
+///
+/// Admin role or higher on the environment's site. Errors: ENTITY_NOT_FOUND, CONFLICT.
 #[utoipa::path(
     put,
     path = "/environments/{id}",
@@ -95,6 +107,9 @@ pub async fn update_environment(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete an environment
+///
+/// Admin role or higher on the environment's site. Errors: ENTITY_NOT_FOUND, CONFLICT.
 #[utoipa::path(
     delete,
     path = "/environments/{id}",

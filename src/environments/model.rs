@@ -35,7 +35,8 @@ impl From<&environment::Model> for EnvironmentResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateEnvironment {
-    /// Lowercase letters, digits and hyphens, e.g. `staging`.
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end, e.g. `staging`.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub name: String,
     pub base_url: Option<String>,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
@@ -44,6 +45,8 @@ pub struct CreateEnvironment {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateEnvironment {
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]

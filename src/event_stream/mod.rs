@@ -49,6 +49,9 @@ pub struct StreamEvent {
     pub retry: Option<u64>,
 }
 
+/// Stream a site's events
+///
+/// Read role or higher on the site. Server-sent events of the site's changes. Errors: SERVICE_UNAVAILABLE.
 #[utoipa::path(get, path = "/sites/{site_id}/events", tag = "Events",
     params(("site_id" = Uuid, Path), StreamQuery,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event id (sent by EventSource on reconnect)")),

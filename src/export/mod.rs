@@ -45,6 +45,10 @@ pub struct ImportForm {
     pub archive: Vec<u8>,
 }
 
+/// Import a site archive
+///
+/// An API key with Admin permission that is not site-scoped, or a JWT user (who becomes owner). Errors:
+/// PAYLOAD_TOO_LARGE, CONFLICT, STORAGE_QUOTA_EXCEEDED, VALIDATION_ERROR.
 #[utoipa::path(post, path = "/sites/import", tag = "Sites",
     request_body(content = ImportForm, content_type = "multipart/form-data"),
     responses(
@@ -83,6 +87,10 @@ pub struct DownloadToken {
     pub token: Option<String>,
 }
 
+/// Start exporting a site
+///
+/// Admin role or higher on the site (owners and system admins). Answers 202 with the queued job. Errors:
+/// SITE_EXPORT_FORBIDDEN, SITE_EXPORT_ALREADY_RUNNING.
 #[utoipa::path(post, path = "/sites/{site_id}/export", tag = "Sites", params(("site_id" = Uuid, Path)),
     responses(
         (status = 202, body = ExportJobResponse, description = "Queued"),
@@ -102,6 +110,9 @@ pub async fn start_export(
     Ok(HttpResponse::Accepted().json(jobs::response(&state, &job).await?))
 }
 
+/// Show an export job
+///
+/// Admin role or higher on the site. Errors: SITE_EXPORT_FORBIDDEN, SITE_EXPORT_JOB_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/{site_id}/export/{job_id}", tag = "Sites", params(("site_id" = Uuid, Path), ("job_id" = Uuid, Path)),
     responses(
         (status = 200, body = ExportJobResponse),
@@ -120,6 +131,10 @@ pub async fn get_export(
     Ok(HttpResponse::Ok().json(jobs::response(&state, &job).await?))
 }
 
+/// Download an export archive
+///
+/// Admin role or higher on the site, and the job's `token`. Errors: SITE_EXPORT_FORBIDDEN, SITE_EXPORT_JOB_NOT_FOUND
+/// (also after expiry), STORAGE_ERROR.
 #[utoipa::path(get, path = "/sites/{site_id}/export/{job_id}/download", tag = "Sites",
     params(("site_id" = Uuid, Path), ("job_id" = Uuid, Path), DownloadToken),
     responses(

@@ -103,6 +103,9 @@ async fn delete(state: &AppState, principal: &Principal, library: Library, id: U
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// List a site's media folders
+///
+/// Read role or higher on the site. Ordered by display_order.
 #[utoipa::path(get, path = "/sites/{site_id}/media-folders", tag = "Media", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<MediaFolderResponse>, description = "Ordered by display_order")))]
 pub async fn list_media_folders(
@@ -113,6 +116,9 @@ pub async fn list_media_folders(
     list(&state, &principal, Library::Media, site_id.into_inner()).await
 }
 
+/// Create a media folder
+///
+/// Author role or higher on the site. Errors: ENTITY_NOT_FOUND (parent), VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/sites/{site_id}/media-folders", tag = "Media", params(("site_id" = Uuid, Path)),
     request_body = CreateMediaFolder, responses((status = 201, body = MediaFolderResponse)))]
 pub async fn create_media_folder(
@@ -124,6 +130,9 @@ pub async fn create_media_folder(
     create(&state, &principal, Library::Media, site_id.into_inner(), body.into_inner()).await
 }
 
+/// Change a media folder
+///
+/// Author role or higher on the folder's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/media-folders/{id}", tag = "Media", params(("id" = Uuid, Path)),
     request_body = UpdateMediaFolder, responses((status = 200, body = MediaFolderResponse)))]
 pub async fn update_media_folder(
@@ -135,6 +144,9 @@ pub async fn update_media_folder(
     update(&state, &principal, Library::Media, id.into_inner(), body.into_inner()).await
 }
 
+/// Delete a media folder
+///
+/// Author role or higher on the folder's site. Files in it become unassigned, not deleted. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/media-folders/{id}", tag = "Media", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Deleted; its files become unassigned, its sub-folders move up")))]
 pub async fn delete_media_folder(
@@ -145,6 +157,9 @@ pub async fn delete_media_folder(
     delete(&state, &principal, Library::Media, id.into_inner()).await
 }
 
+/// List a site's document folders
+///
+/// Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/document-folders", tag = "Documents", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<MediaFolderResponse>, description = "Ordered by display_order")))]
 pub async fn list_document_folders(
@@ -155,6 +170,9 @@ pub async fn list_document_folders(
     list(&state, &principal, Library::Documents, site_id.into_inner()).await
 }
 
+/// Create a document folder
+///
+/// Author role or higher on the site. Errors: ENTITY_NOT_FOUND (parent), VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/sites/{site_id}/document-folders", tag = "Documents", params(("site_id" = Uuid, Path)),
     request_body = CreateMediaFolder, responses((status = 201, body = MediaFolderResponse)))]
 pub async fn create_document_folder(
@@ -166,6 +184,9 @@ pub async fn create_document_folder(
     create(&state, &principal, Library::Documents, site_id.into_inner(), body.into_inner()).await
 }
 
+/// Change a document folder
+///
+/// Author role or higher on the folder's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/document-folders/{id}", tag = "Documents", params(("id" = Uuid, Path)),
     request_body = UpdateMediaFolder, responses((status = 200, body = MediaFolderResponse)))]
 pub async fn update_document_folder(
@@ -177,6 +198,9 @@ pub async fn update_document_folder(
     update(&state, &principal, Library::Documents, id.into_inner(), body.into_inner()).await
 }
 
+/// Delete a document folder
+///
+/// Editor role or higher on the folder's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/document-folders/{id}", tag = "Documents", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Deleted (Editor); its documents become unassigned, its sub-folders move up")))]
 pub async fn delete_document_folder(

@@ -36,7 +36,8 @@ impl From<&folder::Model> for MediaFolderResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMediaFolder {
-    #[schema(min_length = 1, max_length = 100)]
+    /// One line of 1 to 100 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub name: String,
     pub parent_id: Option<Uuid>,
     #[serde(default)]
@@ -45,6 +46,8 @@ pub struct CreateMediaFolder {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMediaFolder {
+    /// One line of 1 to 100 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]

@@ -14,6 +14,10 @@ use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
 use crate::state::AppState;
 
+/// List a site's forms
+///
+/// Read role or higher on the site; 404 while the site's forms module is off. Errors: RESOURCE_NOT_FOUND,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/sites/{site_id}/forms", tag = "Forms", params(("site_id" = Uuid, Path), FormListQuery),
     responses((status = 200, body = Paginated<FormResponse>, description = "Without fields and localizations; 404 while the forms module is off")))]
 pub async fn list_forms(
@@ -27,6 +31,11 @@ pub async fn list_forms(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id, query.into_inner()).await?))
 }
 
+/// Create a form
+///
+/// Author role or higher on the site; optionally from a template. Errors: RESOURCE_NOT_FOUND (module off),
+/// ENTITY_SLUG_TAKEN, FORM_DUPLICATE_FIELD_LABELS, VALIDATION_ERROR, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE, VALIDATION_REQUIRED_FIELD.
 #[utoipa::path(post, path = "/sites/{site_id}/forms", tag = "Forms", params(("site_id" = Uuid, Path)), request_body = CreateForm,
     responses(
         (status = 201, body = FormResponse),
@@ -44,6 +53,9 @@ pub async fn create_form(
     Ok(HttpResponse::Created().json(service::create(&state, &principal, site_id, body.into_inner()).await?))
 }
 
+/// Show a form
+///
+/// Read role or higher on the form's site. Errors: ENTITY_NOT_FOUND, RESOURCE_NOT_FOUND (module off).
 #[utoipa::path(get, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)),
     responses((status = 200, body = FormResponse, description = "With fields and localizations")))]
 pub async fn get_form(
@@ -55,6 +67,9 @@ pub async fn get_form(
     Ok(HttpResponse::Ok().json(service::full(&state, &f).await?))
 }
 
+/// Find a form by slug
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND, RESOURCE_NOT_FOUND (module off).
 #[utoipa::path(get, path = "/sites/{site_id}/forms/by-slug/{slug}", tag = "Forms",
     params(("site_id" = Uuid, Path), ("slug" = String, Path)),
     responses((status = 200, body = FormResponse)))]
@@ -69,6 +84,11 @@ pub async fn form_by_slug(
     Ok(HttpResponse::Ok().json(service::full(&state, &f).await?))
 }
 
+/// Change a form
+///
+/// Authors change their own forms; Editor role or higher any. Sending `localizations` replaces them all. Errors:
+/// ENTITY_NOT_FOUND, ENTITY_SLUG_TAKEN, AUTH_INSUFFICIENT_ROLE, FORM_DUPLICATE_FIELD_LABELS, VALIDATION_ERROR,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)), request_body = UpdateForm,
     responses(
         (status = 200, body = FormResponse, description = "`fields` and `localizations`, when sent, replace the stored ones in one transaction; omitted, they stay"),
@@ -84,6 +104,10 @@ pub async fn update_form(
     Ok(HttpResponse::Ok().json(service::update(&state, &principal, f, body.into_inner()).await?))
 }
 
+/// Delete a form
+///
+/// Authors delete their own forms; Editor role or higher any. Soft delete. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(delete, path = "/forms/{id}", tag = "Forms", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted; its slug is free again")))]
 pub async fn delete_form(
@@ -96,6 +120,9 @@ pub async fn delete_form(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// List a site's form templates
+///
+/// Editor role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/form-templates", tag = "Forms", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<TemplateResponse>, description = "By name (Editor)")))]
 pub async fn list_templates(
@@ -108,6 +135,9 @@ pub async fn list_templates(
     Ok(HttpResponse::Ok().json(templates::list(&state, site_id).await?))
 }
 
+/// Create a form template
+///
+/// Editor role or higher on the site. Errors: FORM_TEMPLATE_NAME_EXISTS, VALIDATION_ERROR.
 #[utoipa::path(post, path = "/sites/{site_id}/form-templates", tag = "Forms", params(("site_id" = Uuid, Path)),
     request_body = CreateTemplate,
     responses(
@@ -125,6 +155,9 @@ pub async fn create_template(
     Ok(HttpResponse::Created().json(templates::create(&state, &principal, site_id, body.into_inner()).await?))
 }
 
+/// Show a form template
+///
+/// Editor role or higher on the template's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)),
     responses((status = 200, body = TemplateResponse)))]
 pub async fn get_template(
@@ -136,6 +169,9 @@ pub async fn get_template(
     Ok(HttpResponse::Ok().json(templates::response(&t)))
 }
 
+/// Change a form template
+///
+/// Editor role or higher on the template's site. Errors: ENTITY_NOT_FOUND, FORM_TEMPLATE_NAME_EXISTS, VALIDATION_ERROR.
 #[utoipa::path(put, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)), request_body = UpdateTemplate,
     responses(
         (status = 200, body = TemplateResponse),
@@ -151,6 +187,9 @@ pub async fn update_template(
     Ok(HttpResponse::Ok().json(templates::update(&state, &principal, t, body.into_inner()).await?))
 }
 
+/// Delete a form template
+///
+/// Editor role or higher on the template's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/form-templates/{id}", tag = "Forms", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Deleted (forms made from it keep their fields)")))]
 pub async fn delete_template(
@@ -163,6 +202,10 @@ pub async fn delete_template(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Configure a site's form bot protection
+///
+/// Admin role or higher on the site. Mode `altcha` (default) or `remote` with `verify_url` and `secret`;
+/// `regenerate_key` rotates the altcha key. Errors: BOT_PROTECTION_INVALID, VALIDATION_ERROR.
 #[utoipa::path(put, path = "/sites/{site_id}/bot-protection", tag = "Forms", params(("site_id" = Uuid, Path)),
     request_body = BotProtectionUpdate,
     responses(

@@ -57,8 +57,11 @@ fn within_quota(quota: &ClientQuota, req: &HttpRequest, what: &str) -> ApiResult
     })
 }
 
+/// Show a public form
+///
+/// Public; the site is named by the `X-Site-Domain` header. Inactive forms answer 404. Errors: RESOURCE_NOT_FOUND.
 #[utoipa::path(get, path = "/public/forms/{slug}", tag = "Forms (public)",
-    params(("slug" = String, Path), ("X-Site-Domain" = String, Header, description = "The site's domain (host of its base_url) or slug"), PublicFormQuery),
+    params(("slug" = String, Path), ("X-Site-Domain" = String, Header, pattern = r"\S", description = "Required: the site's domain (host of its base_url) or slug, not blank"), PublicFormQuery),
     responses(
         (status = 200, body = PublicForm, description = "Localized texts replace the canonical ones; `label` stays the data key. ETag; Cache-Control: public, max-age=60"),
         (status = 304, description = "The copy held is current"),
@@ -82,8 +85,12 @@ pub async fn public_form(
     Ok(if held { response.finish() } else { response.content_type(built.content_type).body(built.body.clone()) })
 }
 
+/// Get a form's bot challenge
+///
+/// Public; the site is named by the `X-Site-Domain` header. A fresh single-use signed challenge. Errors:
+/// RESOURCE_NOT_FOUND, CONFLICT (site not in altcha mode).
 #[utoipa::path(get, path = "/public/forms/{slug}/altcha-challenge", tag = "Forms (public)",
-    params(("slug" = String, Path), ("X-Site-Domain" = String, Header)),
+    params(("slug" = String, Path), ("X-Site-Domain" = String, Header, pattern = r"\S", description = "Required: the site's domain (host of its base_url) or slug, not blank")),
     responses(
         (status = 200, body = Challenge, description = "A fresh challenge for the ALTCHA widget, valid 10 minutes (the expiry is in the salt); a solution is accepted once"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
@@ -101,8 +108,13 @@ pub async fn altcha_challenge(
     Ok(HttpResponse::Ok().insert_header((CACHE_CONTROL, "no-store")).json(challenge))
 }
 
+/// Submit a form
+///
+/// Public; the site is named by the `X-Site-Domain` header. Rate-limited per IP. Errors: FORM_VALIDATION_FAILED,
+/// FORM_CONSENT_REQUIRED, BOT_PROTECTION_MISSING, BOT_PROTECTION_INVALID, BOT_PROTECTION_NOT_CONFIGURED,
+/// BOT_PROTECTION_PROVIDER_ERROR, RATE_LIMIT_EXCEEDED, RESOURCE_NOT_FOUND.
 #[utoipa::path(post, path = "/public/forms/{slug}/submit", tag = "Forms (public)",
-    params(("slug" = String, Path), ("X-Site-Domain" = String, Header)), request_body = SubmitForm,
+    params(("slug" = String, Path), ("X-Site-Domain" = String, Header, pattern = r"\S", description = "Required: the site's domain (host of its base_url) or slug, not blank")), request_body = SubmitForm,
     responses(
         (status = 201, body = SubmissionReceipt),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "FORM_VALIDATION_FAILED (with `errors` per field), FORM_CONSENT_REQUIRED, BOT_PROTECTION_MISSING, BOT_PROTECTION_INVALID (failed, expired or replayed)"),
@@ -126,8 +138,12 @@ pub async fn submit_form(
     Ok(HttpResponse::Created().json(receipt))
 }
 
+/// Look up a submission's status
+///
+/// Public; the site is named by the `X-Site-Domain` header. Answers status and created_at only. Errors:
+/// INVALID_REFERENCE_CODE, RESOURCE_NOT_FOUND.
 #[utoipa::path(post, path = "/public/submissions/lookup", tag = "Forms (public)",
-    params(("X-Site-Domain" = Option<String>, Header, description = "When sent, the submission must belong to this site")),
+    params(("X-Site-Domain" = Option<String>, Header, pattern = r"\S", description = "Optional: when sent (not blank), the site's domain (host of its base_url) or slug, and the submission must belong to that site")),
     request_body = LookupRequest,
     responses(
         (status = 200, body = SubmissionLookup, description = "Status and creation time only"),
@@ -146,8 +162,12 @@ pub async fn lookup_submission(
     Ok(HttpResponse::Ok().json(submit::lookup(&state, site, &body.reference_code).await?))
 }
 
+/// Show a submission to its visitor
+///
+/// Public; the site is named by the `X-Site-Domain` header. Errors: INVALID_REFERENCE_CODE, RESOURCE_NOT_FOUND,
+/// SUBMISSION_DELETED.
 #[utoipa::path(get, path = "/public/submissions/{reference_code}", tag = "Forms (public)",
-    params(("reference_code" = String, Path), ("X-Site-Domain" = Option<String>, Header)),
+    params(("reference_code" = String, Path), ("X-Site-Domain" = Option<String>, Header, pattern = r"\S", description = "Optional: when sent (not blank), the site's domain (host of its base_url) or slug, and the submission must belong to that site")),
     responses(
         (status = 200, body = VisitorSubmission, description = "The visitor's full view (Cache-Control: no-store)"),
         (status = 404, body = Problem, content_type = "application/problem+json", description = "INVALID_REFERENCE_CODE"),
@@ -165,8 +185,12 @@ pub async fn view_submission(
     Ok(HttpResponse::Ok().insert_header((CACHE_CONTROL, "no-store")).json(view))
 }
 
+/// Delete a submission as its visitor
+///
+/// Public; the site is named by the `X-Site-Domain` header. Idempotent: a repeat call answers 410 SUBMISSION_DELETED.
+/// Errors: INVALID_REFERENCE_CODE, RESOURCE_NOT_FOUND, SUBMISSION_DELETED.
 #[utoipa::path(delete, path = "/public/submissions/{reference_code}", tag = "Forms (public)",
-    params(("reference_code" = String, Path), ("X-Site-Domain" = Option<String>, Header)),
+    params(("reference_code" = String, Path), ("X-Site-Domain" = Option<String>, Header, pattern = r"\S", description = "Optional: when sent (not blank), the site's domain (host of its base_url) or slug, and the submission must belong to that site")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 404, body = Problem, content_type = "application/problem+json", description = "INVALID_REFERENCE_CODE"),

@@ -12,6 +12,10 @@ use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
 use crate::state::AppState;
 
+/// List a form's submissions
+///
+/// Reviewer role or higher on the form's site, or Author for forms one created. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/forms/{form_id}/submissions", tag = "Form submissions",
     params(("form_id" = Uuid, Path), SubmissionListQuery),
     responses(
@@ -28,6 +32,10 @@ pub async fn list_submissions(
     Ok(HttpResponse::Ok().json(review::list(&state, &f, query.into_inner()).await?))
 }
 
+/// Count a form's submissions per status
+///
+/// Reviewer role or higher on the form's site, or Author for forms one created. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(get, path = "/forms/{form_id}/submissions/status-counts", tag = "Form submissions",
     params(("form_id" = Uuid, Path)),
     responses((status = 200, body = StatusCounts)))]
@@ -40,6 +48,10 @@ pub async fn submission_status_counts(
     Ok(HttpResponse::Ok().json(review::counts(&state, f.id).await?))
 }
 
+/// Show a submission
+///
+/// Reviewer role or higher on the form's site, or Author for forms one created; with notes and status history. Errors:
+/// ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(get, path = "/submissions/{id}", tag = "Form submissions", params(("id" = Uuid, Path)),
     responses((status = 200, body = SubmissionDetail, description = "With notes and status history")))]
 pub async fn get_submission(
@@ -51,6 +63,10 @@ pub async fn get_submission(
     Ok(HttpResponse::Ok().json(review::detail(&state, &s).await?))
 }
 
+/// Change a submission's status
+///
+/// Editor role or higher on the form's site, or Author for forms one created. Errors: ENTITY_NOT_FOUND,
+/// INVALID_STATUS_TRANSITION, AUTH_INSUFFICIENT_ROLE, VALIDATION_ERROR.
 #[utoipa::path(put, path = "/submissions/{id}/status", tag = "Form submissions", params(("id" = Uuid, Path)),
     request_body = StatusUpdate,
     responses(
@@ -67,6 +83,10 @@ pub async fn update_submission_status(
     Ok(HttpResponse::Ok().json(review::change_status(&state, &principal, s, body.status).await?))
 }
 
+/// Delete a submission
+///
+/// Editor role or higher on the form's site, or Author for forms one created. Soft delete. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(delete, path = "/submissions/{id}", tag = "Form submissions", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted")))]
 pub async fn delete_submission_by_id(
@@ -79,6 +99,10 @@ pub async fn delete_submission_by_id(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Add a note to a submission
+///
+/// Editor role or higher on the form's site, or Author for forms one created. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE, VALIDATION_REQUIRED_FIELD, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(post, path = "/submissions/{id}/notes", tag = "Form submissions", params(("id" = Uuid, Path)),
     request_body = NoteInput,
     responses((status = 201, body = NoteResponse)))]
@@ -92,6 +116,10 @@ pub async fn add_submission_note(
     Ok(HttpResponse::Created().json(review::add_note(&state, &principal, &s, body.into_inner()).await?))
 }
 
+/// Delete a note of a submission
+///
+/// Editor role or higher on the form's site, or Author for forms one created. Errors: ENTITY_NOT_FOUND,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(delete, path = "/submissions/{id}/notes/{note_id}", tag = "Form submissions",
     params(("id" = Uuid, Path), ("note_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted")))]

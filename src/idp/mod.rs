@@ -37,6 +37,10 @@ async fn require_some_site_admin(state: &AppState, principal: &Principal) -> Api
     }
 }
 
+/// List identity-provider users
+///
+/// Admin role on at least one site, or a system admin. Errors: IDP_NOT_CONFIGURED (500), IDP_API_FAILED,
+/// AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     get,
     path = "/idp/users",
@@ -58,7 +62,11 @@ pub async fn list_idp_users(
     Ok(HttpResponse::Ok().json(users))
 }
 
-#[utoipa::path(get, path = "/idp/users/{id}", tag = "Identity provider", params(("id" = String, Path)),
+/// Show an identity-provider user
+///
+/// Admin role on at least one site, or a system admin. Errors: IDP_NOT_CONFIGURED (500), IDP_USER_NOT_FOUND,
+/// IDP_INVALID_IDENTIFIER, IDP_API_FAILED, AUTH_INSUFFICIENT_ROLE.
+#[utoipa::path(get, path = "/idp/users/{id}", tag = "Identity provider", params(("id" = String, Path, pattern = r"^[A-Za-z0-9_-]{1,128}$", description = "The provider's user id: 1 to 128 letters, digits, `_` or `-`")),
     responses((status = 200, body = IdpUser), (status = "5XX", body = Problem)))]
 pub async fn get_idp_user(
     state: web::Data<AppState>,
@@ -70,11 +78,15 @@ pub async fn get_idp_user(
     Ok(HttpResponse::Ok().json(service::get(&state, now, &id).await?))
 }
 
+/// Change an identity-provider user's CMS role
+///
+/// Admin role on at least one site, or a system admin. Errors: IDP_INVALID_ROLE, IDP_NOT_CONFIGURED (500),
+/// IDP_USER_NOT_FOUND, IDP_INVALID_IDENTIFIER, IDP_API_FAILED, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     put,
     path = "/idp/users/{id}/role",
     tag = "Identity provider",
-    params(("id" = String, Path)),
+    params(("id" = String, Path, pattern = r"^[A-Za-z0-9_-]{1,128}$", description = "The provider's user id: 1 to 128 letters, digits, `_` or `-`")),
     request_body = SetRole,
     responses(
         (status = 200, body = IdpUser),

@@ -36,6 +36,11 @@ pub struct ListQuery {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct SetRole {
-    /// One of read, author, reviewer, editor, admin, owner.
+    /// One of read, author, reviewer, editor, admin, owner (any letter case; `viewer` means read).
+    #[schema(schema_with = role_names)]
     pub role: String,
+}
+
+fn role_names() -> utoipa::openapi::Object {
+    crate::values::one_of(&crate::auth::Role::ALL.map(crate::auth::Role::as_str))
 }

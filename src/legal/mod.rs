@@ -18,6 +18,10 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, ContentKind::Legal, "legal");
 }
 
+/// Create a new version of a legal document
+///
+/// Editor role or higher on the document's sites. The new version is a Draft copy. Errors: ENTITY_NOT_FOUND,
+/// LEGAL_VERSION_SOURCE_DELETED, MODULE_NOT_ENABLED.
 #[utoipa::path(
     post,
     path = "/legal/{id}/versions",

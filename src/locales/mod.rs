@@ -32,12 +32,19 @@ fn require_locale_admin(principal: &Principal) -> ApiResult<()> {
     }
 }
 
+/// List the global locales
+///
+/// Any authenticated caller.
 #[utoipa::path(get, path = "/locales", tag = "Locales",
     responses((status = 200, body = Vec<LocaleResponse>)))]
 pub async fn list_locales(state: web::Data<AppState>, _principal: Principal) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(service::list(&state.db).await?))
 }
 
+/// Create a global locale
+///
+/// A system admin, or an API key with Admin permission that is not site-scoped. Errors: LOCALE_CODE_TAKEN,
+/// AUTH_INSUFFICIENT_ROLE, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/locales",
@@ -59,6 +66,10 @@ pub async fn create_locale(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a global locale
+///
+/// A system admin, or an API key with Admin permission that is not site-scoped. Errors: ENTITY_NOT_FOUND,
+/// LOCALE_CODE_TAKEN, AUTH_INSUFFICIENT_ROLE, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/locales/{id}", tag = "Locales", params(("id" = Uuid, Path)), request_body = UpdateLocale,
     responses((status = 200, body = LocaleResponse)))]
 pub async fn update_locale(
@@ -75,6 +86,10 @@ pub async fn update_locale(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a global locale
+///
+/// A system admin, or an API key with Admin permission that is not site-scoped. Errors: ENTITY_NOT_FOUND,
+/// LOCALE_DELETE_IN_USE, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(delete, path = "/locales/{id}", tag = "Locales", params(("id" = Uuid, Path)),
     responses((status = 204), (status = 409, body = crate::error::Problem, description = "LOCALE_DELETE_IN_USE")))]
 pub async fn delete_locale(

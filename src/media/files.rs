@@ -58,6 +58,9 @@ pub fn parse_range(raw: &str) -> Option<GetRange> {
     }
 }
 
+/// Serve a stored public file
+///
+/// Public. Errors: RESOURCE_NOT_FOUND, RANGE_NOT_SATISFIABLE, STORAGE_ERROR.
 #[utoipa::path(
     get,
     path = "/files/{bucket}/{dir}/{name}",

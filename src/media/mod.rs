@@ -40,6 +40,10 @@ pub fn routes(r: &mut Routes) {
     favicon::routes(r);
 }
 
+/// List a site's media
+///
+/// Read role or higher on the site. `search` covers filename, alt text, caption and title. Errors:
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(get, path = "/sites/{site_id}/media", tag = "Media", params(("site_id" = Uuid, Path), MediaListQuery),
     responses((status = 200, body = Paginated<MediaResponse>, description = "Newest first")))]
 pub async fn list_media(
@@ -53,6 +57,12 @@ pub async fn list_media(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id, query.into_inner()).await?))
 }
 
+/// Upload a media file
+///
+/// Author role or higher on every site in `site_ids`. Multipart; the type is detected from the bytes. A file whose
+/// checksum exists answers 200 with the existing record. Errors: MEDIA_UPLOAD_NO_DATA, MEDIA_UPLOAD_EMPTY,
+/// MEDIA_UPLOAD_INVALID_TYPE, MEDIA_UPLOAD_TOO_LARGE, MEDIA_UPLOAD_READ_FAILED, STORAGE_QUOTA_EXCEEDED,
+/// AUTH_SITE_ACCESS_DENIED.
 #[utoipa::path(
     post,
     path = "/media/upload",
@@ -78,6 +88,10 @@ pub async fn upload_media(
     Ok(if created { HttpResponse::Created().json(record) } else { HttpResponse::Ok().json(record) })
 }
 
+/// Record an external media file
+///
+/// Author role or higher on every site in `site_ids`. Errors: MEDIA_TAG_INVALID, MEDIA_TOO_MANY_TAGS,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_REQUIRED_FIELD, AUTH_SITE_ACCESS_DENIED.
 #[utoipa::path(post, path = "/media", tag = "Media", request_body = CreateMedia,
     responses((status = 201, body = MediaResponse, description = "A record of a file stored elsewhere")))]
 pub async fn create_media(
@@ -89,6 +103,9 @@ pub async fn create_media(
     Ok(HttpResponse::Created().json(record))
 }
 
+/// Show a media file
+///
+/// Read role or higher on one of the file's sites; with variants. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/media/{id}", tag = "Media", params(("id" = Uuid, Path)),
     responses((status = 200, body = MediaResponse)))]
 pub async fn get_media(
@@ -100,6 +117,9 @@ pub async fn get_media(
     Ok(HttpResponse::Ok().json(records::response(&state, found.file).await?))
 }
 
+/// Show where a media file is used
+///
+/// Read role or higher on one of the file's sites. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/media/{id}/usage", tag = "Media", params(("id" = Uuid, Path)),
     responses((status = 200, body = MediaUsage)))]
 pub async fn media_usage(
@@ -111,6 +131,10 @@ pub async fn media_usage(
     Ok(HttpResponse::Ok().json(usage::usage(&state, &found).await?))
 }
 
+/// Change a media file's record
+///
+/// Author role or higher on the file's sites. Errors: ENTITY_NOT_FOUND, MEDIA_TAG_INVALID, MEDIA_TOO_MANY_TAGS,
+/// VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/media/{id}", tag = "Media", params(("id" = Uuid, Path)), request_body = UpdateMedia,
     responses((status = 200, body = MediaResponse)))]
 pub async fn update_media(
@@ -172,6 +196,10 @@ async fn recrop_thumbnail(
     }))
 }
 
+/// Delete a media file
+///
+/// Author role or higher on the file's sites. Soft delete; a referenced file answers 409 with its usage unless
+/// `force=true`. Errors: ENTITY_NOT_FOUND, CONFLICT.
 #[utoipa::path(delete, path = "/media/{id}", tag = "Media", params(("id" = Uuid, Path), DeleteMediaQuery),
     responses(
         (status = 204, description = "Moved to the trash"),

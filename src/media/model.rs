@@ -119,7 +119,9 @@ pub struct MediaListQuery {
     pub per_page: Option<u64>,
     /// Matches filename, alt text, caption and title.
     pub search: Option<String>,
-    /// `image`, `video`, `audio` or `document`.
+    /// `image`, `video`, `audio` or `document` (`application/pdf` and `text/*`); anything else is
+    /// VALIDATION_INVALID_FORMAT.
+    #[param(schema_with = mime_categories)]
     pub mime_category: Option<String>,
     pub folder_id: Option<Uuid>,
 }
@@ -279,4 +281,8 @@ pub struct UploadFaviconForm {
     /// PNG, JPEG, GIF or WebP, at most 10 MB; 512x512 or larger recommended.
     #[schema(value_type = String, format = Binary)]
     pub file: Vec<u8>,
+}
+
+fn mime_categories() -> utoipa::openapi::Object {
+    crate::values::one_of(&["image", "video", "audio", "document"])
 }

@@ -33,6 +33,9 @@ fn require_owner_for(role: Role, caller: Role) -> ApiResult<()> {
     Ok(())
 }
 
+/// List the caller's memberships
+///
+/// JWT only (an API key gets 400 MEMBER_REQUIRES_IDP_AUTH).
 #[utoipa::path(
     get,
     path = "/my/memberships",
@@ -48,6 +51,9 @@ pub async fn my_memberships(state: web::Data<AppState>, principal: Principal) ->
     Ok(HttpResponse::Ok().json(service::memberships_of(&state, &user.idp_user_id).await?))
 }
 
+/// List a site's members
+///
+/// Admin role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/members", tag = "Members", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<MemberResponse>)))]
 pub async fn list_members(
@@ -60,6 +66,10 @@ pub async fn list_members(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id).await?))
 }
 
+/// Add a member to a site
+///
+/// Admin role or higher on the site; only owners give the admin and owner roles. Errors: MEMBER_ALREADY_EXISTS,
+/// MEMBER_ROLE_OWNER_REQUIRED, VALIDATION_ERROR.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/members",
@@ -90,6 +100,10 @@ pub async fn add_member(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a member's role
+///
+/// Admin role or higher on the site; only owners give or take the admin and owner roles. Errors: ENTITY_NOT_FOUND,
+/// MEMBER_ROLE_OWNER_REQUIRED.
 #[utoipa::path(
     put,
     path = "/sites/{site_id}/members/{id}",
@@ -118,6 +132,10 @@ pub async fn update_member(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Remove a member from a site
+///
+/// Admin role or higher on the site. Errors: ENTITY_NOT_FOUND, MEMBER_CANNOT_REMOVE_OWNER,
+/// SITE_OWNER_CANNOT_LEAVE.
 #[utoipa::path(
     delete,
     path = "/sites/{site_id}/members/{id}",
@@ -149,6 +167,9 @@ pub async fn remove_member(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Transfer a site's ownership
+///
+/// Owner role on the site. Errors: ENTITY_NOT_FOUND, VALIDATION_ERROR.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/members/transfer-ownership",

@@ -44,11 +44,17 @@ pub struct Membership {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct AddMember {
     pub idp_user_id: String,
+    /// read, author, reviewer, editor or admin (any letter case; `viewer` means read); a site has one owner, made
+    /// by transfer-ownership.
+    #[schema(schema_with = member_roles)]
     pub role: Role,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct UpdateMember {
+    /// read, author, reviewer, editor or admin (any letter case; `viewer` means read); a site has one owner, made
+    /// by transfer-ownership.
+    #[schema(schema_with = member_roles)]
     pub role: Role,
 }
 
@@ -57,4 +63,10 @@ pub struct TransferOwnership {
     /// A member of the site who becomes its owner; the current owner becomes an admin.
     #[serde(alias = "new_owner_idp_user_id")]
     pub idp_user_id: String,
+}
+
+/// Every role but owner.
+fn member_roles() -> utoipa::openapi::Object {
+    let roles: Vec<&str> = Role::ALL.iter().filter(|r| **r != Role::Owner).map(|r| r.as_str()).collect();
+    crate::values::one_of(&roles)
 }

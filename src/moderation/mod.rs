@@ -32,6 +32,9 @@ fn require_system_admin(principal: &Principal) -> ApiResult<()> {
     }
 }
 
+/// Suspend a user
+///
+/// System admins or a Master key. Errors: VALIDATION_ERROR, VALIDATION_OUT_OF_RANGE, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     post,
     path = "/admin/users/{idp_user_id}/suspend",
@@ -55,6 +58,9 @@ pub async fn suspend_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
+/// Ban a user
+///
+/// System admins or a Master key. Errors: AUTH_INSUFFICIENT_ROLE, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     post,
     path = "/admin/users/{idp_user_id}/ban",
@@ -75,6 +81,9 @@ pub async fn ban_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
+/// Lift a user's suspension
+///
+/// System admins or a Master key. A banned user answers 400. Errors: VALIDATION_ERROR, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     post,
     path = "/admin/users/{idp_user_id}/unsuspend",
@@ -96,8 +105,11 @@ pub async fn unsuspend_user(
     Ok(HttpResponse::Ok().json(result))
 }
 
-/// Irreversible: the provider account, memberships, settings, onboarding and the
-/// moderation record go; content the user wrote stays, no longer attributed to them.
+/// Delete a banned user
+///
+/// Irreversible: the provider account, memberships, settings, onboarding and the moderation record go; content the user
+/// wrote stays, no longer attributed to them. System admins or a Master key; only a banned user may be deleted
+/// (400 otherwise). Errors: VALIDATION_ERROR, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     delete,
     path = "/admin/users/{idp_user_id}",

@@ -44,13 +44,18 @@ pub struct ModerationResult {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct SuspendUser {
+    /// Why: 1 to 2000 characters, not only whitespace (trimmed).
+    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
     pub reason: String,
     /// 1 to 8784 (a year).
+    #[schema(minimum = 1, maximum = 8784)]
     pub duration_hours: i64,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct BanUser {
+    /// Why: 1 to 2000 characters, not only whitespace (trimmed).
+    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
     pub reason: String,
 }
 

@@ -20,7 +20,7 @@ const NOT_BANNED: [ModerationStatus; 2] = [ModerationStatus::Active, ModerationS
 
 fn reason(raw: &str) -> ApiResult<String> {
     let trimmed = raw.trim();
-    if trimmed.is_empty() || trimmed.len() > REASON_MAX {
+    if trimmed.is_empty() || trimmed.chars().count() > REASON_MAX {
         return Err(ApiError::validation(vec![FieldError::new(
             "reason",
             ErrorCode::ValidationError,

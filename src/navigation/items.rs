@@ -11,6 +11,10 @@ use crate::error::ApiResult;
 use crate::site_rows;
 use crate::state::AppState;
 
+/// Add an item to a menu
+///
+/// Editor role or higher on the menu's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_REQUIRED_FIELD.
 #[utoipa::path(
     post,
     path = "/menus/{id}/items",
@@ -31,6 +35,9 @@ pub async fn create_menu_item(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a menu item
+///
+/// Editor role or higher on the item's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     put,
     path = "/menu-items/{id}",
@@ -51,6 +58,9 @@ pub async fn update_menu_item(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a menu item
+///
+/// Editor role or higher on the item's site. Soft delete. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/menu-items/{id}", tag = "Navigation", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Moved to the trash with the items under it")))]
 pub async fn delete_menu_item(

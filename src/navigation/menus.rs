@@ -11,6 +11,9 @@ use crate::error::ApiResult;
 use crate::site_rows;
 use crate::state::AppState;
 
+/// List a site's menus
+///
+/// Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/menus", tag = "Navigation", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<MenuResponse>)))]
 pub async fn list_menus(
@@ -23,6 +26,9 @@ pub async fn list_menus(
     Ok(HttpResponse::Ok().json(service::list_menus(&state, site_id).await?))
 }
 
+/// Show a menu with its items
+///
+/// Read role or higher on the menu's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path), MenuQuery),
     responses((status = 200, body = MenuDetail)))]
 pub async fn get_menu(
@@ -35,6 +41,9 @@ pub async fn get_menu(
     Ok(HttpResponse::Ok().json(service::menu_detail(&state, &menu, query.locale.as_deref()).await?))
 }
 
+/// Create a menu
+///
+/// Editor role or higher on the site. Errors: VALIDATION_REQUIRED_FIELD, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/menus",
@@ -56,6 +65,9 @@ pub async fn create_menu(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a menu
+///
+/// Editor role or higher on the menu's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path)), request_body = UpdateMenu,
     responses((status = 200, body = MenuResponse)))]
 pub async fn update_menu(
@@ -70,6 +82,9 @@ pub async fn update_menu(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a menu
+///
+/// Editor role or higher on the menu's site. Soft delete. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/menus/{id}", tag = "Navigation", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Moved to the trash with its items")))]
 pub async fn delete_menu(

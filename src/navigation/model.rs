@@ -61,13 +61,16 @@ pub struct CreateMenu {
     /// The slug, or `Menu`, when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub name: String,
-    /// From the name when omitted.
+    /// From the name when omitted: 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMenu {
     pub name: Option<String>,
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
 }
 

@@ -26,6 +26,9 @@ fn user_id(principal: &Principal) -> ApiResult<&str> {
     Ok(principal.require_user(ErrorCode::NotificationRequiresIdp)?.idp_user_id.as_str())
 }
 
+/// List the caller's notifications
+///
+/// JWT only (an API key gets 403 NOTIFICATION_REQUIRES_IDP).
 #[utoipa::path(
     get,
     path = "/notifications",
@@ -46,6 +49,10 @@ pub async fn list_notifications(
     Ok(HttpResponse::Ok().json(service::list(&state, user, &query).await?))
 }
 
+/// Mark a notification read
+///
+/// JWT only (an API key gets 403 NOTIFICATION_REQUIRES_IDP); one's own notifications only. Errors: ENTITY_NOT_FOUND,
+/// NOTIFICATION_ACCESS_DENIED.
 #[utoipa::path(
     post,
     path = "/notifications/{id}/read",
@@ -71,6 +78,9 @@ pub async fn mark_read(
     Ok(HttpResponse::Ok().json(service::mark_read(&state, now, found).await?))
 }
 
+/// Mark all the caller's notifications read
+///
+/// JWT only (an API key gets 403 NOTIFICATION_REQUIRES_IDP).
 #[utoipa::path(post, path = "/notifications/read-all", tag = "Notifications",
     responses((status = 200, body = MarkedRead)), security(("bearer" = [])))]
 pub async fn mark_all_read(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {

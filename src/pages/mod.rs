@@ -28,6 +28,9 @@ pub struct RouteQuery {
     pub route: String,
 }
 
+/// Find a page by route
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/pages/by-route",

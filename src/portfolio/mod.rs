@@ -20,6 +20,9 @@ pub fn routes(r: &mut Routes) {
     http::kind_routes(r, ContentKind::Skill, "skills");
 }
 
+/// Find a skill by slug
+///
+/// Read role or higher on the skill's site. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/skills/by-slug/{slug}",

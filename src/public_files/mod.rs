@@ -33,6 +33,9 @@ fn respond(request: &HttpRequest, file: &CachedBody) -> HttpResponse {
     }
 }
 
+/// Read a site's sitemap
+///
+/// Public. Only published content; cached for an hour. Errors: RESOURCE_NOT_FOUND (unknown site, or no Site URL set).
 #[utoipa::path(
     get,
     path = "/sites/{slug}/sitemap.xml",
@@ -53,6 +56,9 @@ pub async fn sitemap(
     Ok(respond(&request, &file))
 }
 
+/// Read one part of a site's sitemap
+///
+/// Public. Errors: RESOURCE_NOT_FOUND.
 #[utoipa::path(
     get,
     path = "/sites/{slug}/sitemap-{number}.xml",
@@ -75,6 +81,9 @@ pub async fn sitemap_child(
     Ok(respond(&request, &file))
 }
 
+/// Read a site's robots.txt
+///
+/// Public. Rendered from the site's `robots_txt_rules`. Errors: RESOURCE_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/{slug}/robots.txt", tag = "Public site files", params(("slug" = String, Path)),
     responses(
         (status = 200, content_type = "text/plain", body = String, description = "From robots_txt_rules, with a Sitemap: line when base_url is set; Cache-Control: public, max-age=3600; ETag"),
@@ -91,6 +100,9 @@ pub async fn robots_txt(
     Ok(respond(&request, &file))
 }
 
+/// Read a site's web manifest
+///
+/// Public. Errors: RESOURCE_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/{slug}/site.webmanifest", tag = "Public site files", params(("slug" = String, Path)),
     responses(
         (status = 200, content_type = "application/manifest+json", body = Object, description = "name, short_name, icons (after a favicon upload), theme_color, background_color, display"),
@@ -107,6 +119,9 @@ pub async fn web_manifest(
     Ok(respond(&request, &file))
 }
 
+/// Read a site's browserconfig.xml
+///
+/// Public. Errors: RESOURCE_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/{slug}/browserconfig.xml", tag = "Public site files", params(("slug" = String, Path)),
     responses(
         (status = 200, content_type = "application/xml", body = String, description = "The Windows tile: the 192px icon and theme_color"),

@@ -24,6 +24,9 @@ pub fn routes(r: &mut Routes) {
         delete_redirect]);
 }
 
+/// List a site's redirects
+///
+/// Read role or higher on the site.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/redirects",
@@ -42,6 +45,9 @@ pub async fn list_redirects(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id, page.resolve()).await?))
 }
 
+/// Resolve a path through a site's redirects
+///
+/// Read role or higher on the site. Errors: RESOURCE_NOT_FOUND (no active redirect).
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/redirects/resolve",
@@ -63,6 +69,9 @@ pub async fn resolve_redirect(
     Ok(HttpResponse::Ok().json(service::resolve(&state, site_id, &query.path).await?))
 }
 
+/// Show a redirect
+///
+/// Read role or higher on the redirect's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)),
     responses((status = 200, body = RedirectResponse)))]
 pub async fn get_redirect(
@@ -74,6 +83,10 @@ pub async fn get_redirect(
     Ok(HttpResponse::Ok().json(RedirectResponse::from(&found)))
 }
 
+/// Create a redirect
+///
+/// Editor role or higher on the site. Errors: REDIRECT_SAME_PATH, CONFLICT (duplicate source or a loop),
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/redirects",
@@ -98,6 +111,10 @@ pub async fn create_redirect(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a redirect
+///
+/// Editor role or higher on the redirect's site. Errors: ENTITY_NOT_FOUND, REDIRECT_SAME_PATH, CONFLICT,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     put,
     path = "/redirects/{id}",
@@ -118,6 +135,9 @@ pub async fn update_redirect(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a redirect
+///
+/// Editor role or higher on the redirect's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/redirects/{id}", tag = "Redirects", params(("id" = Uuid, Path)),
     responses((status = 204)))]
 pub async fn delete_redirect(

@@ -35,22 +35,31 @@ impl From<&redirect::Model> for RedirectResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateRedirect {
-    /// A path on the site, e.g. `/old-page`.
+    /// A path on the site, e.g. `/old-page`: starts with `/`, no whitespace, at most 500 characters.
+    #[schema(max_length = 500, pattern = "<path>")]
     pub source_path: String,
-    /// A path on the site or an absolute http(s) URL.
+    /// A path on the site (as `source_path`) or an absolute http(s) URL.
     /// `destination_path` is accepted too.
     #[serde(alias = "destination_path")]
+    #[schema(pattern = "^(/\\S*|https?://\\S+)$")]
     pub destination: String,
     /// 301 (default), 302, 307 or 308.
+    #[schema(schema_with = redirect_statuses)]
     pub status_code: Option<i32>,
     pub is_active: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateRedirect {
+    /// A path on the site: starts with `/`, no whitespace, at most 500 characters.
+    #[schema(max_length = 500, pattern = "<path>")]
     pub source_path: Option<String>,
+    /// A path on the site or an absolute http(s) URL.
     #[serde(alias = "destination_path")]
+    #[schema(pattern = "^(/\\S*|https?://\\S+)$")]
     pub destination: Option<String>,
+    /// 301, 302, 307 or 308.
+    #[schema(schema_with = redirect_statuses)]
     pub status_code: Option<i32>,
     pub is_active: Option<bool>,
 }
@@ -58,6 +67,8 @@ pub struct UpdateRedirect {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ResolveQuery {
+    /// A path on the site: starts with `/`, no whitespace, at most 500 characters.
+    #[param(max_length = 500, pattern = "<path>")]
     pub path: String,
 }
 
@@ -69,4 +80,13 @@ pub struct ResolvedRedirect {
     /// The status of the first hop.
     pub status_code: i32,
     pub hops: usize,
+}
+
+/// 301, 302, 307 or 308; `null` as when left out.
+fn redirect_statuses() -> utoipa::openapi::Object {
+    use utoipa::openapi::{schema::SchemaType, Type};
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+        .enum_values(Some([Some(301), Some(302), Some(307), Some(308), None]))
+        .build()
 }

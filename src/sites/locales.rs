@@ -11,6 +11,9 @@ use crate::state::AppState;
 
 pub use crate::state::SiteLocaleResponse;
 
+/// List a site's locales
+///
+/// Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/locales", tag = "Site locales",
     params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<SiteLocaleResponse>)))]
@@ -24,6 +27,10 @@ pub async fn list_site_locales(
     Ok(HttpResponse::Ok().json(&state.site_state(site_id).await?.locales))
 }
 
+/// Add a locale to a site
+///
+/// Admin role or higher on the site. Errors: ENTITY_NOT_FOUND (locale), CONFLICT (already assigned),
+/// VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/sites/{site_id}/locales", tag = "Site locales",
     params(("site_id" = Uuid, Path)), request_body = SiteLocaleInput,
     responses((status = 201, body = SiteLocaleResponse)))]
@@ -40,6 +47,9 @@ pub async fn add_site_locale(
     Ok(HttpResponse::Created().json(added))
 }
 
+/// Change a site's locale
+///
+/// Admin role or higher on the site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/sites/{site_id}/locales/{locale_id}", tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)), request_body = UpdateSiteLocale,
     responses((status = 200, body = SiteLocaleResponse)))]
@@ -56,6 +66,9 @@ pub async fn update_site_locale(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Remove a locale from a site
+///
+/// Admin role or higher on the site. Errors: ENTITY_NOT_FOUND, SITE_LOCALE_LAST_LANGUAGE.
 #[utoipa::path(
     delete,
     path = "/sites/{site_id}/locales/{locale_id}",
@@ -78,6 +91,9 @@ pub async fn delete_site_locale(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Make a locale the site's default
+///
+/// Admin role or higher on the site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(put, path = "/sites/{site_id}/locales/{locale_id}/default", tag = "Site locales",
     params(("site_id" = Uuid, Path), ("locale_id" = Uuid, Path)),
     responses((status = 200, body = SiteLocaleResponse)))]

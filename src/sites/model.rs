@@ -74,17 +74,25 @@ pub struct SiteLocaleInput {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateSite {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
-    /// Made from the name (`My Site` → `my-site`) when omitted.
+    /// Made from the name (`My Site` → `my-site`) when omitted or empty: 1 to 100 lowercase letters, digits and
+    /// single hyphens, no hyphen at either end.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(max_length = 100, pattern = "<optional slug>")]
     pub slug: String,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
     #[serde(default)]
+    /// An absolute http(s) URL with a host, without credentials, query or fragment; blank for none.
+    #[schema(pattern = "<base url>")]
     pub base_url: Option<String>,
     #[serde(default)]
     pub is_active: Option<bool>,
     #[serde(default)]
+    /// An absolute http(s) URL with a host, without credentials, query or fragment; blank for none.
+    #[schema(pattern = "<base url>")]
     pub logo_url: Option<String>,
     /// Exactly one entry must be the default. When omitted the site gets the
     /// `en` locale as its default.
@@ -96,15 +104,19 @@ pub struct CreateSite {
 /// `base_url` and `logo_url`.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSite {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: Option<String>,
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
     pub description: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "<base url>")]
     pub base_url: Option<Option<String>>,
     pub is_active: Option<bool>,
     #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "<base url>")]
     pub logo_url: Option<Option<String>>,
 }
 

@@ -31,8 +31,10 @@ fn parse_optional_body(body: &[u8]) -> ApiResult<CompleteStep> {
     })
 }
 
-/// The signed-in user's progress; for an API key, the site's combined progress
-/// (a step counts once any member has completed it).
+/// Show a site's onboarding progress
+///
+/// The signed-in user's progress; for an API key, the site's combined progress (a step counts once any member has
+/// completed it). Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/onboarding", tag = "Sites",
     params(("site_id" = Uuid, Path)),
     responses((status = 200, body = OnboardingProgress)))]
@@ -47,7 +49,10 @@ pub async fn get_site_onboarding(
     Ok(HttpResponse::Ok().json(service::progress(&state.db, site_id, user).await?))
 }
 
-/// Marks one step completed for the signed-in user; repeating it changes nothing.
+/// Complete an onboarding step
+///
+/// Marks one step completed for the signed-in user; repeating it changes nothing. Author role or higher on the site;
+/// JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP). Errors: VALIDATION_ERROR, BAD_REQUEST.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/onboarding/{step}",

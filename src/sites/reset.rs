@@ -9,6 +9,9 @@ use crate::auth::{Capability, Principal};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
+/// Delete all of a site's content
+///
+/// Owner role on the site. Answers the counts of what was deleted.
 #[utoipa::path(
     post,
     path = "/sites/{id}/reset-content",

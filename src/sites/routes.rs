@@ -9,6 +9,9 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
 
+/// List the sites the caller can see
+///
+/// Any authenticated caller: JWT users see their membership sites (system admins all), keys the sites in their scope.
 #[utoipa::path(
     get,
     path = "/sites",
@@ -22,6 +25,9 @@ pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> Api
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
 
+/// List deleted sites
+///
+/// Any authenticated caller; only the sites the caller may access, each with `deleted_at`.
 #[utoipa::path(
     get,
     path = "/sites/deleted",
@@ -35,6 +41,11 @@ pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
 }
 
+/// Create a site
+///
+/// An API key with Admin permission that is not site-scoped, or any JWT user (who becomes owner). Errors:
+/// SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN,
+/// VALIDATION_REQUIRED_FIELD, VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(
     post,
     path = "/sites",
@@ -54,6 +65,9 @@ pub async fn create_site(
     Ok(HttpResponse::Created().json(SiteResponse::active(&created)))
 }
 
+/// Show a site
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)),
     responses((status = 200, body = SiteResponse)))]
 pub async fn get_site(
@@ -67,6 +81,9 @@ pub async fn get_site(
     Ok(HttpResponse::Ok().json(SiteResponse::active(&site.site)))
 }
 
+/// Find a site by slug
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/sites/by-slug/{slug}", tag = "Sites", params(("slug" = String, Path)),
     responses((status = 200, body = SiteResponse)))]
 pub async fn get_site_by_slug(
@@ -80,6 +97,10 @@ pub async fn get_site_by_slug(
     Ok(HttpResponse::Ok().json(SiteResponse::active(&found)))
 }
 
+/// Change a site
+///
+/// Admin role or higher on the site. Only the fields sent change. Errors: ENTITY_SLUG_TAKEN, VALIDATION_INVALID_FORMAT,
+/// VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)), request_body = UpdateSite,
     responses((status = 200, body = SiteResponse)))]
 pub async fn update_site(
@@ -95,6 +116,9 @@ pub async fn update_site(
     Ok(HttpResponse::Ok().json(SiteResponse::active(&updated)))
 }
 
+/// Delete a site
+///
+/// Owner role on the site. Restorable for 30 days.
 #[utoipa::path(delete, path = "/sites/{id}", tag = "Sites", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Soft-deleted; restorable for 30 days")))]
 pub async fn delete_site(
@@ -109,6 +133,9 @@ pub async fn delete_site(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Restore a deleted site
+///
+/// Owner role on the site (system admins any). Errors: ENTITY_NOT_FOUND, SITE_RESTORE_EXPIRED.
 #[utoipa::path(
     post,
     path = "/sites/{id}/restore",
@@ -132,6 +159,9 @@ pub async fn restore_site(
     Ok(HttpResponse::Ok().json(SiteResponse::active(&restored)))
 }
 
+/// Show a site's context for the caller
+///
+/// Read role or higher on the site: member count, the caller's role, features and modules.
 #[utoipa::path(get, path = "/sites/{id}/context", tag = "Sites", params(("id" = Uuid, Path)),
     responses((status = 200, body = SiteContext)))]
 pub async fn site_context(

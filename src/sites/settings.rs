@@ -12,6 +12,9 @@ use crate::state::AppState;
 pub use crate::state::site_settings::{PreviewTemplate, RobotsRule, RobotsRuleGroup, SiteSettings};
 pub use service::UpdateSiteSettings;
 
+/// Show a site's settings
+///
+/// Admin role or higher on the site. Stored values merged with the defaults.
 #[utoipa::path(get, path = "/sites/{site_id}/settings", tag = "Sites",
     params(("site_id" = Uuid, Path)),
     responses((status = 200, body = SiteSettings)))]
@@ -26,6 +29,10 @@ pub async fn get_settings(
     Ok(HttpResponse::Ok().json(&site.settings))
 }
 
+/// Change a site's settings
+///
+/// Admin role or higher on the site. Only the fields sent change; answers the full settings. Errors: VALIDATION_ERROR,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(put, path = "/sites/{site_id}/settings", tag = "Sites",
     params(("site_id" = Uuid, Path)), request_body = UpdateSiteSettings,
     responses((status = 200, body = SiteSettings, description = "The full effective settings")))]

@@ -21,6 +21,9 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_social_links, create_social_link, update_social_link, delete_social_link]);
 }
 
+/// List a site's social links
+///
+/// Read role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/social-links", tag = "Social links", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = Vec<SocialLinkResponse>, description = "Ordered by display_order")))]
 pub async fn list_social_links(
@@ -33,6 +36,9 @@ pub async fn list_social_links(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id).await?))
 }
 
+/// Create a social link
+///
+/// Editor role or higher on the site. Errors: VALIDATION_ERROR.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/social-links",
@@ -54,6 +60,9 @@ pub async fn create_social_link(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a social link
+///
+/// Editor role or higher on the link's site. Errors: ENTITY_NOT_FOUND, VALIDATION_ERROR.
 #[utoipa::path(
     put,
     path = "/social-links/{id}",
@@ -74,6 +83,9 @@ pub async fn update_social_link(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a social link
+///
+/// Editor role or higher on the link's site. Soft delete. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/social-links/{id}", tag = "Social links", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Moved to the trash")))]
 pub async fn delete_social_link(

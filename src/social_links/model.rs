@@ -40,9 +40,13 @@ pub struct CreateSocialLink {
     /// Lowercase name: `github`, `mastodon`, `linkedin`, …
     /// `github`, `mastodon`, … (`icon` is accepted too); from the URL's host
     /// (`github.com` → `github`) when omitted.
+    /// From the URL's host when omitted: 1 to 100 lowercase letters, digits and single hyphens, no hyphen at
+    /// either end.
     #[serde(default, alias = "icon")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub platform: Option<String>,
-    /// The profile's http(s) URL.
+    /// The profile's absolute http(s) URL.
+    #[schema(pattern = "<http url>")]
     pub url: String,
     /// Shown text; the platform when omitted.
     #[serde(alias = "title")]
@@ -54,8 +58,12 @@ pub struct CreateSocialLink {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSocialLink {
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[serde(alias = "icon")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub platform: Option<String>,
+    /// The profile's absolute http(s) URL.
+    #[schema(pattern = "<http url>")]
     pub url: Option<String>,
     #[serde(alias = "title")]
     pub label: Option<String>,

@@ -30,6 +30,9 @@ pub fn ops_routes(cfg: &mut web::ServiceConfig) {
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Show the service's version
+///
+/// Public. Plain text `<service name> API v<semver>`.
 #[utoipa::path(
     get,
     path = "/",
@@ -84,6 +87,9 @@ pub fn overall_status(database_up: bool, optional_up: &[bool]) -> &'static str {
     }
 }
 
+/// Check the service's health
+///
+/// Public. `healthy` and `degraded` answer 200, `unhealthy` (database down) 503.
 #[utoipa::path(
     get,
     path = "/health",
@@ -151,6 +157,9 @@ pub struct PublicConfig {
     pub app_name: String,
 }
 
+/// Show the public frontend configuration
+///
+/// Public.
 #[utoipa::path(get, path = "/config", tag = "System", responses((status = 200, body = PublicConfig)), security(()))]
 pub async fn public_config(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(PublicConfig {
@@ -197,6 +206,9 @@ pub fn build_imprint(config: &crate::config::ImprintConfig) -> Imprint {
     Imprint { configured: true, operator_name, address, email, vat: clean(&config.vat) }
 }
 
+/// Show the operator's imprint
+///
+/// Public. `configured` is true only when operator name, address and email are all set.
 #[utoipa::path(get, path = "/imprint", tag = "System", responses((status = 200, body = Imprint)), security(()))]
 pub async fn imprint(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(build_imprint(&state.config.imprint))
@@ -216,6 +228,9 @@ pub struct ErrorCatalog {
     pub codes: Vec<ErrorCodeEntry>,
 }
 
+/// List every error code
+///
+/// Public. The catalog of every `code` a problem answer can carry.
 #[utoipa::path(
     get,
     path = "/error-codes",

@@ -42,6 +42,8 @@ impl From<&term_localization::Model> for TermLocalizationResponse {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateTermLocalization {
     pub locale_id: Uuid,
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
@@ -49,6 +51,8 @@ pub struct CreateTermLocalization {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateTermLocalization {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: Option<String>,
     pub description: Option<String>,
 }

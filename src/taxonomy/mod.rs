@@ -73,7 +73,9 @@ impl From<&term::Model> for TermResponse {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+/// Documented by hand ([`create_term_schema`]): `name` may be blank only when
+/// `slug` is given, which one object schema cannot say.
+#[derive(Clone, Debug, Deserialize)]
 pub struct CreateTerm {
     /// The slug's text when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
@@ -84,9 +86,53 @@ pub struct CreateTerm {
     pub description: String,
 }
 
+impl utoipa::PartialSchema for CreateTerm {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::AnyOf(create_term_schema()))
+    }
+}
+
+impl ToSchema for CreateTerm {}
+
+/// `{name, slug?, description?}` with a name that is one line of 1 to 200
+/// characters, or `{slug, name?, description?}` where a blank name becomes the
+/// slug's text.
+fn create_term_schema() -> utoipa::openapi::schema::AnyOf {
+    use utoipa::openapi::{ObjectBuilder, Type};
+    let text = |pattern: &str, min: Option<usize>, max: usize, description: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(min)
+            .max_length(Some(max))
+            .pattern(Some(pattern))
+            .description(Some(description))
+    };
+    let name = || text("<line>", Some(1), 200, "One line of 1 to 200 characters (trimmed), without control characters");
+    let blank_or_name = || text("<optional line>", None, 200, "Blank: the slug's text; else as `name` above");
+    let slug = || {
+        text("<slug>", Some(1), 100, "1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end; made from the name when omitted")
+    };
+    let description = || ObjectBuilder::new().schema_type(Type::String);
+    let named = ObjectBuilder::new()
+        .property("name", name())
+        .required("name")
+        .property("slug", slug())
+        .property("description", description());
+    let by_slug = ObjectBuilder::new()
+        .property("name", blank_or_name())
+        .property("slug", slug())
+        .required("slug")
+        .property("description", description());
+    utoipa::openapi::schema::AnyOfBuilder::new().item(named).item(by_slug).build()
+}
+
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateTerm {
+    /// One line of 1 to 200 characters (trimmed), without control characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: Option<String>,
+    /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
+    #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
     pub description: Option<String>,
 }

@@ -32,6 +32,9 @@ pub struct TermListQuery {
     pub locale_id: Option<Uuid>,
 }
 
+/// List a site's categories
+///
+/// Read role or higher on the site.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/categories",
@@ -50,6 +53,9 @@ pub async fn list_terms(
     Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), query.locale_id).await?))
 }
 
+/// Create a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_SLUG_TAKEN, ENTITY_NOT_FOUND (parent), VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/categories",
@@ -70,6 +76,9 @@ pub async fn create_term(
         .json(create(&state, &principal, **taxonomy, site_id.into_inner(), body.into_inner()).await?))
 }
 
+/// Change a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_NOT_FOUND, ENTITY_SLUG_TAKEN, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     put,
     path = "/categories/{id}",
@@ -89,6 +98,9 @@ pub async fn update_term(
     Ok(HttpResponse::Ok().json(update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Delete a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(
     delete,
     path = "/categories/{id}",
@@ -107,6 +119,9 @@ pub async fn delete_term(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// List a category's localizations
+///
+/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(
     get,
     path = "/categories/{id}/localizations",
@@ -124,6 +139,9 @@ pub async fn list_term_localizations(
     Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **taxonomy, id.into_inner()).await?))
 }
 
+/// Add a localization to a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_NOT_FOUND, ENTITY_LOCALIZATION_EXISTS, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/categories/{id}/localizations",
@@ -147,6 +165,9 @@ pub async fn create_term_localization(
         .json(localizations::create(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Change a localization of a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_LOCALIZATION_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     put,
     path = "/categories/localizations/{loc_id}",
@@ -170,6 +191,9 @@ pub async fn update_term_localization(
         .json(localizations::update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
 
+/// Delete a localization of a category
+///
+/// Editor role or higher on the site. Errors: ENTITY_LOCALIZATION_NOT_FOUND.
 #[utoipa::path(
     delete,
     path = "/categories/localizations/{loc_id}",

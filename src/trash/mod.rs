@@ -97,10 +97,15 @@ pub struct TrashQuery {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EntityTypeQuery {
-    /// blog, page, project, cv_entry, skill, media, document, legal, social, menu, menu_item
+    /// blog, page, project, cv_entry, skill, media, document, legal, social, menu, menu_item; anything else is
+    /// CONTENT_UNKNOWN_ENTITY_TYPE.
+    #[param(pattern = "^(blog|page|project|cv_entry|skill|media|document|legal|social|menu|menu_item)$")]
     pub entity_type: String,
 }
 
+/// List a site's trash
+///
+/// Admin role or higher on the site; newest-deleted first.
 #[utoipa::path(get, path = "/sites/{site_id}/trash", tag = "Trash", params(("site_id" = Uuid, Path), TrashQuery),
     responses((status = 200, body = TrashPage, description = "Newest-deleted first")))]
 pub async fn list_trash(
@@ -135,6 +140,9 @@ pub async fn list_trash(
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))
 }
 
+/// Count a site's trash
+///
+/// Admin role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/trash/count", tag = "Trash", params(("site_id" = Uuid, Path)),
     responses((status = 200, body = TrashCount)))]
 pub async fn count_trash(
@@ -157,6 +165,10 @@ async fn count_deleted(state: &AppState, sources: &TrashSources, site_id: Uuid) 
     Ok(total)
 }
 
+/// Restore an item from the trash
+///
+/// Admin role or higher on the item's site. Errors: ENTITY_NOT_FOUND, CONTENT_UNKNOWN_ENTITY_TYPE,
+/// TRASH_ALREADY_RESTORED.
 #[utoipa::path(post, path = "/trash/{id}/restore", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
     responses((status = 200, description = "The restored item, in its own shape"),
         (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
@@ -172,6 +184,9 @@ pub async fn restore_from_trash(
     Ok(HttpResponse::Ok().json(source.restore(&state, &principal, &query.entity_type, id).await?))
 }
 
+/// Delete an item from the trash for good
+///
+/// Admin role or higher on the item's site. Errors: ENTITY_NOT_FOUND, CONTENT_UNKNOWN_ENTITY_TYPE, TRASH_NOT_DELETED.
 #[utoipa::path(
     delete,
     path = "/trash/{id}",
@@ -193,4 +208,18 @@ pub async fn delete_from_trash(
     let source = source_of(&sources, &query.entity_type, id)?;
     source.purge(&state, &principal, &query.entity_type, id).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented pattern of `entity_type` names exactly [`ENTITY_TYPES`].
+    #[test]
+    fn the_documented_entity_types_are_the_known_ones() {
+        let params = <EntityTypeQuery as utoipa::IntoParams>::into_params(|| None);
+        let documented = serde_json::to_value(&params[0]).unwrap_or_default();
+        assert_eq!(documented["schema"]["pattern"], format!("^({})$", ENTITY_TYPES.join("|")));
+        assert_eq!(documented["required"], true);
+    }
 }

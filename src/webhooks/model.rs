@@ -48,6 +48,7 @@ pub struct CreateWebhook {
     pub description: String,
     /// Event names; omitted or empty subscribes to every event.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(schema_with = event_names)]
     pub events: Vec<String>,
     /// 0 (immediate, default) to 300: events within the window arrive as one batch.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
@@ -60,6 +61,8 @@ pub struct CreateWebhook {
 pub struct UpdateWebhook {
     pub url: Option<String>,
     pub description: Option<String>,
+    /// Event names; empty subscribes to every event.
+    #[schema(schema_with = event_names)]
     pub events: Option<Vec<String>>,
     pub debounce_seconds: Option<i32>,
     pub is_active: Option<bool>,
@@ -165,6 +168,22 @@ pub struct WebhookStats {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
-    /// 1h, 24h (default), 7d or 30d
+    /// 1h, 24h (default), 7d or 30d; anything else is WEBHOOK_INVALID_STATS_WINDOW.
+    #[param(schema_with = stats_windows)]
     pub window: Option<String>,
+}
+
+fn stats_windows() -> utoipa::openapi::Object {
+    crate::values::one_of(&["1h", "24h", "7d", "30d"])
+}
+
+/// Arrays of known event names (`events::is_known`); `null` as when left out.
+fn event_names() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, SchemaType};
+    let names: Vec<&str> =
+        super::events::EVENT_NAMES.iter().copied().chain([super::events::FORM_SUBMISSION_CREATED]).collect();
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([utoipa::openapi::Type::Array, utoipa::openapi::Type::Null]))
+        .items(crate::values::one_of(&names))
+        .build()
 }

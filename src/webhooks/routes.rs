@@ -18,6 +18,9 @@ async fn find_webhook(state: &AppState, principal: &Principal, id: Uuid) -> ApiR
     site_rows::find(state, principal, id, Capability::AdministerSite).await
 }
 
+/// List a site's webhooks
+///
+/// Admin role or higher on the site.
 #[utoipa::path(get, path = "/sites/{site_id}/webhooks", tag = "Webhooks", params(("site_id" = Uuid, Path), PageParams),
     responses((status = 200, body = Paginated<WebhookResponse>)))]
 pub async fn list_webhooks(
@@ -31,6 +34,9 @@ pub async fn list_webhooks(
     Ok(HttpResponse::Ok().json(service::list(&state, site_id, page.resolve()).await?))
 }
 
+/// Show a webhook
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)),
     responses((status = 200, body = WebhookResponse)))]
 pub async fn get_webhook(
@@ -41,6 +47,10 @@ pub async fn get_webhook(
     Ok(HttpResponse::Ok().json(WebhookResponse::from(&find_webhook(&state, &principal, id.into_inner()).await?)))
 }
 
+/// Create a webhook
+///
+/// Admin role or higher on the site. The answer carries the generated secret. Errors: WEBHOOK_URL_SSRF,
+/// WEBHOOK_INVALID_DEBOUNCE, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/webhooks",
@@ -66,6 +76,10 @@ pub async fn create_webhook(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a webhook
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND, WEBHOOK_URL_SSRF, WEBHOOK_INVALID_DEBOUNCE,
+/// VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     put,
     path = "/webhooks/{id}",
@@ -87,6 +101,9 @@ pub async fn update_webhook(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a webhook
+///
+/// Admin role or higher on the webhook's site; its delivery history goes too. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/webhooks/{id}", tag = "Webhooks", params(("id" = Uuid, Path)),
     responses((status = 204, description = "Deleted with its delivery history")))]
 pub async fn delete_webhook(
@@ -101,6 +118,9 @@ pub async fn delete_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Send a webhook a test payload
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND, WEBHOOK_TEST_FAILED, WEBHOOK_URL_SSRF.
 #[utoipa::path(
     post,
     path = "/webhooks/{id}/test",
@@ -122,6 +142,9 @@ pub async fn test_webhook(
     Ok(HttpResponse::Ok().json(service::send_test(&state, &hooks, now, hook).await?))
 }
 
+/// List a webhook's deliveries
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/webhooks/{id}/deliveries", tag = "Webhooks", params(("id" = Uuid, Path), PageParams),
     responses((status = 200, body = Paginated<DeliveryLogEntry>, description = "Every attempt, newest first")))]
 pub async fn list_deliveries(
@@ -134,6 +157,9 @@ pub async fn list_deliveries(
     Ok(HttpResponse::Ok().json(service::attempts(&state, hook.id, page.resolve()).await?))
 }
 
+/// Retry a dead webhook delivery
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND, CONFLICT.
 #[utoipa::path(post, path = "/webhooks/deliveries/{id}/retry", tag = "Webhooks", params(("id" = Uuid, Path)),
     responses((status = 200, body = DeliveryResponse, description = "Re-enqueued with a fresh schedule"),
         (status = 409, body = Problem, description = "Only dead deliveries are retried by hand")))]
@@ -148,6 +174,9 @@ pub async fn retry_delivery(
     Ok(HttpResponse::Ok().json(service::retry(&state, now, delivery).await?))
 }
 
+/// Show a webhook's delivery statistics
+///
+/// Admin role or higher on the webhook's site. Errors: ENTITY_NOT_FOUND, WEBHOOK_INVALID_STATS_WINDOW.
 #[utoipa::path(
     get,
     path = "/webhooks/{id}/stats",

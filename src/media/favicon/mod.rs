@@ -18,6 +18,10 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [generate_favicon, get_favicon]);
 }
 
+/// Generate a site's favicons
+///
+/// Admin role or higher on the site. Multipart `file` (PNG, JPEG, GIF or WebP). Errors: MEDIA_UPLOAD_NO_DATA,
+/// MEDIA_UPLOAD_EMPTY, MEDIA_UPLOAD_INVALID_TYPE, MEDIA_UPLOAD_TOO_LARGE, STORAGE_ERROR.
 #[utoipa::path(
     post,
     path = "/sites/{site_id}/favicon",
@@ -42,6 +46,9 @@ pub async fn generate_favicon(
     Ok(HttpResponse::Ok().json(service::generate(&state, &principal.actor_id(), site_id, source).await?))
 }
 
+/// Show a site's favicon package
+///
+/// Read role or higher on the site. Errors: RESOURCE_NOT_FOUND (none generated).
 #[utoipa::path(get, path = "/sites/{site_id}/favicon", tag = "Media", params(("site_id" = Uuid, Path)),
     responses(
         (status = 200, body = FaviconPackage),

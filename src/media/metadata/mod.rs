@@ -19,6 +19,9 @@ pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_media_metadata, create_media_metadata, update_media_metadata, delete_media_metadata]);
 }
 
+/// List a media file's metadata
+///
+/// Read role or higher on the file's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(get, path = "/media/{id}/metadata", tag = "Media", params(("id" = Uuid, Path)),
     responses((status = 200, body = Vec<MediaMetadataResponse>)))]
 pub async fn list_media_metadata(
@@ -30,6 +33,9 @@ pub async fn list_media_metadata(
     Ok(HttpResponse::Ok().json(service::list(&state, found.file.id).await?))
 }
 
+/// Add metadata to a media file
+///
+/// Read role or higher on the file's site. Errors: ENTITY_NOT_FOUND, CONFLICT, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(post, path = "/media/{id}/metadata", tag = "Media", params(("id" = Uuid, Path)),
     request_body = CreateMediaMetadata, responses((status = 201, body = MediaMetadataResponse)))]
 pub async fn create_media_metadata(
@@ -43,6 +49,9 @@ pub async fn create_media_metadata(
     Ok(HttpResponse::Created().json(created))
 }
 
+/// Change a media file's metadata
+///
+/// Read role or higher on the file's site. Errors: ENTITY_NOT_FOUND, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(put, path = "/media/metadata/{metadata_id}", tag = "Media", params(("metadata_id" = Uuid, Path)),
     request_body = UpdateMediaMetadata, responses((status = 200, body = MediaMetadataResponse)))]
 pub async fn update_media_metadata(
@@ -57,6 +66,9 @@ pub async fn update_media_metadata(
     Ok(HttpResponse::Ok().json(updated))
 }
 
+/// Delete a media file's metadata
+///
+/// Read role or higher on the file's site. Errors: ENTITY_NOT_FOUND.
 #[utoipa::path(delete, path = "/media/metadata/{metadata_id}", tag = "Media", params(("metadata_id" = Uuid, Path)),
     responses((status = 204, description = "Deleted")))]
 pub async fn delete_media_metadata(

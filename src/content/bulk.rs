@@ -1,0 +1,98 @@
+//! The bodies of a review and of a bulk action, and the bulk body's hand-written
+//! schema.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::ContentStatus;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
+pub enum ReviewAction {
+    Approve,
+    RequestChanges,
+}
+
+crate::lenient_enum!(ReviewAction {
+    ReviewAction::Approve => ["Approve"],
+    ReviewAction::RequestChanges => ["RequestChanges"],
+});
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ReviewRequest {
+    pub action: ReviewAction,
+    pub comment: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ToSchema)]
+pub enum BulkAction {
+    UpdateStatus,
+    Delete,
+}
+
+crate::lenient_enum!(BulkAction {
+    BulkAction::UpdateStatus => ["UpdateStatus", "Status"],
+    BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
+});
+
+/// Documented by hand ([`bulk_request_schema`]): `status` is required with
+/// `UpdateStatus` only, which one object schema cannot say.
+#[derive(Clone, Debug, Deserialize)]
+pub struct BulkRequest {
+    pub action: BulkAction,
+    pub ids: Vec<Uuid>,
+    pub status: Option<ContentStatus>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BulkResult {
+    pub action: String,
+    pub affected: usize,
+}
+
+impl utoipa::PartialSchema for BulkRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::OneOf(bulk_request_schema()))
+    }
+}
+
+impl ToSchema for BulkRequest {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push((
+            <ContentStatus as ToSchema>::name().into_owned(),
+            <ContentStatus as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
+/// `{action: UpdateStatus, ids, status}` (status required: else the kind's
+/// `*_BULK_STATUS_REQUIRED`) or `{action: Delete, ids}`.
+fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
+    use utoipa::openapi::{schema::ArrayBuilder, ObjectBuilder, Ref, Type};
+    let ids = || {
+        ArrayBuilder::new()
+            .items(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Uuid))),
+            )
+            .description(Some("The items (of this site and kind) to act on; ids of other items are skipped"))
+    };
+    let status = || Ref::from_schema_name(<ContentStatus as ToSchema>::name());
+    let update = ObjectBuilder::new()
+        .property("action", crate::values::one_of(&["UpdateStatus"]))
+        .required("action")
+        .property("ids", ids())
+        .required("ids")
+        .property("status", status())
+        .required("status")
+        .description(Some("Moves every item to `status` (Author role or higher; authors only their own items)"));
+    let delete = ObjectBuilder::new()
+        .property("action", crate::values::one_of(&["Delete"]))
+        .required("action")
+        .property("ids", ids())
+        .required("ids")
+        .property("status", status())
+        .description(Some("Moves every item to the trash (Editor role or higher); `status` is ignored"));
+    utoipa::openapi::schema::OneOfBuilder::new().item(update).item(delete).build()
+}
