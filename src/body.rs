@@ -131,3 +131,81 @@ pub async fn read_json_capped<T: DeserializeOwned>(
     }
     serde_json::from_slice(&body).map_err(|e| crate::error::json_body_error(&e))
 }
+
+/// A JSON body, as `web::Json` reads it (its limit, content type and errors:
+/// `error::json_config`), except that a number with no fraction is an integer
+/// whatever its spelling: JSON Schema, and so the OpenAPI document, counts
+/// `5396.0` and `5.396e3` as the integer 5396, while serde refuses them for an
+/// integer field. Handlers take `body::Json<T>` instead of `crate::body::Json<T>`.
+pub struct Json<T>(pub T);
+
+impl<T> Json<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Json<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Json<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: DeserializeOwned + 'static> actix_web::FromRequest for Json<T> {
+    type Error = actix_web::Error;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &actix_web::HttpRequest, payload: &mut Payload) -> Self::Future {
+        let value = web::Json::<serde_json::Value>::from_request(req, payload);
+        Box::pin(async move {
+            let web::Json(mut value) = value.await?;
+            integral_numbers_as_integers(&mut value);
+            serde_json::from_value(value).map(Json).map_err(|e| crate::error::json_body_error(&e).into())
+        })
+    }
+}
+
+/// Rewrites every number of `value` that has no fraction and fits an `i64`
+/// (`3.0`, `1e3`) as that integer; others stay as they are.
+fn integral_numbers_as_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64() {
+                // The range check keeps the cast exact (no saturation).
+                if f.fract() == 0.0 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_numbers_as_integers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    #[test]
+    fn integral_numbers_become_integers_and_fractions_stay() {
+        let mut value = serde_json::json!({"a": 5396.0, "b": [1e3, 2.5, -0.0], "c": {"d": 7}, "e": 1e300});
+        integral_numbers_as_integers(&mut value);
+        assert_eq!(value, serde_json::json!({"a": 5396, "b": [1000, 2.5, 0], "c": {"d": 7}, "e": 1e300}));
+        #[derive(serde::Deserialize)]
+        struct Limits {
+            per_day: u32,
+        }
+        let mut body = serde_json::json!({"per_day": 5.0e1});
+        integral_numbers_as_integers(&mut body);
+        assert_eq!(serde_json::from_value::<Limits>(body).map(|l| l.per_day).ok(), Some(50));
+    }
+}

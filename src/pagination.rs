@@ -21,10 +21,35 @@ pub const MAX_PER_PAGE: u64 = 100;
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
     /// Page number, from 1 (default 1).
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
+}
+
+/// A page number's schema: an integer from 0 (read as 1) with no upper bound
+/// and no `format`, since any page past the end is an empty page (a `format`
+/// of int64 would say a larger number is refused).
+pub fn page_number_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .minimum(Some(0))
+        .description(Some("Page number, from 1 (default 1); a page past the end is empty"))
+        .build()
+}
+
+/// A page size's schema: an integer from 0, with no `maximum` since a larger
+/// one is not refused but clamped (to 100; 0 is read as 1), as its
+/// description says.
+pub fn per_page_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .minimum(Some(0))
+        .maximum(Some(u32::MAX))
+        .description(Some("Items per page; larger values are clamped to 100, 0 is read as 1"))
+        .build()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +66,7 @@ impl PageParams {
     pub fn resolve_with_default(self, default_per_page: u64) -> Page {
         Page {
             page: self.page.unwrap_or(1).max(1),
-            per_page: self.per_page.unwrap_or(default_per_page).clamp(1, MAX_PER_PAGE),
+            per_page: self.per_page.map_or(default_per_page, u64::from).clamp(1, MAX_PER_PAGE),
         }
     }
 }

@@ -39,7 +39,7 @@ pub async fn get_preferences(state: web::Data<AppState>, principal: Principal) -
 pub async fn update_preferences(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<UpdatePreferences>,
+    body: crate::body::Json<UpdatePreferences>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let user = user_id(&principal, ErrorCode::Forbidden)?;
@@ -72,7 +72,7 @@ pub async fn get_help_state(state: web::Data<AppState>, principal: Principal) ->
 pub async fn update_help_state(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<UpdateHelpState>,
+    body: crate::body::Json<UpdateHelpState>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let user = user_id(&principal, ErrorCode::Forbidden)?;
@@ -116,7 +116,7 @@ pub async fn get_onboarding(state: web::Data<AppState>, principal: Principal) ->
 pub async fn complete_onboarding(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CompleteOnboarding>,
+    body: crate::body::Json<CompleteOnboarding>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let user = user_id(&principal, ErrorCode::OnboardingRequiresIdp)?;

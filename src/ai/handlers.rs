@@ -54,7 +54,7 @@ pub async fn update_ai_settings(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<UpdateAiSettings>,
+    body: crate::body::Json<UpdateAiSettings>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
@@ -79,7 +79,7 @@ pub async fn ai_suggest(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<SuggestRequest>,
+    body: crate::body::Json<SuggestRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
@@ -103,7 +103,7 @@ pub async fn ai_translate(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<TranslateRequest>,
+    body: crate::body::Json<TranslateRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
@@ -127,7 +127,7 @@ pub async fn ai_alt_text(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<VisionRequest>,
+    body: crate::body::Json<VisionRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
@@ -151,7 +151,7 @@ pub async fn ai_auto_tag(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<VisionRequest>,
+    body: crate::body::Json<VisionRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
@@ -175,7 +175,7 @@ pub async fn ai_section_content(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<SectionContentRequest>,
+    body: crate::body::Json<SectionContentRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;

@@ -36,7 +36,7 @@ pub async fn record_pageview(
     principal: Principal,
     request: HttpRequest,
     site_id: web::Path<Uuid>,
-    body: web::Json<PageviewInput>,
+    body: crate::body::Json<PageviewInput>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::Read).await?;

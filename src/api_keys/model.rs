@@ -62,6 +62,8 @@ pub struct CreatedApiKey {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateApiKey {
+    /// One line of 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
     /// `Read`, `Write`, `Admin` or `Master` (any case).
     /// `Read` when omitted.
@@ -70,10 +72,17 @@ pub struct CreateApiKey {
     pub permission: String,
     /// Restricts the key to one site. Master keys are never scoped.
     pub site_id: Option<Uuid>,
-    /// Requests allowed per window; omitted = not limited.
+    /// Requests allowed per second, at least 1; omitted = not limited.
+    #[schema(minimum = 1)]
     pub rate_limit_per_second: Option<i32>,
+    /// Per minute, at least 1; omitted = not limited.
+    #[schema(minimum = 1)]
     pub rate_limit_per_minute: Option<i32>,
+    /// Per hour, at least 1; omitted = not limited.
+    #[schema(minimum = 1)]
     pub rate_limit_per_hour: Option<i32>,
+    /// Per day, at least 1; omitted = not limited.
+    #[schema(minimum = 1)]
     pub rate_limit_per_day: Option<i32>,
 }
 
@@ -89,10 +98,12 @@ pub struct ListApiKeysQuery {
     /// `active` (default), `revoked` or `all`; anything else is API_KEY_INVALID_STATUS.
     #[param(schema_with = key_statuses)]
     pub status: Option<String>,
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
 }
 
 fn key_statuses() -> utoipa::openapi::Object {

@@ -56,7 +56,7 @@ async fn grant_ceiling(state: &AppState, principal: &Principal, site_id: Option<
 pub async fn create_api_key(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CreateApiKey>,
+    body: crate::body::Json<CreateApiKey>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     // The body is checked before the caller's rights: a malformed request is

@@ -90,7 +90,7 @@ pub async fn entity_history(
 pub async fn revert_changes(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<RevertRequest>,
+    body: crate::body::Json<RevertRequest>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(revert::revert(&state, &principal, body.into_inner()).await?))
 }

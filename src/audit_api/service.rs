@@ -51,10 +51,12 @@ impl From<audit_log::Model> for AuditEntryResponse {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Entries per page (default 20, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// `blog`, `page`, `site`, `api_key`, `form`, …
     pub entity_type: Option<String>,
     /// create, update, delete, restore, revoke, purge

@@ -172,7 +172,7 @@ pub async fn create_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CreateContent>,
+    body: crate::body::Json<CreateContent>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created().json(write::create(&state, &principal, **kind, body.into_inner()).await?))
 }
@@ -200,7 +200,7 @@ pub async fn update_item(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateContent>,
+    body: crate::body::Json<UpdateContent>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(write::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
@@ -266,7 +266,7 @@ pub async fn review_item(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<ReviewRequest>,
+    body: crate::body::Json<ReviewRequest>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
 }
@@ -293,7 +293,7 @@ pub async fn bulk_items(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<BulkRequest>,
+    body: crate::body::Json<BulkRequest>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(moves::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
 }
@@ -339,7 +339,7 @@ pub async fn create_localization(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<LocalizationInput>,
+    body: crate::body::Json<LocalizationInput>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created()
         .json(localizations::create(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
@@ -366,7 +366,7 @@ pub async fn update_localization(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<crate::content::model::UpdateLocalization>,
+    body: crate::body::Json<crate::content::model::UpdateLocalization>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok()
         .json(localizations::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))

@@ -526,10 +526,12 @@ pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewR
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PublishedQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// Keep only items with a localization in this locale.
     pub locale_id: Option<Uuid>,
 }
@@ -538,10 +540,12 @@ pub struct PublishedQuery {
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// From 1 (default 1).
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Default 10, at most 100. Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// work, education, volunteer, certification or project (documented on the CV list only: every other kind's
     /// list refuses it with 400).
     pub entry_type: Option<CvEntryType>,

@@ -202,7 +202,7 @@ pub async fn verify_document_access(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<Uuid>,
-    body: Option<web::Json<VerifyAccess>>,
+    body: Option<crate::body::Json<VerifyAccess>>,
 ) -> ApiResult<HttpResponse> {
     let doc = download::find_public(&state, id.into_inner()).await?;
     let password = body.and_then(|b| b.into_inner().password);
@@ -223,7 +223,7 @@ pub async fn make_document_private(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<MakePrivate>,
+    body: crate::body::Json<MakePrivate>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     Ok(HttpResponse::Ok().json(privacy::make_private(&state, &principal.actor_id(), doc, body.into_inner()).await?))
@@ -239,7 +239,7 @@ pub async fn make_document_public(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: Option<web::Json<MakePublic>>,
+    body: Option<crate::body::Json<MakePublic>>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let password = body.and_then(|b| b.into_inner().password);
@@ -273,7 +273,7 @@ pub async fn create_document_localization(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<CreateDocumentLocalization>,
+    body: crate::body::Json<CreateDocumentLocalization>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     let created = service::create_localization(&state, &principal.actor_id(), &doc, body.into_inner()).await?;
@@ -289,7 +289,7 @@ pub async fn update_document_localization(
     state: web::Data<AppState>,
     principal: Principal,
     loc_id: web::Path<Uuid>,
-    body: web::Json<UpdateDocumentLocalization>,
+    body: crate::body::Json<UpdateDocumentLocalization>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find_localization(&state, loc_id.into_inner()).await?;
     let doc = service::find(&state, &principal, current.document_id, Capability::Read).await?;
@@ -337,7 +337,7 @@ pub async fn attach_blog_document(
     state: web::Data<AppState>,
     principal: Principal,
     blog_id: web::Path<Uuid>,
-    body: web::Json<AttachDocument>,
+    body: crate::body::Json<AttachDocument>,
 ) -> ApiResult<HttpResponse> {
     let blog_id = blog_id.into_inner();
     let sites = attachments::blog_sites(&state, &principal, blog_id).await?;

@@ -89,10 +89,12 @@ impl DocumentResponse {
 #[into_params(parameter_in = Query)]
 pub struct DocumentListQuery {
     pub folder_id: Option<Uuid>,
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
 }
 
 /// Either `url`, or an inline file: `file_data` (base64) with `file_name` and

@@ -75,7 +75,7 @@ pub async fn create_environment(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateEnvironment>,
+    body: crate::body::Json<CreateEnvironment>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
@@ -99,7 +99,7 @@ pub async fn update_environment(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateEnvironment>,
+    body: crate::body::Json<UpdateEnvironment>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;

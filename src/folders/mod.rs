@@ -125,7 +125,7 @@ pub async fn create_media_folder(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateMediaFolder>,
+    body: crate::body::Json<CreateMediaFolder>,
 ) -> ApiResult<HttpResponse> {
     create(&state, &principal, Library::Media, site_id.into_inner(), body.into_inner()).await
 }
@@ -139,7 +139,7 @@ pub async fn update_media_folder(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateMediaFolder>,
+    body: crate::body::Json<UpdateMediaFolder>,
 ) -> ApiResult<HttpResponse> {
     update(&state, &principal, Library::Media, id.into_inner(), body.into_inner()).await
 }
@@ -179,7 +179,7 @@ pub async fn create_document_folder(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateMediaFolder>,
+    body: crate::body::Json<CreateMediaFolder>,
 ) -> ApiResult<HttpResponse> {
     create(&state, &principal, Library::Documents, site_id.into_inner(), body.into_inner()).await
 }
@@ -193,7 +193,7 @@ pub async fn update_document_folder(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateMediaFolder>,
+    body: crate::body::Json<UpdateMediaFolder>,
 ) -> ApiResult<HttpResponse> {
     update(&state, &principal, Library::Documents, id.into_inner(), body.into_inner()).await
 }

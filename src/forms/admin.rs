@@ -46,7 +46,7 @@ pub async fn create_form(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateForm>,
+    body: crate::body::Json<CreateForm>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     forms_site(&state, &principal, site_id, Capability::ManageOwnForms).await?;
@@ -98,7 +98,7 @@ pub async fn update_form(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateForm>,
+    body: crate::body::Json<UpdateForm>,
 ) -> ApiResult<HttpResponse> {
     let f = service::find(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
     Ok(HttpResponse::Ok().json(service::update(&state, &principal, f, body.into_inner()).await?))
@@ -148,7 +148,7 @@ pub async fn create_template(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateTemplate>,
+    body: crate::body::Json<CreateTemplate>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     forms_site(&state, &principal, site_id, Capability::ManageFormTemplates).await?;
@@ -181,7 +181,7 @@ pub async fn update_template(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateTemplate>,
+    body: crate::body::Json<UpdateTemplate>,
 ) -> ApiResult<HttpResponse> {
     let t = templates::find(&state, &principal, id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(templates::update(&state, &principal, t, body.into_inner()).await?))
@@ -216,7 +216,7 @@ pub async fn update_bot_protection(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<BotProtectionUpdate>,
+    body: crate::body::Json<BotProtectionUpdate>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     forms_site(&state, &principal, site_id, Capability::AdministerSite).await?;

@@ -270,10 +270,13 @@ pub enum SortDir {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct FormListQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100); `per_page` is accepted too.
-    pub page_size: Option<u64>,
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub page_size: Option<u32>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// Part of the name or slug, any letter case.
     pub search: Option<String>,
     // Inline: query parameters' schemas are not collected into the document's
@@ -521,10 +524,13 @@ pub struct StatusCounts {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SubmissionListQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100); `per_page` is accepted too.
-    pub page_size: Option<u64>,
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub page_size: Option<u32>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     pub status: Option<SubmissionStatus>,
     /// With `value`: submissions whose `field` (a label) has this value, any
     /// letter case. Only for `queryable` forms (an indexed query).

@@ -77,7 +77,7 @@ pub async fn update_submission_status(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<StatusUpdate>,
+    body: crate::body::Json<StatusUpdate>,
 ) -> ApiResult<HttpResponse> {
     let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
     Ok(HttpResponse::Ok().json(review::change_status(&state, &principal, s, body.status).await?))
@@ -110,7 +110,7 @@ pub async fn add_submission_note(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<NoteInput>,
+    body: crate::body::Json<NoteInput>,
 ) -> ApiResult<HttpResponse> {
     let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
     Ok(HttpResponse::Created().json(review::add_note(&state, &principal, &s, body.into_inner()).await?))

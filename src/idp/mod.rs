@@ -98,7 +98,7 @@ pub async fn set_idp_user_role(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<String>,
-    body: web::Json<SetRole>,
+    body: crate::body::Json<SetRole>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_some_site_admin(&state, &principal).await?;

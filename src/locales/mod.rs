@@ -58,7 +58,7 @@ pub async fn list_locales(state: web::Data<AppState>, _principal: Principal) -> 
 pub async fn create_locale(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CreateLocale>,
+    body: crate::body::Json<CreateLocale>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_locale_admin(&principal)?;
@@ -76,7 +76,7 @@ pub async fn update_locale(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateLocale>,
+    body: crate::body::Json<UpdateLocale>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_locale_admin(&principal)?;

@@ -97,7 +97,7 @@ pub async fn upload_media(
 pub async fn create_media(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CreateMedia>,
+    body: crate::body::Json<CreateMedia>,
 ) -> ApiResult<HttpResponse> {
     let record = service::create_external(&state, &principal, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(record))
@@ -141,7 +141,7 @@ pub async fn update_media(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateMedia>,
+    body: crate::body::Json<UpdateMedia>,
 ) -> ApiResult<HttpResponse> {
     let found = records::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
     let changes = service::changes(&state, &found, &body).await?;

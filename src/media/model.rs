@@ -113,10 +113,12 @@ impl MediaResponse {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MediaListQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// Matches filename, alt text, caption and title.
     pub search: Option<String>,
     /// `image`, `video`, `audio` or `document` (`application/pdf` and `text/*`); anything else is

@@ -85,7 +85,7 @@ pub async fn add_member(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<AddMember>,
+    body: crate::body::Json<AddMember>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
@@ -119,7 +119,7 @@ pub async fn update_member(
     state: web::Data<AppState>,
     principal: Principal,
     path: web::Path<(Uuid, Uuid)>,
-    body: web::Json<UpdateMember>,
+    body: crate::body::Json<UpdateMember>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let (site_id, id) = path.into_inner();
@@ -184,7 +184,7 @@ pub async fn transfer_ownership(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<TransferOwnership>,
+    body: crate::body::Json<TransferOwnership>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::OwnSite).await?;

@@ -50,7 +50,7 @@ pub async fn suspend_user(
     state: web::Data<AppState>,
     principal: Principal,
     user: web::Path<String>,
-    body: web::Json<SuspendUser>,
+    body: crate::body::Json<SuspendUser>,
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();
@@ -73,7 +73,7 @@ pub async fn ban_user(
     state: web::Data<AppState>,
     principal: Principal,
     user: web::Path<String>,
-    body: web::Json<BanUser>,
+    body: crate::body::Json<BanUser>,
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();

@@ -27,7 +27,7 @@ pub async fn create_menu_item(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<CreateMenuItem>,
+    body: crate::body::Json<CreateMenuItem>,
 ) -> ApiResult<HttpResponse> {
     let menu = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
@@ -50,7 +50,7 @@ pub async fn update_menu_item(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateMenuItem>,
+    body: crate::body::Json<UpdateMenuItem>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;

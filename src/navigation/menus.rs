@@ -56,7 +56,7 @@ pub async fn create_menu(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateMenu>,
+    body: crate::body::Json<CreateMenu>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
@@ -74,7 +74,7 @@ pub async fn update_menu(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateMenu>,
+    body: crate::body::Json<UpdateMenu>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;

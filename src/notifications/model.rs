@@ -41,10 +41,12 @@ impl From<&notification::Model> for NotificationResponse {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct NotificationQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Default 20, at most 100. Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    pub per_page: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// Only unread ones.
     #[serde(default)]
     pub unread: bool,

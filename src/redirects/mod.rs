@@ -102,7 +102,7 @@ pub async fn create_redirect(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateRedirect>,
+    body: crate::body::Json<CreateRedirect>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
@@ -127,7 +127,7 @@ pub async fn update_redirect(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateRedirect>,
+    body: crate::body::Json<UpdateRedirect>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;

@@ -38,7 +38,7 @@ pub async fn add_site_locale(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<SiteLocaleInput>,
+    body: crate::body::Json<SiteLocaleInput>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = site_id.into_inner();
@@ -57,7 +57,7 @@ pub async fn update_site_locale(
     state: web::Data<AppState>,
     principal: Principal,
     path: web::Path<(Uuid, Uuid)>,
-    body: web::Json<UpdateSiteLocale>,
+    body: crate::body::Json<UpdateSiteLocale>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let (site_id, locale_id) = path.into_inner();

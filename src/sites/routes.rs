@@ -59,7 +59,7 @@ pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal
 pub async fn create_site(
     state: web::Data<AppState>,
     principal: Principal,
-    body: web::Json<CreateSite>,
+    body: crate::body::Json<CreateSite>,
 ) -> ApiResult<HttpResponse> {
     let created = service::create(&state.db, state.clock.now(), &principal, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(SiteResponse::active(&created)))
@@ -107,7 +107,7 @@ pub async fn update_site(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateSite>,
+    body: crate::body::Json<UpdateSite>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::AdministerSite).await?;

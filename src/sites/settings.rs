@@ -40,7 +40,7 @@ pub async fn update_settings(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<UpdateSiteSettings>,
+    body: crate::body::Json<UpdateSiteSettings>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = site_id.into_inner();

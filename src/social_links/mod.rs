@@ -51,7 +51,7 @@ pub async fn create_social_link(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateSocialLink>,
+    body: crate::body::Json<CreateSocialLink>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
@@ -75,7 +75,7 @@ pub async fn update_social_link(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateSocialLink>,
+    body: crate::body::Json<UpdateSocialLink>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;

@@ -70,7 +70,7 @@ pub async fn create_term(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateTerm>,
+    body: crate::body::Json<CreateTerm>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created()
         .json(create(&state, &principal, **taxonomy, site_id.into_inner(), body.into_inner()).await?))
@@ -93,7 +93,7 @@ pub async fn update_term(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateTerm>,
+    body: crate::body::Json<UpdateTerm>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
 }
@@ -159,7 +159,7 @@ pub async fn create_term_localization(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<CreateTermLocalization>,
+    body: crate::body::Json<CreateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created()
         .json(localizations::create(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
@@ -185,7 +185,7 @@ pub async fn update_term_localization(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateTermLocalization>,
+    body: crate::body::Json<UpdateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok()
         .json(localizations::update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))

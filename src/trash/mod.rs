@@ -88,10 +88,12 @@ pub struct TrashCount {
 #[into_params(parameter_in = Query)]
 pub struct TrashQuery {
     /// From 1 (default 1).
+    #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Default 10, at most 100. Also accepted as `per_page`.
     #[serde(alias = "per_page")]
-    pub page_size: Option<u64>,
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub page_size: Option<u32>,
 }
 
 #[derive(Deserialize, IntoParams)]

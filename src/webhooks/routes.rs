@@ -67,7 +67,7 @@ pub async fn create_webhook(
     hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    body: web::Json<CreateWebhook>,
+    body: crate::body::Json<CreateWebhook>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
@@ -93,7 +93,7 @@ pub async fn update_webhook(
     hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<UpdateWebhook>,
+    body: crate::body::Json<UpdateWebhook>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = find_webhook(&state, &principal, id.into_inner()).await?;

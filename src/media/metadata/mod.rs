@@ -42,7 +42,7 @@ pub async fn create_media_metadata(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
-    body: web::Json<CreateMediaMetadata>,
+    body: crate::body::Json<CreateMediaMetadata>,
 ) -> ApiResult<HttpResponse> {
     let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
     let created = service::create(&state, &principal.actor_id(), &found, body.into_inner()).await?;
@@ -58,7 +58,7 @@ pub async fn update_media_metadata(
     state: web::Data<AppState>,
     principal: Principal,
     metadata_id: web::Path<Uuid>,
-    body: web::Json<UpdateMediaMetadata>,
+    body: crate::body::Json<UpdateMediaMetadata>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find(&state, metadata_id.into_inner()).await?;
     let found = records::find(&state, &principal, current.media_id, Capability::Read, false).await?;
