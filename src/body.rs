@@ -180,7 +180,7 @@ fn integral_numbers_as_integers(value: &mut serde_json::Value) {
         Value::Number(n) if !n.is_i64() && !n.is_u64() => {
             if let Some(f) = n.as_f64() {
                 // The range check keeps the cast exact (no saturation).
-                if f.fract() == 0.0 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
+                if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
                     *value = Value::from(f as i64);
                 }
             }
