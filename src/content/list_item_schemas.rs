@@ -1,11 +1,59 @@
-//! Each content kind's list item as its own schema in the OpenAPI document
-//! (`PageListItem`, `CvEntryListItem`, …): the shared `ContentListItem` and
-//! the fields of that kind that a list item carries, referred to by the
+//! Each content kind's schemas in the OpenAPI document: its list item
+//! (`PageListItem`, `CvEntryListItem`, …: the shared `ContentListItem` and the
+//! fields of that kind that a list item carries) and its create and update
+//! bodies (`CreatePage`, `UpdateSkill`, …: the shared bodies without the
+//! other kinds' fields, which the server refuses), referred to by the
 //! operations of that kind's paths. The handlers are documented once (as
 //! blogs) and mounted per kind, so the kinds' schemas are put in afterwards.
 
 use serde_json::{json, Value};
 use utoipa::openapi::{OpenApi, RefOr, Schema};
+
+use super::ContentKind;
+
+/// Every field that belongs to one kind or another (`validate::allowed_fields`).
+const KIND_FIELDS: [&str; 13] = [
+    "route",
+    "sections",
+    "entry_type",
+    "organization",
+    "start_date",
+    "end_date",
+    "is_current",
+    "links",
+    "client",
+    "media_ids",
+    "document_type",
+    "category",
+    "proficiency",
+];
+
+/// The kind whose operations live under the path segment `segment`.
+fn kind_of_segment(segment: &str) -> Option<ContentKind> {
+    Some(match segment {
+        "blogs" => ContentKind::Blog,
+        "pages" => ContentKind::Page,
+        "cv" => ContentKind::CvEntry,
+        "projects" => ContentKind::Project,
+        "legal" => ContentKind::Legal,
+        "skills" => ContentKind::Skill,
+        _ => return None,
+    })
+}
+
+/// `shared` (a create or update body) without the fields of other kinds.
+fn body_of_kind(shared: &Value, kind: ContentKind) -> Value {
+    let mut body = shared.clone();
+    let allowed = super::validate::allowed_fields(kind);
+    let foreign = |field: &str| KIND_FIELDS.contains(&field) && !allowed.contains(&field);
+    if let Some(properties) = body.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.retain(|field, _| !foreign(field));
+    }
+    if let Some(required) = body.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|field| field.as_str().is_none_or(|f| !foreign(f)));
+    }
+    body
+}
 
 /// A kind's path segment, its schema name and the properties its list items
 /// add to `ContentListItem` (what `content::model::kind_fields` puts there).
@@ -70,18 +118,34 @@ pub fn document_kind_list_items(openapi: &mut OpenApi) {
             components.schemas.insert(format!("Paginated_{name}ListItem"), page);
         }
     }
+    let shared_bodies: Vec<(&str, Value)> = ["CreateContent", "UpdateContent"]
+        .into_iter()
+        .filter_map(|shared| Some((shared, serde_json::to_value(components.schemas.get(shared)?).ok()?)))
+        .collect();
+    for (segment, name, _) in kinds() {
+        let Some(kind) = kind_of_segment(segment) else { continue };
+        for (shared, body) in &shared_bodies {
+            let verb = shared.trim_end_matches("Content");
+            if let Ok(body) = serde_json::from_value::<RefOr<Schema>>(body_of_kind(body, kind)) {
+                components.schemas.insert(format!("{verb}{name}"), body);
+            }
+        }
+    }
     for (path, item) in openapi.paths.paths.iter_mut() {
         let Some((_, name, _)) = kinds().into_iter().find(|(segment, _, _)| path.split('/').any(|s| s == *segment))
         else {
             continue;
         };
         let json = serde_json::to_string(item).unwrap_or_default();
-        if !json.contains(SHARED) && !json.contains(SHARED_PAGE) {
+        let bodies = ["\"#/components/schemas/CreateContent\"", "\"#/components/schemas/UpdateContent\""];
+        if !json.contains(SHARED) && !json.contains(SHARED_PAGE) && !bodies.iter().any(|b| json.contains(b)) {
             continue;
         }
         let json = json
             .replace(SHARED_PAGE, &format!("\"#/components/schemas/Paginated_{name}ListItem\""))
-            .replace(SHARED, &format!("\"#/components/schemas/{name}ListItem\""));
+            .replace(SHARED, &format!("\"#/components/schemas/{name}ListItem\""))
+            .replace(bodies[0], &format!("\"#/components/schemas/Create{name}\""))
+            .replace(bodies[1], &format!("\"#/components/schemas/Update{name}\""));
         if let Ok(kind_item) = serde_json::from_str(&json) {
             *item = kind_item;
         }

@@ -91,7 +91,7 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
 }
 
 /// The fields each kind may carry (besides the shared ones).
-fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
+pub(crate) fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
     match kind {
         ContentKind::Blog => &[],
         ContentKind::Page => &["route", "sections"],

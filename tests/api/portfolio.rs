@@ -192,6 +192,15 @@ async fn projects_live_in_the_portfolio_module() {
     let skills = &doc["paths"]["/api/v1/sites/{site_id}/skills"]["get"]["responses"]["200"]["content"];
     assert_eq!(skills["application/json"]["schema"]["$ref"], "#/components/schemas/Paginated_SkillListItem");
     assert!(serde_json::to_string(&schemas["SkillListItem"]).unwrap().contains("proficiency"));
+    // And its create and update bodies hold its own fields, not the other kinds'.
+    let created = &doc["paths"]["/api/v1/cv"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(created["$ref"], "#/components/schemas/CreateCvEntry");
+    let cv_body = &schemas["CreateCvEntry"]["properties"];
+    assert!(cv_body["entry_type"].is_object() && cv_body["route"].is_null() && cv_body["proficiency"].is_null());
+    let updated = &doc["paths"]["/api/v1/blogs/{id}"]["put"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(updated["$ref"], "#/components/schemas/UpdateBlog");
+    assert!(schemas["UpdateBlog"]["properties"]["entry_type"].is_null());
+    assert!(schemas["UpdateBlog"]["properties"]["title"].is_object());
 }
 
 #[actix_web::test]
