@@ -29,13 +29,14 @@ pub struct PageParams {
     pub per_page: Option<u32>,
 }
 
-/// A page number's schema: an integer from 0 (read as 1) with no upper bound
-/// and no `format`, since any page past the end is an empty page (a `format`
-/// of int64 would say a larger number is refused).
+/// A page number's schema: an integer from 0 (read as 1) to `u64::MAX`, with
+/// no `format`: any page past the end is an empty page (a `format` of int64
+/// would say that a number past `i64::MAX` is refused).
 pub fn page_number_schema() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Integer)
         .minimum(Some(0))
+        .maximum(Some(u64::MAX))
         .description(Some("Page number, from 1 (default 1); a page past the end is empty"))
         .build()
 }

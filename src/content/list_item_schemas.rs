@@ -41,9 +41,21 @@ fn kind_of_segment(segment: &str) -> Option<ContentKind> {
     })
 }
 
-/// `shared` (a create or update body) without the fields of other kinds.
-fn body_of_kind(shared: &Value, kind: ContentKind) -> Value {
+/// `shared` (a create or update body) without the fields of other kinds; a
+/// CV entry is created with a `start_date`.
+fn body_of_kind(shared: &Value, kind: ContentKind, create: bool) -> Value {
     let mut body = shared.clone();
+    if create && kind == ContentKind::CvEntry {
+        if let Some(required) = body.get_mut("required").and_then(Value::as_array_mut) {
+            required.push(json!("start_date"));
+        } else {
+            body["required"] = json!(["start_date"]);
+        }
+        // Required, so not null either.
+        if let Some(start) = body.pointer_mut("/properties/start_date") {
+            start["type"] = json!("string");
+        }
+    }
     let allowed = super::validate::allowed_fields(kind);
     let foreign = |field: &str| KIND_FIELDS.contains(&field) && !allowed.contains(&field);
     if let Some(properties) = body.get_mut("properties").and_then(Value::as_object_mut) {
@@ -126,7 +138,8 @@ pub fn document_kind_list_items(openapi: &mut OpenApi) {
         let Some(kind) = kind_of_segment(segment) else { continue };
         for (shared, body) in &shared_bodies {
             let verb = shared.trim_end_matches("Content");
-            if let Ok(body) = serde_json::from_value::<RefOr<Schema>>(body_of_kind(body, kind)) {
+            let create = *shared == "CreateContent";
+            if let Ok(body) = serde_json::from_value::<RefOr<Schema>>(body_of_kind(body, kind, create)) {
                 components.schemas.insert(format!("{verb}{name}"), body);
             }
         }

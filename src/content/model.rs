@@ -166,6 +166,7 @@ pub struct ContentDetail {
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct CreateContent {
     /// The sites the item appears on (at least one).
+    #[schema(min_items = 1)]
     pub site_ids: Vec<Uuid>,
     /// `name` is accepted too (skills). Optional: an untitled item gets the slug
     /// `untitled` (`untitled-2`, …) unless `slug` is given. One line of at most 300
@@ -173,7 +174,9 @@ pub struct CreateContent {
     #[serde(default, alias = "name", deserialize_with = "crate::values::null_as_default")]
     #[schema(max_length = 300, pattern = "<optional line>")]
     pub title: String,
-    /// Generated from the title when omitted.
+    /// Generated from the title when omitted. 1 to 100 lowercase letters,
+    /// digits and hyphens, not starting or ending with a hyphen.
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")]
     pub slug: Option<String>,
     /// Text without control characters but tab and line breaks.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
@@ -203,7 +206,9 @@ pub struct CreateContent {
     pub primary_category_id: Option<Uuid>,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub tag_ids: Vec<Uuid>,
-    /// Page route (pages only), e.g. `/about/team`.
+    /// Page route (pages only), e.g. `/about/team`: `/` or segments of
+    /// lowercase letters, digits, `-` and `_`.
+    #[schema(max_length = 200, pattern = "^/([a-z0-9_-]+(/[a-z0-9_-]+)*)?$")]
     pub route: Option<String>,
     /// Page sections (pages only).
     pub sections: Option<Vec<PageSection>>,
@@ -231,6 +236,7 @@ pub struct CreateContent {
     pub category: Option<String>,
     /// Skills: 0 to 100 (`proficiency_level` is accepted too).
     #[serde(alias = "proficiency_level")]
+    #[schema(minimum = 0, maximum = 100)]
     pub proficiency: Option<i64>,
 }
 
@@ -242,6 +248,9 @@ pub struct UpdateContent {
     #[serde(alias = "name")]
     #[schema(max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
+    /// 1 to 100 lowercase letters, digits and hyphens, not starting or ending
+    /// with a hyphen.
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")]
     pub slug: Option<String>,
     /// Text without control characters but tab and line breaks.
     #[schema(pattern = "<text>")]
@@ -276,6 +285,8 @@ pub struct UpdateContent {
     #[schema(value_type = Option<Uuid>)]
     pub primary_category_id: Option<Option<Uuid>>,
     pub tag_ids: Option<Vec<Uuid>>,
+    /// As on create.
+    #[schema(max_length = 200, pattern = "^/([a-z0-9_-]+(/[a-z0-9_-]+)*)?$")]
     pub route: Option<String>,
     pub sections: Option<Vec<PageSection>>,
     pub entry_type: Option<CvEntryType>,
@@ -293,6 +304,7 @@ pub struct UpdateContent {
     pub document_type: Option<LegalDocumentType>,
     pub category: Option<String>,
     #[serde(alias = "proficiency_level")]
+    #[schema(minimum = 0, maximum = 100)]
     pub proficiency: Option<i64>,
 }
 
@@ -417,6 +429,8 @@ crate::lenient_enum!(LegalDocumentType {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ProjectLink {
     pub label: String,
+    /// An http(s) URL with a host.
+    #[schema(pattern = "^\\s*https?://[^/\\s?#]+")]
     pub url: String,
 }
 
