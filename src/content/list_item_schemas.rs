@@ -11,23 +11,6 @@ use utoipa::openapi::{OpenApi, RefOr, Schema};
 
 use super::ContentKind;
 
-/// Every field that belongs to one kind or another (`validate::allowed_fields`).
-const KIND_FIELDS: [&str; 13] = [
-    "route",
-    "sections",
-    "entry_type",
-    "organization",
-    "start_date",
-    "end_date",
-    "is_current",
-    "links",
-    "client",
-    "media_ids",
-    "document_type",
-    "category",
-    "proficiency",
-];
-
 /// The kind whose operations live under the path segment `segment`.
 fn kind_of_segment(segment: &str) -> Option<ContentKind> {
     Some(match segment {
@@ -57,7 +40,7 @@ fn body_of_kind(shared: &Value, kind: ContentKind, create: bool) -> Value {
         }
     }
     let allowed = super::validate::allowed_fields(kind);
-    let foreign = |field: &str| KIND_FIELDS.contains(&field) && !allowed.contains(&field);
+    let foreign = |field: &str| super::validate::KIND_FIELDS.contains(&field) && !allowed.contains(&field);
     if let Some(properties) = body.get_mut("properties").and_then(Value::as_object_mut) {
         properties.retain(|field, _| !foreign(field));
     }
