@@ -192,4 +192,21 @@ mod tests {
         assert_eq!(describe("sqlite://./data/plinth.db?mode=rwc"), "SQLite ./data/plinth.db");
         assert_eq!(describe("postgres://app:secret@db.example.org/plinth"), "PostgreSQL db.example.org:5432/plinth");
     }
+
+    /// The bundled SQLite is built with the flags of `.cargo/config.toml`:
+    /// without the planner stability guarantee every cached statement with a
+    /// `LIMIT ?` would be parsed and planned again at each execution.
+    #[tokio::test]
+    async fn the_bundled_sqlite_keeps_plans_whatever_the_bound_values() {
+        use sea_orm::ConnectionTrait;
+        let db = super::connect("sqlite::memory:", std::time::Duration::from_secs(5)).await.unwrap();
+        let rows = db
+            .query_all_raw(sea_orm::Statement::from_string(db.get_database_backend(), "PRAGMA compile_options"))
+            .await
+            .unwrap();
+        let options: Vec<String> = rows.iter().filter_map(|row| row.try_get_by_index::<String>(0).ok()).collect();
+        for wanted in ["ENABLE_QPSG", "DEFAULT_MEMSTATUS=0"] {
+            assert!(options.iter().any(|o| o == wanted), "SQLite built without {wanted}: {options:?}");
+        }
+    }
 }
