@@ -55,7 +55,9 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<WriteTxn, DbErr> {
             let queued = queue.acquire_owned();
             let permit = tokio::time::timeout(WRITE_QUEUE_TIMEOUT, queued)
                 .await
-                .map_err(|_| DbErr::Custom("timed out waiting for the database's write lock".into()))?
+                // Every writer ahead took the whole wait: an overload, answered
+                // like a full pool (503 with Retry-After), not a fault.
+                .map_err(|_| DbErr::ConnectionAcquire(sea_orm::error::ConnAcquireErr::Timeout))?
                 .map_err(|e| DbErr::Custom(e.to_string()))?;
             Some(permit)
         }

@@ -257,7 +257,9 @@ impl From<DbErr> for ApiError {
         // PostgreSQL gave up one of two transactions that waited on each other
         // (deadlock_detected, serialization_failure): nothing was written, and
         // the same request succeeds when sent again.
-        if matches!(database_code(&err).as_deref(), Some("40P01" | "40001")) {
+        // SQLite's lock stayed taken for the whole busy timeout (SQLITE_BUSY,
+        // SQLITE_LOCKED and their extended codes): the same.
+        if matches!(database_code(&err).as_deref(), Some("40P01" | "40001" | "5" | "6" | "261" | "262" | "517")) {
             return Self::new(
                 ErrorCode::ServiceUnavailable,
                 "the change collided with a concurrent one; send it again",
@@ -359,5 +361,30 @@ mod tests {
         assert_eq!(v.status, 422);
         assert_eq!(v.errors.len(), 1);
         assert!(v.entity_type.is_none());
+    }
+
+    /// A write that waited out SQLite's busy timeout behind another writer is
+    /// an overload: 503 with Retry-After, not a 500.
+    #[tokio::test]
+    async fn a_lock_held_past_the_busy_timeout_is_service_unavailable() {
+        use sea_orm::{ConnectOptions, ConnectionTrait, Database};
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("busy.db").display());
+        let connect = || {
+            let mut options = ConnectOptions::new(url.clone());
+            options
+                .max_connections(1)
+                .sqlx_logging(false)
+                .map_sqlx_sqlite_opts(|o| o.busy_timeout(std::time::Duration::ZERO));
+            Database::connect(options)
+        };
+        let (holder, waiter) = (connect().await.unwrap(), connect().await.unwrap());
+        holder.execute_unprepared("CREATE TABLE t (x INTEGER)").await.unwrap();
+        holder.execute_unprepared("BEGIN IMMEDIATE").await.unwrap();
+        let refused = waiter.execute_unprepared("INSERT INTO t VALUES (1)").await.unwrap_err();
+        let error = ApiError::from(refused);
+        assert_eq!(error.code(), ErrorCode::ServiceUnavailable);
+        assert_eq!(error.error_response().headers().get("retry-after").unwrap(), "1");
+        holder.execute_unprepared("ROLLBACK").await.unwrap();
     }
 }
