@@ -130,6 +130,7 @@ impl Plinth {
             responses,
             response_flights: Default::default(),
             derived: crate::state::derived::DerivedValues::new(DERIVED_VALUES),
+            statistics: Default::default(),
             pageviews: Default::default(),
             site_slugs: Default::default(),
             secrets: Default::default(),

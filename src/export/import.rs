@@ -99,7 +99,7 @@ pub async fn import(
     let imported = tokio::task::spawn_blocking(move || job.run()).await;
     let _ = std::fs::remove_file(&path);
     let site = imported.map_err(ApiError::internal)??;
-    crate::db::refresh_statistics(&state.db).await;
+    state.statistics.after_bulk_write(&state.db);
     state.invalidate_site(site.id);
     Ok(site)
 }

@@ -60,6 +60,8 @@ pub struct AppState {
     /// Values derived from sites' data, such as where deep pages of the
     /// content lists start (`content::listing::seek`).
     pub derived: derived::DerivedValues,
+    /// PostgreSQL's statistics, refreshed once after a burst of bulk writes.
+    pub statistics: Arc<crate::db::StatisticsRefresh>,
     /// Pageviews on their way to the database.
     pub pageviews: PageviewIngest,
     /// Wakes the export builder when a job is queued.

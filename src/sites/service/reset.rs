@@ -119,6 +119,6 @@ pub async fn reset_content(
     };
     audit::record(&txn, now, entry, &json!({}), &counts).await?;
     events::commit_with_events(state, txn, events).await?;
-    crate::db::refresh_statistics(&state.db).await;
+    state.statistics.after_bulk_write(&state.db);
     Ok(counts)
 }
