@@ -84,7 +84,7 @@ pub const INSTANCE_KEY: &str = "plk_crash_test_master_key";
 
 /// One database and data directory, started (and killed) as often as a test likes.
 pub struct Instance {
-    pub dir: tempfile::TempDir,
+    pub dir: crate::helpers::TestData,
     pub database_url: String,
     pub port: u16,
     env: Vec<(&'static str, String)>,
@@ -93,8 +93,7 @@ pub struct Instance {
 impl Instance {
     /// `allowed`: the `host:port` of the test's webhook receiver (SSRF allowlist).
     pub async fn new(allowed: &str, env: &[(&'static str, &str)]) -> Instance {
-        let dir = tempfile::tempdir().unwrap();
-        let database_url = fresh_database(&dir).await;
+        let (dir, database_url) = fresh_database().await;
         let mut all = vec![
             ("PLINTH_BOOTSTRAP_API_KEY", INSTANCE_KEY.to_string()),
             ("PLINTH_SSRF_ALLOWLIST", allowed.to_string()),
@@ -126,8 +125,7 @@ impl Instance {
 
 #[actix_web::test]
 async fn the_binary_prints_a_key_on_first_start_and_stops_cleanly_on_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = fresh_database(&dir).await;
+    let (dir, database_url) = fresh_database().await;
     let port = free_port();
     // At the default log level, as an operator's first `cargo run` would.
     let mut child =
@@ -206,8 +204,7 @@ fn failed_start(mut cmd: Command) -> (Option<i32>, String) {
 
 #[actix_web::test]
 async fn start_up_failures_print_one_line_naming_the_setting_and_never_panic() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = fresh_database(&dir).await;
+    let (dir, database_url) = fresh_database().await;
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let (code, stderr) = failed_start(plinth(&dir, &database_url, port));

@@ -28,12 +28,57 @@ pub struct TestApp {
     pub janitor: actix::Addr<Periodic>,
     pub webhook_flusher: actix::Addr<Periodic>,
     pub webhook_retrier: actix::Addr<Periodic>,
-    _dir: TempDir,
+    _dir: TestData,
 }
 
-/// The database URL for one test: a temp SQLite file, or a new PostgreSQL
-/// database next to `PLINTH_TEST_DATABASE_URL`.
-pub async fn fresh_database(dir: &TempDir) -> String {
+/// A test's own place: a temp directory and, on PostgreSQL, the database made
+/// for it. Dropping it removes both, so a run leaves no `plinth_test_*`
+/// database behind. A second instance on someone else's database gets a
+/// directory only (`TestData::from(tempdir)`).
+pub struct TestData {
+    dir: TempDir,
+    /// `PLINTH_TEST_DATABASE_URL` and the name of the database made for this test.
+    owned_database: Option<(String, String)>,
+}
+
+impl From<TempDir> for TestData {
+    fn from(dir: TempDir) -> Self {
+        TestData { dir, owned_database: None }
+    }
+}
+
+impl std::ops::Deref for TestData {
+    type Target = TempDir;
+    fn deref(&self) -> &TempDir {
+        &self.dir
+    }
+}
+
+impl Drop for TestData {
+    fn drop(&mut self) {
+        let Some((admin_url, name)) = self.owned_database.take() else { return };
+        // Drop runs inside the test's runtime, which cannot be blocked on: the
+        // DROP runs on a thread and runtime of its own. FORCE ends the
+        // connections the app's pool still holds.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            runtime.block_on(async {
+                let admin = Database::connect(&admin_url).await.expect("connect to PLINTH_TEST_DATABASE_URL");
+                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.map(|_| ())
+            })
+        })
+        .join();
+        if let Ok(Err(error)) = dropped {
+            eprintln!("could not drop a test database: {error}");
+        }
+    }
+}
+
+/// One test's directory and database URL: a SQLite file in the directory, or a
+/// new PostgreSQL database next to `PLINTH_TEST_DATABASE_URL`, dropped with the
+/// directory.
+pub async fn fresh_database() -> (TestData, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
     match std::env::var("PLINTH_TEST_DATABASE_URL") {
         Ok(admin_url) if !admin_url.is_empty() => {
             let name = format!("plinth_test_{}", uuid::Uuid::new_v4().simple());
@@ -41,9 +86,13 @@ pub async fn fresh_database(dir: &TempDir) -> String {
             admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
             admin.close().await.ok();
             let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
-            format!("{base}/{name}")
+            let url = format!("{base}/{name}");
+            (TestData { dir, owned_database: Some((admin_url, name)) }, url)
         }
-        _ => format!("sqlite://{}?mode=rwc", dir.path().join("plinth.db").display()),
+        _ => {
+            let url = format!("sqlite://{}?mode=rwc", dir.path().join("plinth.db").display());
+            (TestData::from(dir), url)
+        }
     }
 }
 
@@ -64,15 +113,15 @@ impl TestApp {
     }
 
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let database_url = fresh_database(&dir).await;
+        let (dir, database_url) = fresh_database().await;
         let mut config = test_config(&dir, &database_url);
         adjust(&mut config);
         Self::start(config, dir).await
     }
 
     /// Starts an app on an existing configuration (used to restart on the same data).
-    pub async fn start(mut config: Config, dir: TempDir) -> TestApp {
+    pub async fn start(mut config: Config, dir: impl Into<TestData>) -> TestApp {
+        let dir = dir.into();
         plinth::telemetry::init(&config.log);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         // Links the API returns (served files) point at this server.
@@ -107,7 +156,7 @@ impl TestApp {
 
     /// Stops the server and drains actors, as on SIGTERM; returns the data dir so
     /// a test can start again on the same database.
-    pub async fn stop(self) -> (TempDir, String) {
+    pub async fn stop(self) -> (TestData, String) {
         self.server.stop(true).await;
         RunningServer::drain(&self.webhooks).await;
         (self._dir, self.database_url)

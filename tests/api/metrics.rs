@@ -232,8 +232,7 @@ async fn livez_and_readyz_follow_the_lifecycle_and_health_keeps_its_shape() {
 /// (the server still accepts), then the process exits 0.
 #[actix_web::test]
 async fn sigterm_turns_readiness_off_before_the_server_stops() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = fresh_database(&dir).await;
+    let (dir, database_url) = fresh_database().await;
     let port = free_port();
     let mut child = Running(
         plinth(&dir, &database_url, port).env("PLINTH_DRAIN_DELAY_SECS", "60").stdout(Stdio::piped()).spawn().unwrap(),
