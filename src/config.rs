@@ -401,6 +401,12 @@ impl Config {
         }
         self.bind_addr()?;
         self.check_cors_origins()?;
+        if tracing_subscriber::EnvFilter::try_new(&self.log.filter).is_err() {
+            return Err(ConfigError::Invalid(format!(
+                "log filter '{}' is not tracing directives such as info,plinth::webhooks=debug (PLINTH_LOG)",
+                self.log.filter
+            )));
+        }
         if self.webhooks.claim_lease_secs <= self.webhooks.timeout_secs {
             return Err(ConfigError::Invalid(format!(
                 "webhooks.claim_lease_secs ({}) must exceed webhooks.timeout_secs ({}): a slow attempt would be sent twice",

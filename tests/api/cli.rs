@@ -219,6 +219,12 @@ async fn start_up_failures_print_one_line_naming_the_setting_and_never_panic() {
     assert_eq!((code, stderr.lines().count()), (Some(2), 1), "{stderr}");
     assert!(stderr.contains("PLINTH_BIND"), "{stderr}");
 
+    let mut cmd = plinth(&dir, &database_url, free);
+    cmd.env("PLINTH_LOG", "info,plinth=loud");
+    let (code, stderr) = failed_start(cmd);
+    assert_eq!((code, stderr.lines().count()), (Some(2), 1), "{stderr}");
+    assert!(stderr.contains("PLINTH_LOG"), "{stderr}");
+
     let mut cmd = plinth(&dir, "postgres://nobody@127.0.0.1:1/none", free);
     cmd.env("PLINTH_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none");
     let (code, stderr) = failed_start(cmd);
