@@ -52,7 +52,7 @@ impl Default for EventBus {
     fn default() -> Self {
         // Only a wake-up signal and an observation point: a subscriber that falls
         // behind misses notices, never deliveries (those come from the outbox).
-        let (sender, _) = broadcast::channel(4096);
+        let (sender, _) = broadcast::channel(1024);
         Self { sender, stream: Default::default() }
     }
 }
