@@ -96,6 +96,19 @@ fn http_clients_are_built_only_in_outbound() {
     assert!(offenders.is_empty(), "use crate::outbound (Outbound or operator_client):\n{}", offenders.join("\n"));
 }
 
+/// utoipa's internal traits (its `__dev` module) are read in one place, the route
+/// table, and utoipa is pinned to the exact version they were read from.
+#[test]
+fn utoipa_internals_only_in_the_route_table() {
+    let offenders = lines_naming(&[concat!("utoipa::", "__dev")], |path| path.ends_with("src/routes.rs"));
+    assert!(offenders.is_empty(), "only src/routes.rs reads utoipa's internals:\n{}", offenders.join("\n"));
+    let manifest = include_str!("../Cargo.toml");
+    assert!(
+        manifest.lines().any(|line| line.starts_with("utoipa = { version = \"=")),
+        "utoipa must stay pinned to an exact version while src/routes.rs reads its internals"
+    );
+}
+
 /// A file past about 600 lines is split by concept before it grows further.
 #[test]
 fn no_source_file_is_past_600_lines() {
