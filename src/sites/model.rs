@@ -112,13 +112,40 @@ pub struct CreateSite {
     /// The logo's address, by the same rules as `base_url`; blank or `null` for none.
     #[schema(pattern = "<base url>")]
     pub logo_url: Option<String>,
-    /// The site's locales: exactly one entry must have `is_default: true`, and
-    /// no locale may be listed twice; otherwise 400 SITE_CREATE_INVALID_LOCALES
-    /// (so an empty list is refused). When omitted or `null` the site gets the
-    /// `en` locale as its default.
+    /// Exactly one default, no locale twice (`site_locales` documents it).
     #[serde(default)]
-    #[schema(min_items = 1)]
+    #[schema(schema_with = site_locales)]
     pub locales: Option<Vec<SiteLocaleInput>>,
+}
+
+/// The `locales` of a new site: entries of which exactly one has `is_default:
+/// true` (`sites::service::check_locales`). JSON Schema says that with
+/// `contains` and `minContains`/`maxContains`, which utoipa's array has no
+/// field for: they go in as extensions, which serialize as plain keywords.
+fn site_locales() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, SchemaType};
+    use utoipa::openapi::{extensions::Extensions, Ref, Type};
+    let default_entry = serde_json::json!({
+        "type": "object",
+        "properties": {"is_default": {"const": true}},
+        "required": ["is_default"]
+    });
+    let mut array = ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(Ref::from_schema_name("SiteLocaleInput"))
+        .min_items(Some(1))
+        .description(Some(
+            "The site's locales: exactly one entry must have `is_default: true`, and no locale may be listed \
+             twice; otherwise 400 SITE_CREATE_INVALID_LOCALES (so an empty list is refused). When omitted or \
+             `null` the site gets the `en` locale as its default.",
+        ))
+        .build();
+    array.extensions = Some(Extensions::from_iter([
+        ("contains", default_entry),
+        ("minContains", 1.into()),
+        ("maxContains", 1.into()),
+    ]));
+    array
 }
 
 /// Every field optional; only the given ones change. `null` clears
