@@ -192,19 +192,24 @@ pub const REDIRECT_DESTINATION_PATTERN: &str =
 /// around them (what the server trims).
 pub const SITE_IDS_PATTERN: &str =
     "^[ \\t\\n\\r]*(\\[[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\"([ \\t\\n\\r]*,[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\")*[ \\t\\n\\r]*\\]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}([ \\t\\n\\r]*,[ \\t\\n\\r]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})*)[ \\t\\n\\r]*$";
+/// A link target that may also be a path (`values::link_target` with
+/// `allow_path`): a path starting with `/` without whitespace, or an
+/// [`HTTP_URL_PATTERN`] URL (a test keeps the two equal).
+pub const LINK_PATTERN: &str = "^(/\\S*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
 /// [`LINE_PATTERN`] where blank is allowed.
 pub const OPTIONAL_LINE_PATTERN: &str =
     "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
 
 /// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
 /// an attribute takes only a literal), so each is written once.
-const NAMED_PATTERNS: [(&str, &str); 11] = [
+const NAMED_PATTERNS: [(&str, &str); 12] = [
     ("<slug>", SLUG_PATTERN),
     ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
     ("<path>", PATH_PATTERN),
     ("<http url>", HTTP_URL_PATTERN),
     ("<redirect destination>", REDIRECT_DESTINATION_PATTERN),
     ("<site ids>", SITE_IDS_PATTERN),
+    ("<link>", LINK_PATTERN),
     ("<base url>", BASE_URL_PATTERN),
     ("<line>", LINE_PATTERN),
     ("<optional line>", OPTIONAL_LINE_PATTERN),
@@ -417,6 +422,7 @@ mod tests {
     fn a_redirect_destination_is_a_path_or_an_http_url() {
         let url = HTTP_URL_PATTERN.trim_start_matches('^').trim_end_matches('$');
         assert_eq!(REDIRECT_DESTINATION_PATTERN, format!("^(/\\S{{0,499}}|{url})$"));
+        assert_eq!(LINK_PATTERN, format!("^(/\\S*|{url})$"));
     }
 
     /// Every `$ref` names a schema of the document's components.

@@ -496,8 +496,8 @@ crate::lenient_enum!(LegalDocumentType {
 pub struct ProjectLink {
     /// The link's text, free text.
     pub label: String,
-    /// An http(s) URL with a host.
-    #[schema(pattern = "^\\s*https?://[^/\\s?#]+")]
+    /// An absolute http(s) URL with a host.
+    #[schema(pattern = "<http url>")]
     pub url: String,
 }
 

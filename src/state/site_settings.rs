@@ -31,8 +31,10 @@ pub struct RobotsRuleGroup {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PreviewTemplate {
     /// The template's name (not blank).
+    #[schema(min_length = 1, pattern = "\\S")]
     pub name: String,
     /// An absolute http(s) URL with a host, or a path starting with `/`.
+    #[schema(pattern = "<link>")]
     pub url: String,
 }
 
