@@ -182,17 +182,34 @@ pub const HTTP_URL_PATTERN: &str = "^https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z
 /// or fragment; blank for none.
 pub const BASE_URL_PATTERN: &str =
     "^(\\s*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[^\\s?#]*)?)$";
+/// A redirect's destination (`redirects::service`): a path on the site of at
+/// most 500 characters, or an [`HTTP_URL_PATTERN`] URL (a test keeps the two
+/// equal).
+pub const REDIRECT_DESTINATION_PATTERN: &str =
+    "^(/\\S{0,499}|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
+/// The `site_ids` part of a media upload (`media::upload`): a JSON array of
+/// at least one UUID, or UUIDs separated by commas; only JSON's whitespace
+/// around them (what the server trims).
+pub const SITE_IDS_PATTERN: &str =
+    "^[ \\t\\n\\r]*(\\[[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\"([ \\t\\n\\r]*,[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\")*[ \\t\\n\\r]*\\]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}([ \\t\\n\\r]*,[ \\t\\n\\r]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})*)[ \\t\\n\\r]*$";
+/// A link target that may also be a path (`values::link_target` with
+/// `allow_path`): a path starting with `/` without whitespace, or an
+/// [`HTTP_URL_PATTERN`] URL (a test keeps the two equal).
+pub const LINK_PATTERN: &str = "^(/\\S*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
 /// [`LINE_PATTERN`] where blank is allowed.
 pub const OPTIONAL_LINE_PATTERN: &str =
     "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
 
 /// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
 /// an attribute takes only a literal), so each is written once.
-const NAMED_PATTERNS: [(&str, &str); 9] = [
+const NAMED_PATTERNS: [(&str, &str); 12] = [
     ("<slug>", SLUG_PATTERN),
     ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
     ("<path>", PATH_PATTERN),
     ("<http url>", HTTP_URL_PATTERN),
+    ("<redirect destination>", REDIRECT_DESTINATION_PATTERN),
+    ("<site ids>", SITE_IDS_PATTERN),
+    ("<link>", LINK_PATTERN),
     ("<base url>", BASE_URL_PATTERN),
     ("<line>", LINE_PATTERN),
     ("<optional line>", OPTIONAL_LINE_PATTERN),
@@ -222,10 +239,16 @@ const PATH_PARAMETERS: [(&str, &str); 16] = [
     ("step", "The onboarding step's key"),
 ];
 
+/// What a body property says, by its name, where its field says nothing more
+/// specific: names that mean the same on every object.
+const COMMON_PROPERTIES: [(&str, &str); 3] =
+    [("id", "Its id"), ("created_at", "When it was created"), ("updated_at", "When it last changed")];
+
 /// `format` alone does not constrain a value (JSON Schema 2020-12 treats it as
 /// an annotation), so an empty string would pass for a UUID or a timestamp:
 /// every such schema also gets the pattern the server's parser holds it to.
-/// Placeholders of [`NAMED_PATTERNS`] become their patterns.
+/// Placeholders of [`NAMED_PATTERNS`] become their patterns, and properties
+/// without a description get their [`COMMON_PROPERTIES`] one.
 fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::schema::{ArrayItems, Schema};
@@ -248,7 +271,17 @@ fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::Op
                         *named = pattern.to_string();
                     }
                 }
-                object.properties.values_mut().for_each(walk);
+                for (name, property) in object.properties.iter_mut() {
+                    if let RefOr::T(Schema::Object(property)) = property {
+                        if property.description.is_none() {
+                            property.description = COMMON_PROPERTIES
+                                .iter()
+                                .find(|(common, _)| common == name)
+                                .map(|(_, description)| description.to_string());
+                        }
+                    }
+                    walk(property);
+                }
             }
             Schema::Array(array) => {
                 if let ArrayItems::RefOrSchema(items) = &mut array.items {
@@ -270,6 +303,13 @@ fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::Op
         {
             for parameter in op.parameters.iter_mut().flatten() {
                 parameter.schema.iter_mut().for_each(walk);
+                // utoipa drops the doc comment of a field whose schema is
+                // `schema_with`: the parameter says what its schema says.
+                if parameter.description.is_none() {
+                    if let Some(RefOr::T(Schema::Object(object))) = &parameter.schema {
+                        parameter.description = object.description.clone();
+                    }
+                }
                 if parameter.description.is_none() && parameter.parameter_in == ParameterIn::Path {
                     parameter.description = PATH_PARAMETERS
                         .iter()
@@ -376,6 +416,13 @@ mod tests {
         let text = serde_json::to_string(&document()).expect("the document serializes");
         assert!(!text.contains("\"pattern\":\"<"), "a placeholder is left");
         assert!(!text.contains("\"format\":\"uuid\"}"), "a uuid without its pattern");
+    }
+
+    #[test]
+    fn a_redirect_destination_is_a_path_or_an_http_url() {
+        let url = HTTP_URL_PATTERN.trim_start_matches('^').trim_end_matches('$');
+        assert_eq!(REDIRECT_DESTINATION_PATTERN, format!("^(/\\S{{0,499}}|{url})$"));
+        assert_eq!(LINK_PATTERN, format!("^(/\\S*|{url})$"));
     }
 
     /// Every `$ref` names a schema of the document's components.

@@ -29,6 +29,24 @@ pub struct PageParams {
     pub per_page: Option<u32>,
 }
 
+/// [`PageParams`] of the lists whose pages hold 20 by default, so the
+/// document states that default.
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams20 {
+    #[param(schema_with = crate::pagination::page_number_schema)]
+    pub page: Option<u64>,
+    #[serde(alias = "page_size")]
+    #[param(schema_with = crate::pagination::per_page_20_schema)]
+    pub per_page: Option<u32>,
+}
+
+impl From<PageParams20> for PageParams {
+    fn from(p: PageParams20) -> Self {
+        PageParams { page: p.page, per_page: p.per_page }
+    }
+}
+
 /// A page number's schema: an integer from 0 (read as 1) to `u64::MAX`, with
 /// no `format`: any page past the end is an empty page (a `format` of int64
 /// would say that a number past `i64::MAX` is refused).
@@ -43,13 +61,30 @@ pub fn page_number_schema() -> utoipa::openapi::Object {
 
 /// A page size's schema: an integer from 0, with no `maximum` since a larger
 /// one is not refused but clamped (to 100; 0 is read as 1), as its
-/// description says.
+/// description says. The default is [`DEFAULT_PER_PAGE`].
 pub fn per_page_schema() -> utoipa::openapi::Object {
+    per_page_schema_with("Items per page (default 10); larger values are clamped to 100, 0 is read as 1")
+}
+
+/// [`per_page_schema`] of the lists whose pages hold 20 by default (audit
+/// entries, notifications).
+pub fn per_page_20_schema() -> utoipa::openapi::Object {
+    per_page_schema_with("Items per page (default 20); larger values are clamped to 100, 0 is read as 1")
+}
+
+/// [`per_page_schema`] of the content lists (`ContentKind::default_per_page`).
+pub fn content_per_page_schema() -> utoipa::openapi::Object {
+    per_page_schema_with(
+        "Items per page (default 10, on skill lists 25); larger values are clamped to 100, 0 is read as 1",
+    )
+}
+
+fn per_page_schema_with(description: &str) -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Integer)
         .minimum(Some(0))
         .maximum(Some(u32::MAX))
-        .description(Some("Items per page; larger values are clamped to 100, 0 is read as 1"))
+        .description(Some(description))
         .build()
 }
 
@@ -90,15 +125,21 @@ impl Page {
 
 #[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
 pub struct PageMeta {
+    /// This page's number, from 1.
     pub page: u64,
+    /// Items per page, as resolved (1 to 100).
     pub per_page: u64,
+    /// Items in the whole list.
     pub total: u64,
+    /// Pages in the whole list (0 when it is empty).
     pub total_pages: u64,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Paginated<T> {
+    /// This page's items.
     pub data: Vec<T>,
+    /// Where the page lies in the list.
     pub meta: PageMeta,
 }
 

@@ -5,11 +5,13 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{ErrorCode, FieldError};
 
 /// The documented schema of a string the server reads and checks against a
-/// fixed list: only `values`.
-pub fn one_of(values: &[&str]) -> utoipa::openapi::Object {
+/// fixed list: only `values`. It carries its `description` because utoipa
+/// drops the doc comment of a `schema_with` field or parameter.
+pub fn one_of(description: &str, values: &[&str]) -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::Type::String)
         .enum_values(Some(values.iter().copied()))
+        .description(Some(description))
         .build()
 }
 

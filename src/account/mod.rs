@@ -46,8 +46,11 @@ pub struct AuthInfo {
     pub site_id: Option<Uuid>,
     /// `api_key` or `jwt`.
     pub auth_method: String,
+    /// The user's identity-provider id; null for keys.
     pub idp_user_id: Option<String>,
+    /// The user's sites and roles; null for keys.
     pub memberships: Option<Vec<Membership>>,
+    /// Whether the user is a system admin; null for keys.
     pub is_system_admin: Option<bool>,
 }
 

@@ -16,9 +16,11 @@ pub struct Profile {
     pub id: String,
     /// `jwt` or `api_key`.
     pub auth_method: String,
+    /// The user's e-mail address; null for keys.
     pub email: Option<String>,
     /// The user's name, or the key's name.
     pub name: Option<String>,
+    /// The user's avatar; null for keys.
     pub avatar_url: Option<String>,
     /// When the identity provider signed the user in (token `iat`); null for keys.
     pub signed_in_at: Option<DateTime<Utc>>,
@@ -34,29 +36,41 @@ pub struct Profile {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ActivityEntry {
     pub id: Uuid,
+    /// The site of the item; null for items of no site.
     pub site_id: Option<Uuid>,
+    /// What was done (`create`, `update`, …).
     pub action: String,
+    /// The type of the item.
     pub entity_type: String,
+    /// The id of the item.
     pub entity_id: String,
+    /// When.
     pub created_at: DateTime<Utc>,
 }
 
 /// The field-level changes the caller made to one entity at one time.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ChangeRecord {
+    /// The site of the item; null for items of no site.
     pub site_id: Option<Uuid>,
+    /// The type of the item (`blog`, `site`, …).
     pub entity_type: String,
+    /// The id of the item.
     pub entity_id: String,
+    /// What was done (`create`, `update`, …).
     pub action: String,
     /// `[{field, old, new}]`.
     #[schema(value_type = Vec<Object>)]
     pub changes: Value,
+    /// When.
     pub changed_at: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AccountExport {
+    /// When the export was made.
     pub exported_at: DateTime<Utc>,
+    /// Who the caller is.
     pub profile: Profile,
     /// Sites the user belongs to; empty for keys.
     pub memberships: Vec<Membership>,
@@ -68,16 +82,23 @@ pub struct AccountExport {
     pub change_history: Vec<ChangeRecord>,
     /// Users only.
     pub preferences: Option<Preferences>,
+    /// Users only.
     pub help_state: Option<HelpState>,
+    /// Users only.
     pub onboarding: Option<Onboarding>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Preferences {
+    /// Whether the editor saves drafts on its own.
     pub autosave_enabled: bool,
+    /// Seconds of quiet before an autosave, 1 to 60.
     pub autosave_debounce_seconds: i64,
+    /// The interface language, a tag such as `en` or `pt-BR`.
     pub language: String,
+    /// The interface theme.
     pub theme_id: String,
+    /// Items per page in the interface, 1 to 100.
     pub page_size: i64,
 }
 
@@ -95,26 +116,38 @@ impl Default for Preferences {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdatePreferences {
+    /// Whether the editor saves drafts on its own.
     pub autosave_enabled: Option<bool>,
     /// 1 to 60.
+    #[schema(minimum = 1, maximum = 60)]
     pub autosave_debounce_seconds: Option<i64>,
+    /// A language tag such as `en` or `pt-BR`: 2 to 12 ASCII letters, digits and hyphens.
+    #[schema(pattern = "^[A-Za-z0-9-]{2,12}$")]
     pub language: Option<String>,
+    /// 1 to 64 characters, not blank.
+    #[schema(min_length = 1, max_length = 64)]
     pub theme_id: Option<String>,
     /// 1 to 100.
+    #[schema(minimum = 1, maximum = 100)]
     pub page_size: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct HelpState {
+    /// Whether the tour was completed.
     pub tour_completed: bool,
+    /// Keys of the hotspots dismissed.
     pub hotspots_seen: Vec<String>,
+    /// Keys of the field help dismissed.
     pub field_help_seen: Vec<String>,
 }
 
 /// Each given field records one more thing seen.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateHelpState {
+    /// A hotspot key to record as dismissed (trimmed; blank is ignored).
     pub dismiss_hotspot: Option<String>,
+    /// A field-help key to record as dismissed (trimmed; blank is ignored).
     pub dismiss_field_help: Option<String>,
     /// `true` marks the tour as done.
     pub complete_tour: Option<bool>,
@@ -140,14 +173,20 @@ pub enum Intent {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Onboarding {
+    /// Whether the user finished onboarding.
     pub completed: bool,
+    /// What the user said they are; null before.
     pub user_type: Option<UserType>,
+    /// What the user said they want to do.
     pub intents: Vec<Intent>,
+    /// When onboarding was finished; null before.
     pub completed_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CompleteOnboarding {
+    /// What the user is.
     pub user_type: UserType,
+    /// What the user wants to do.
     pub intents: Vec<Intent>,
 }

@@ -309,7 +309,7 @@ impl UpdatePreferences {
             next.language = v;
         }
         if let Some(v) = self.theme_id {
-            if v.trim().is_empty() || v.len() > 64 {
+            if v.trim().is_empty() || v.chars().count() > 64 {
                 errors.push(FieldError::new(
                     "theme_id",
                     ErrorCode::ValidationInvalidFormat,

@@ -15,20 +15,30 @@ use crate::values::double_option;
 /// says whether one is stored.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AiSettingsResponse {
+    /// The site.
     pub site_id: Uuid,
     /// Whether the site has settings (actions answer AI_NOT_CONFIGURED otherwise);
     /// the other fields are null while it has none.
     pub configured: bool,
+    /// The provider label (`openai`, …).
     pub provider: Option<String>,
+    /// The API root calls go to.
     pub base_url: Option<String>,
+    /// The model for text actions.
     pub model: Option<String>,
+    /// The model for `alt_text` and `auto_tag`; null means `model`.
     pub vision_model: Option<String>,
+    /// Whether an API key is stored (it is never shown).
     pub api_key_set: bool,
+    /// 0-2; null leaves it to the provider.
     pub temperature: Option<f64>,
+    /// Null leaves it to the provider.
     pub max_tokens: Option<i32>,
     /// Seconds one provider call may take in all.
     pub timeout_secs: i32,
+    /// What the site's calls cost so far.
     pub usage: AiUsage,
+    /// When the settings last changed; null while there are none.
     pub updated_at: Option<DateTime<Utc>>,
 }
 
@@ -53,6 +63,7 @@ pub struct UpdateAiSettings {
     /// The API root, e.g. `https://api.openai.com/v1`; http(s), no credentials,
     /// no private network address (AI_URL_SSRF).
     pub base_url: Option<String>,
+    /// The model for text actions: 1 to 200 characters (trimmed, not blank); required on the first save.
     #[schema(min_length = 1, max_length = 200)]
     pub model: Option<String>,
     /// The model for `alt_text` and `auto_tag`; `model` when unset (`null` unsets).
@@ -99,6 +110,7 @@ crate::lenient_enum!(SuggestField {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct SuggestRequest {
+    /// What to suggest.
     pub field: SuggestField,
     /// The text to suggest from: at least 50 characters once trimmed
     /// (AI_CONTEXT_INSUFFICIENT), at most 50,000.
@@ -110,6 +122,7 @@ pub struct SuggestRequest {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SuggestResponse {
+    /// What was suggested.
     pub field: SuggestField,
     /// Up to 10 proposals (slugs are made URL-safe).
     pub suggestions: Vec<String>,
@@ -153,7 +166,9 @@ impl TranslateField {
 pub struct TranslateRequest {
     /// At most 50,000 characters.
     pub text: Option<String>,
+    /// A content item of this site whose fields are translated (instead of `text`).
     pub content_id: Option<Uuid>,
+    /// With `content_id`: which fields (default `title`, `excerpt` and `body`).
     pub fields: Option<Vec<TranslateField>>,
     /// A code of the global locale list; the model detects the language when omitted.
     pub source_locale: Option<String>,
@@ -170,6 +185,7 @@ pub struct TranslateRequest {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TranslateResponse {
+    /// The language translated into.
     pub target_locale: String,
     /// Field name (or `text`) → translated text.
     pub translations: BTreeMap<String, String>,
@@ -187,6 +203,7 @@ pub struct TranslateResponse {
 pub struct VisionRequest {
     /// http(s), or a `data:image/…` URL; the provider fetches it.
     pub image_url: Option<String>,
+    /// An image file of this site.
     pub media_id: Option<Uuid>,
     /// With `media_id`: `alt_text` stores the text as the file's metadata in
     /// `locale` (created or updated); `auto_tag` adds the tags to the file's
@@ -230,6 +247,7 @@ pub struct SectionContentRequest {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SectionContentResponse {
+    /// The section type asked for.
     pub section_type: String,
     /// The section's fields as the type lists them (see the module's
     /// documentation), e.g. `{title, subtitle, cta_label}` for a hero.

@@ -6,6 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 /// A pageview as a site's front end reports it.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct PageviewInput {
+    /// The viewed path: 1 to 2048 characters (trimmed).
     #[schema(min_length = 1, max_length = 2048)]
     pub path: String,
     /// Only its domain is kept.
@@ -16,6 +17,7 @@ pub struct PageviewInput {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct PageviewAccepted {
+    /// Always true: the view was accepted.
     pub ok: bool,
 }
 
@@ -32,8 +34,11 @@ pub struct ReportQuery {
 
 #[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
 pub struct ContentViews {
+    /// The page path.
     pub path: String,
+    /// Views in the period.
     pub total_views: u64,
+    /// Sum of each day's unique visitors.
     pub unique_visitors: u64,
 }
 
@@ -41,16 +46,20 @@ pub struct ContentViews {
 pub struct DayViews {
     /// `YYYY-MM-DD` (UTC).
     pub date: String,
+    /// Views that day.
     pub total_views: u64,
+    /// Distinct visitors that day.
     pub unique_visitors: u64,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AnalyticsReport {
+    /// Views in the period.
     pub total_views: u64,
     /// The sum of each day's unique visitors: visitor hashes change daily by
     /// design, so one person on two days counts twice.
     pub total_unique_visitors: u64,
+    /// The most viewed paths, most first.
     pub top_content: Vec<ContentViews>,
     /// Every day of the period, oldest first (days without views show 0).
     pub trend: Vec<DayViews>,
@@ -68,5 +77,6 @@ pub struct AggregateQuery {
 pub struct AggregateResult {
     /// Rollup rows written plus raw pageviews deleted.
     pub rows_affected: u64,
+    /// What was done, in words.
     pub action: String,
 }

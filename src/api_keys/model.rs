@@ -12,21 +12,30 @@ use crate::auth::KeyPermission;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ApiKeyResponse {
     pub id: Uuid,
+    /// The key's name.
     pub name: String,
     /// The first characters of the secret.
     pub key_prefix: String,
     /// `Read`, `Write`, `Admin` or `Master`.
     pub permission: String,
+    /// The one site the key is scoped to; null for every site its permission reaches.
     pub site_id: Option<Uuid>,
+    /// Requests allowed per second; null for not limited.
     pub rate_limit_per_second: Option<i32>,
+    /// Per minute; null for not limited.
     pub rate_limit_per_minute: Option<i32>,
+    /// Per hour; null for not limited.
     pub rate_limit_per_hour: Option<i32>,
+    /// Per day; null for not limited.
     pub rate_limit_per_day: Option<i32>,
     /// `active` or `revoked`.
     pub status: String,
     pub created_at: DateTime<Utc>,
+    /// When it was revoked; null while active.
     pub revoked_at: Option<DateTime<Utc>>,
+    /// When it last authenticated a request; null when never.
     pub last_used_at: Option<DateTime<Utc>>,
+    /// Requests it authenticated.
     pub usage_count: i64,
 }
 
@@ -107,9 +116,12 @@ pub struct ListApiKeysQuery {
 }
 
 fn key_statuses() -> utoipa::openapi::Object {
-    crate::values::one_of(&["active", "revoked", "all"])
+    crate::values::one_of("Which keys: `active` (default), `revoked` or `all`", &["active", "revoked", "all"])
 }
 
 fn key_permissions() -> utoipa::openapi::Object {
-    crate::values::one_of(&KeyPermission::ALL.map(KeyPermission::as_str))
+    crate::values::one_of(
+        "What the key may do: `Read` (default), `Write`, `Admin` or `Master` (any letter case)",
+        &KeyPermission::ALL.map(KeyPermission::as_str),
+    )
 }

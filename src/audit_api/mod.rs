@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::auth::{Capability, Principal};
 use crate::content::model::ContentResponse;
 use crate::error::{ApiResult, Problem};
-use crate::pagination::{PageParams, Paginated};
+use crate::pagination::{PageParams20, Paginated};
 use crate::routes::Routes;
 use crate::state::AppState;
 pub use revert::RevertRequest;
@@ -42,7 +42,7 @@ pub async fn site_audit(
 /// Read role or higher on the item's site for content, Admin for site administration records; system admins any.
 /// Errors: ENTITY_NOT_FOUND, FORBIDDEN, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(get, path = "/audit/entity/{entity_type}/{entity_id}", tag = "Audit",
-    params(("entity_type" = String, Path), ("entity_id" = String, Path), PageParams),
+    params(("entity_type" = String, Path), ("entity_id" = String, Path), PageParams20),
     responses(
         (status = 200, body = Paginated<AuditEntryResponse>, description = "Newest first. Content (blog, page, project, skill, cv, legal and their localizations): anyone who may read it on one of its sites; anything else: site admins"),
         (status = 404, body = Problem, content_type = "application/problem+json", description = "No entries for this item")
@@ -51,11 +51,11 @@ pub async fn entity_audit(
     state: web::Data<AppState>,
     principal: Principal,
     path: web::Path<(String, String)>,
-    page: web::Query<PageParams>,
+    page: web::Query<PageParams20>,
 ) -> ApiResult<HttpResponse> {
     let (entity_type, entity_id) = path.into_inner();
     let entries = service::item_entries(&state, &principal, &entity_type, &entity_id).await?;
-    Ok(HttpResponse::Ok().json(service::page_of(entries, page.into_inner())))
+    Ok(HttpResponse::Ok().json(service::page_of(entries, page.into_inner().into())))
 }
 
 /// Show an item's field-level change history

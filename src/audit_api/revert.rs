@@ -35,6 +35,9 @@ fn change_ids() -> utoipa::openapi::schema::Array {
         )
         .min_items(Some(1))
         .max_items(Some(500))
+        .description(Some(
+            "1 to 500 `change_id`s (`<audit entry id>:<field>`) from `GET /audit/history/{entity_type}/{entity_id}`, all of one item",
+        ))
         .build()
 }
 

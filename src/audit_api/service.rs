@@ -25,7 +25,9 @@ pub struct AuditEntryResponse {
     pub actor: String,
     /// create, update, delete, restore, revoke, purge
     pub action: String,
+    /// The type of the item (`blog`, `site`, …).
     pub entity_type: String,
+    /// The id of the item.
     pub entity_id: String,
     /// `[{field, old, new}]`
     #[schema(value_type = Vec<Object>)]
@@ -55,7 +57,7 @@ pub struct AuditQuery {
     pub page: Option<u64>,
     /// Entries per page (default 20, at most 100). Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    #[param(schema_with = crate::pagination::per_page_schema)]
+    #[param(schema_with = crate::pagination::per_page_20_schema)]
     pub per_page: Option<u32>,
     /// `blog`, `page`, `site`, `api_key`, `form`, …
     pub entity_type: Option<String>,
@@ -74,13 +76,19 @@ pub struct AuditQuery {
 pub struct FieldChange {
     /// `<audit entry id>:<field>`, for `POST /audit/history/revert`.
     pub change_id: String,
+    /// The audit entry it belongs to.
     pub audit_id: Uuid,
+    /// The field that changed.
     pub field: String,
     /// The field's value before and after: any JSON value (`null` when absent).
     pub old: Value,
+    /// The value after.
     pub new: Value,
+    /// What was done (`update`, …).
     pub action: String,
+    /// Who did it (`api_key:<id>`, `user:<idp id>` or `system`).
     pub actor: String,
+    /// When.
     pub created_at: DateTime<Utc>,
 }
 

@@ -10,7 +10,8 @@ use actix_web::HttpResponse;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::content::model::{ContentListItem, LimitQuery};
+use crate::content::model::ContentListItem;
+use crate::content::queries::LimitQuery;
 use crate::content::{http, read, ContentKind};
 use crate::error::ApiResult;
 use crate::routes::Routes;

@@ -13,6 +13,7 @@ use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
 pub struct DeletedSamples {
+    /// How many sample items were deleted.
     pub deleted: u64,
 }
 

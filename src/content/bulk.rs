@@ -20,7 +20,9 @@ crate::lenient_enum!(ReviewAction {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct ReviewRequest {
+    /// The review decision.
     pub action: ReviewAction,
+    /// Written to the server log only; not stored.
     pub comment: Option<String>,
 }
 
@@ -46,7 +48,9 @@ pub struct BulkRequest {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BulkResult {
+    /// The action done.
     pub action: String,
+    /// How many items it changed.
     pub affected: usize,
 }
 
@@ -78,21 +82,25 @@ fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
             )
             .description(Some("The items (of this site and kind) to act on; ids of other items are skipped"))
     };
-    let status = || Ref::from_schema_name(<ContentStatus as ToSchema>::name());
+    let status = |description: &str| {
+        let mut status = Ref::from_schema_name(<ContentStatus as ToSchema>::name());
+        status.description = description.to_string();
+        status
+    };
     let update = ObjectBuilder::new()
-        .property("action", crate::values::one_of(&["UpdateStatus"]))
+        .property("action", crate::values::one_of("Change the status of the items", &["UpdateStatus"]))
         .required("action")
         .property("ids", ids())
         .required("ids")
-        .property("status", status())
+        .property("status", status("The status every item moves to"))
         .required("status")
         .description(Some("Moves every item to `status` (Author role or higher; authors only their own items)"));
     let delete = ObjectBuilder::new()
-        .property("action", crate::values::one_of(&["Delete"]))
+        .property("action", crate::values::one_of("Move the items to the trash", &["Delete"]))
         .required("action")
         .property("ids", ids())
         .required("ids")
-        .property("status", status())
+        .property("status", status("Ignored"))
         .description(Some("Moves every item to the trash (Editor role or higher); `status` is ignored"));
     utoipa::openapi::schema::OneOfBuilder::new().item(update).item(delete).build()
 }

@@ -8,9 +8,10 @@ use uuid::Uuid;
 
 use super::listing::Sort;
 use super::model::{
-    BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, ListQuery,
-    LocalizationInput, LocalizationResponse, PreviewLink, PreviewQuery, PublishedQuery, ReviewRequest, UpdateContent,
+    BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, LocalizationInput,
+    LocalizationResponse, ReviewRequest, UpdateContent,
 };
+use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::{copy, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};

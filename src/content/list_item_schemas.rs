@@ -61,30 +61,36 @@ fn kinds() -> [(&'static str, &'static str, Value); 6] {
             "cv",
             "CvEntry",
             json!({
-                "entry_type": {"$ref": "#/components/schemas/CvEntryType"},
-                "organization": {"type": "string"},
+                "entry_type": {"$ref": "#/components/schemas/CvEntryType", "description": "What kind of entry"},
+                "organization": {"type": "string", "description": "Employer, school, …; empty when not given"},
                 "start_date": date("First day"),
-                "end_date": date("Last day; absent while `is_current`"),
-                "is_current": {"type": "boolean"}
+                // Stored as null when not given (`validate::kind_data`).
+                "end_date": {"type": ["string", "null"], "format": "date", "description": "Last day; null while `is_current` or when not given"},
+                "is_current": {"type": "boolean", "description": "Still ongoing"}
             }),
         ),
         (
             "projects",
             "Project",
             json!({
-                "client": {"type": "string"},
-                "links": {"type": "array", "items": {"$ref": "#/components/schemas/ProjectLink"}},
-                "media_ids": {"type": "array", "items": {"type": "string", "format": "uuid"}}
+                "client": {"type": "string", "description": "Who the work was for"},
+                "links": {"type": "array", "items": {"$ref": "#/components/schemas/ProjectLink"}, "description": "Links to the work, the repository, …"},
+                "media_ids": {"type": "array", "items": {"type": "string", "format": "uuid"}, "description": "Gallery media ids"}
             }),
         ),
-        ("legal", "Legal", json!({"document_type": {"$ref": "#/components/schemas/LegalDocumentType"}})),
+        (
+            "legal",
+            "Legal",
+            json!({"document_type": {"$ref": "#/components/schemas/LegalDocumentType", "description": "What kind of legal document"}}),
+        ),
         (
             "skills",
             "Skill",
             json!({
                 "name": {"type": "string", "description": "The skill's name (its title)"},
-                "category": {"type": "string"},
-                "proficiency": {"type": "integer", "minimum": 0, "maximum": 100}
+                "category": {"type": "string", "description": "A grouping such as `languages`; empty when not given"},
+                // Stored as null when not given (`validate::kind_data`).
+                "proficiency": {"type": ["integer", "null"], "minimum": 0, "maximum": 100, "description": "0 to 100; null when not given"}
             }),
         ),
     ]

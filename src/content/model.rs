@@ -4,7 +4,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use plinth_entities::{content, content_localization};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::ContentStatus;
@@ -14,24 +14,39 @@ use crate::values::double_option;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ContentResponse {
     pub id: Uuid,
+    /// The sites the item appears on.
     pub site_ids: Vec<Uuid>,
+    /// Unique per kind on each of its sites; names the item in public paths.
     pub slug: String,
+    /// The title (a skill's name).
     pub title: String,
+    /// A short summary; may be empty.
     pub excerpt: String,
+    /// The main text; may be empty.
     pub body: String,
+    /// Where the item is in its lifecycle.
     pub status: ContentStatus,
+    /// Who wrote it, as given; null when not set.
     pub author: Option<String>,
+    /// When a scheduled item goes live; null when not scheduled.
     pub publish_start: Option<DateTime<Utc>>,
+    /// When the item stops being public; null for never.
     pub publish_end: Option<DateTime<Utc>>,
     /// When the item was (last) published.
     pub published_date: Option<DateTime<Utc>>,
+    /// A media file shown as the cover; null for none.
     pub cover_image_id: Option<Uuid>,
+    /// A media file shown as the header; null for none.
     pub header_image_id: Option<Uuid>,
+    /// Listed by the featured endpoint.
     pub is_featured: bool,
     /// Marks sample content created by `seed`.
     pub is_sample: bool,
+    /// Its categories.
     pub category_ids: Vec<Uuid>,
+    /// The main one of `category_ids`; null for none.
     pub primary_category_id: Option<Uuid>,
+    /// Its tags.
     pub tag_ids: Vec<Uuid>,
     /// Fields of this kind only (pages: `route`, `sections`).
     #[serde(flatten)]
@@ -45,15 +60,25 @@ pub struct ContentResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ContentListItem {
     pub id: Uuid,
+    /// The sites the item appears on.
     pub site_ids: Vec<Uuid>,
+    /// Unique per kind on each of its sites.
     pub slug: String,
+    /// The title (a skill's name).
     pub title: String,
+    /// A short summary; may be empty.
     pub excerpt: String,
+    /// Where the item is in its lifecycle.
     pub status: ContentStatus,
+    /// Who wrote it, as given; null when not set.
     pub author: Option<String>,
+    /// When the item was (last) published; null before.
     pub published_date: Option<DateTime<Utc>>,
+    /// A media file shown as the cover; null for none.
     pub cover_image_id: Option<Uuid>,
+    /// Listed by the featured endpoint.
     pub is_featured: bool,
+    /// Marks sample content created by `seed`.
     pub is_sample: bool,
     /// The fields of the item's kind, as on the item itself but a page's
     /// `sections`: pages `route`; CV entries `entry_type`, `organization`,
@@ -114,12 +139,19 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections:
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct LocalizationResponse {
     pub id: Uuid,
+    /// The item it translates.
     pub content_id: Uuid,
+    /// The global locale it is in.
     pub locale_id: Uuid,
+    /// The translated title.
     pub title: String,
+    /// The translated summary.
     pub excerpt: String,
+    /// The translated text.
     pub body: String,
+    /// Title for search engines; may be empty.
     pub meta_title: String,
+    /// Description for search engines; may be empty.
     pub meta_description: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -145,8 +177,11 @@ impl From<&content_localization::Model> for LocalizationResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct CategoryRef {
     pub id: Uuid,
+    /// The category's slug.
     pub slug: String,
+    /// The category's name.
     pub name: String,
+    /// Whether it is the item's primary category.
     pub is_primary: bool,
 }
 
@@ -155,7 +190,9 @@ pub struct CategoryRef {
 pub struct ContentDetail {
     #[serde(flatten)]
     pub item: ContentResponse,
+    /// The item's translations.
     pub localizations: Vec<LocalizationResponse>,
+    /// The item's categories.
     pub categories: Vec<CategoryRef>,
     /// Documents attached to the item, by `display_order`. Nothing can be attached
     /// before the documents family exists, so the list is empty until then.
@@ -186,24 +223,32 @@ pub struct CreateContent {
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     #[schema(pattern = "<text>")]
     pub body: String,
+    /// Who wrote it, free text; null or omitted for none.
     pub author: Option<String>,
-    /// Draft when omitted.
+    /// Draft when omitted (skills: Published). `Scheduled` needs a future `publish_start`.
     pub status: Option<ContentStatus>,
     /// When the item was (or counts as) published: a date or an RFC 3339 time.
     /// Set when the item is published unless given.
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
     #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
+    /// Go live at this time: needed (in the future) for status `Scheduled`.
     pub publish_start: Option<DateTime<Utc>>,
+    /// Stop being public at this time; must be after `publish_start` (CONTENT_PUBLISH_DATE_INVALID).
     pub publish_end: Option<DateTime<Utc>>,
+    /// A media file shown as the cover.
     pub cover_image_id: Option<Uuid>,
+    /// A media file shown as the header.
     pub header_image_id: Option<Uuid>,
+    /// Listed by the featured endpoint (default false).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_featured: bool,
+    /// Categories of one of the item's sites (422 otherwise).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub category_ids: Vec<Uuid>,
     /// Must be one of `category_ids`.
     pub primary_category_id: Option<Uuid>,
+    /// Tags of one of the item's sites (422 otherwise).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub tag_ids: Vec<Uuid>,
     /// Page route (pages only), e.g. `/about/team`: `/` or segments of
@@ -243,6 +288,7 @@ pub struct CreateContent {
 /// Every field optional; only given ones change. `null` clears the nullable ones.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateContent {
+    /// Replaces the sites the item appears on: at least one, none twice.
     pub site_ids: Option<Vec<Uuid>>,
     /// One line of at most 300 characters (trimmed), without control characters; `name` is accepted too.
     #[serde(alias = "name")]
@@ -258,6 +304,7 @@ pub struct UpdateContent {
     /// Text without control characters but tab and line breaks.
     #[schema(pattern = "<text>")]
     pub body: Option<String>,
+    /// Who wrote it, free text; `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
     pub author: Option<Option<String>>,
@@ -267,42 +314,61 @@ pub struct UpdateContent {
     #[serde(default, deserialize_with = "crate::values::date_or_datetime")]
     #[schema(value_type = Option<String>, pattern = "<date or date-time>")]
     pub published_date: Option<DateTime<Utc>>,
+    /// Go live at this time (`null` clears it); status `Scheduled` needs one in the future.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub publish_start: Option<Option<DateTime<Utc>>>,
+    /// Stop being public at this time (`null` clears it); must be after `publish_start`.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub publish_end: Option<Option<DateTime<Utc>>>,
+    /// A media file shown as the cover; `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub cover_image_id: Option<Option<Uuid>>,
+    /// A media file shown as the header; `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub header_image_id: Option<Option<Uuid>>,
+    /// Listed by the featured endpoint.
     pub is_featured: Option<bool>,
+    /// Replaces the categories: each of one of the item's sites.
     pub category_ids: Option<Vec<Uuid>>,
+    /// Must be one of the categories; `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub primary_category_id: Option<Option<Uuid>>,
+    /// Replaces the tags: each of one of the item's sites.
     pub tag_ids: Option<Vec<Uuid>>,
     /// As on create.
     #[schema(max_length = 200, pattern = "^/([a-z0-9_-]+(/[a-z0-9_-]+)*)?$")]
     pub route: Option<String>,
+    /// Page sections (pages only); replaces them all.
     pub sections: Option<Vec<PageSection>>,
+    /// CV entries: work, education, volunteer, certification or project.
     pub entry_type: Option<CvEntryType>,
+    /// CV entries: employer, school, … (`company` is accepted too).
     #[serde(alias = "company")]
     pub organization: Option<String>,
+    /// CV entries: when it began.
     pub start_date: Option<NaiveDate>,
     /// `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<NaiveDate>)]
     pub end_date: Option<Option<NaiveDate>>,
+    /// CV entries: still ongoing (then without `end_date`).
     pub is_current: Option<bool>,
+    /// Projects: replaces the links.
     pub links: Option<Vec<ProjectLink>>,
+    /// Projects: who the work was for.
     pub client: Option<String>,
+    /// Projects: replaces the gallery media ids.
     pub media_ids: Option<Vec<Uuid>>,
+    /// Legal documents: imprint, privacy, terms, cookies, disclaimer or other.
     pub document_type: Option<LegalDocumentType>,
+    /// Skills: a grouping such as `languages`.
     pub category: Option<String>,
+    /// Skills: 0 to 100 (`proficiency_level` is accepted too).
     #[serde(alias = "proficiency_level")]
     #[schema(minimum = 0, maximum = 100)]
     pub proficiency: Option<i64>,
@@ -428,80 +494,31 @@ crate::lenient_enum!(LegalDocumentType {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ProjectLink {
+    /// The link's text, free text.
     pub label: String,
-    /// An http(s) URL with a host.
-    #[schema(pattern = "^\\s*https?://[^/\\s?#]+")]
+    /// An absolute http(s) URL with a host.
+    #[schema(pattern = "<http url>")]
     pub url: String,
-}
-
-/// The fields of one kind only, as given in a create or update body.
-#[derive(Clone, Debug, Default)]
-pub struct KindInput {
-    pub sections: Option<Vec<PageSection>>,
-    pub entry_type: Option<CvEntryType>,
-    pub organization: Option<String>,
-    pub start_date: Option<NaiveDate>,
-    pub end_date: Option<Option<NaiveDate>>,
-    pub is_current: Option<bool>,
-    pub links: Option<Vec<ProjectLink>>,
-    pub client: Option<String>,
-    pub media_ids: Option<Vec<Uuid>>,
-    pub document_type: Option<LegalDocumentType>,
-    pub category: Option<String>,
-    pub proficiency: Option<i64>,
-}
-
-impl From<&CreateContent> for KindInput {
-    fn from(b: &CreateContent) -> Self {
-        Self {
-            sections: b.sections.clone(),
-            entry_type: b.entry_type,
-            organization: b.organization.clone(),
-            start_date: b.start_date,
-            end_date: b.end_date.map(Some),
-            is_current: b.is_current,
-            links: b.links.clone(),
-            client: b.client.clone(),
-            media_ids: b.media_ids.clone(),
-            document_type: b.document_type,
-            category: b.category.clone(),
-            proficiency: b.proficiency,
-        }
-    }
-}
-
-impl From<&UpdateContent> for KindInput {
-    fn from(b: &UpdateContent) -> Self {
-        Self {
-            sections: b.sections.clone(),
-            entry_type: b.entry_type,
-            organization: b.organization.clone(),
-            start_date: b.start_date,
-            end_date: b.end_date,
-            is_current: b.is_current,
-            links: b.links.clone(),
-            client: b.client.clone(),
-            media_ids: b.media_ids.clone(),
-            document_type: b.document_type,
-            category: b.category.clone(),
-            proficiency: b.proficiency,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PageSection {
+    /// What kind of section (free text; empty when omitted).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub section_type: String,
+    /// The section's title; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub title: String,
+    /// The section's text; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub body: String,
+    /// A media file shown with the section; null for none.
     pub cover_image_id: Option<Uuid>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct LocalizationInput {
+    /// A locale assigned to one of the item's sites (422 otherwise); one localization per locale (ENTITY_LOCALIZATION_EXISTS).
     pub locale_id: Uuid,
     /// One line of 1 to 300 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
@@ -514,8 +531,10 @@ pub struct LocalizationInput {
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     #[schema(pattern = "<text>")]
     pub body: String,
+    /// Title for search engines, free text; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_title: String,
+    /// Description for search engines, free text; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub meta_description: String,
 }
@@ -531,68 +550,10 @@ pub struct UpdateLocalization {
     /// Text without control characters but tab and line breaks.
     #[schema(pattern = "<text>")]
     pub body: Option<String>,
+    /// Title for search engines, free text.
     pub meta_title: Option<String>,
+    /// Description for search engines, free text.
     pub meta_description: Option<String>,
 }
 
 pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PublishedQuery {
-    #[param(schema_with = crate::pagination::page_number_schema)]
-    pub page: Option<u64>,
-    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
-    #[serde(alias = "page_size")]
-    #[param(schema_with = crate::pagination::per_page_schema)]
-    pub per_page: Option<u32>,
-    /// Keep only items with a localization in this locale.
-    pub locale_id: Option<Uuid>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// From 1 (default 1).
-    #[param(schema_with = crate::pagination::page_number_schema)]
-    pub page: Option<u64>,
-    /// Default 10, at most 100. Also accepted as `page_size`.
-    #[serde(alias = "page_size")]
-    #[param(schema_with = crate::pagination::per_page_schema)]
-    pub per_page: Option<u32>,
-    /// work, education, volunteer, certification or project (documented on the CV list only: every other kind's
-    /// list refuses it with 400).
-    pub entry_type: Option<CvEntryType>,
-    /// Only items in this status.
-    pub status: Option<ContentStatus>,
-    /// The order: `created_at`, `updated_at`, `published_at` or `title`, each
-    /// with a leading `-` for descending (default `-created_at`). Unknown: 422.
-    #[param(pattern = r"^-?(created_at|updated_at|published_at|title)$")]
-    pub sort: Option<String>,
-    /// Only items whose title or slug has each of these words, or a word
-    /// starting with it, in any letter case (`hel wor` finds "Hello, World";
-    /// punctuation separates words). Matched on a text index.
-    #[param(max_length = 200)]
-    pub search: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct LimitQuery {
-    pub limit: Option<u64>,
-}
-
-/// Where an item can be previewed.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct PreviewLink {
-    pub environment_id: Uuid,
-    pub environment: String,
-    pub url: String,
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PreviewQuery {
-    /// The environment to preview on; the site's default when omitted.
-    pub environment_id: Option<Uuid>,
-}

@@ -11,9 +11,8 @@ use uuid::Uuid;
 use super::access::{require_module, role_on_any};
 use super::listing::{self, Filter, Sort};
 use super::model::CvEntryType;
-use super::model::{
-    CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse, PreviewLink, PublishedQuery,
-};
+use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse};
+use super::queries::{PreviewLink, PublishedQuery};
 use super::relations;
 use super::write::load_live;
 use super::{ContentKind, ContentStatus};

@@ -8,7 +8,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFi
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::model::{CvEntryType, KindInput, LegalDocumentType};
+use super::kind_input::KindInput;
+use super::model::{CvEntryType, LegalDocumentType};
 use super::{ContentKind, ContentStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 

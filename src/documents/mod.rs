@@ -163,7 +163,14 @@ pub async fn delete_document(
 /// Public. A private document needs the `token` from verify-access (else an HTML password page or
 /// DOCUMENT_PASSWORD_REQUIRED). Errors: ENTITY_NOT_FOUND, DOCUMENT_PASSWORD_REQUIRED, DOCUMENT_EXPIRED,
 /// DOCUMENT_LOCKED, RANGE_NOT_SATISFIABLE, STORAGE_ERROR.
-#[utoipa::path(get, path = "/documents/{id}/download", tag = "Documents", params(("id" = Uuid, Path), DownloadQuery),
+#[utoipa::path(get, path = "/documents/{id}/download", tag = "Documents",
+    params(
+        ("id" = Uuid, Path),
+        DownloadQuery,
+        ("Range" = Option<String>, Header, description = "Public uploaded files: one byte range (`bytes=0-1023`, `bytes=1024-`, `bytes=-512`); other forms are ignored"),
+        ("If-None-Match" = Option<String>, Header, description = "Public uploaded files: the ETag of a copy held; `304` while it matches"),
+        ("Accept" = Option<String>, Header, description = "With `text/html`, a private document without a token answers a password page (200) instead of 401")
+    ),
     responses(
         (status = 200, content_type = "*/*", body = Vec<u8>, description = "The file, as the type it was stored with (private ones decrypted as they stream; need `token`)"),
         (status = 206, content_type = "*/*", body = Vec<u8>, description = "A range of a public file"),

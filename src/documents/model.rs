@@ -11,9 +11,13 @@ use crate::values::double_option;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct DocumentLocalizationResponse {
     pub id: Uuid,
+    /// The document.
     pub document_id: Uuid,
+    /// The global locale it is in.
     pub locale_id: Uuid,
+    /// The document's name in this locale.
     pub name: String,
+    /// Null when none.
     pub description: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -37,24 +41,33 @@ impl From<&document_localization::Model> for DocumentLocalizationResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct DocumentResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// Its document folder; null for none.
     pub folder_id: Option<Uuid>,
     /// An outside document's address.
     pub url: Option<String>,
+    /// A short type such as `pdf` (from the file name when not given).
     pub document_type: String,
+    /// Position in lists, ascending.
     pub display_order: i32,
+    /// The uploaded file's name; null for outside documents.
     pub file_name: Option<String>,
+    /// The uploaded file's size in bytes; null for outside documents.
     pub file_size: Option<i64>,
+    /// The uploaded file's type; null for outside documents.
     pub mime_type: Option<String>,
     /// Whether the document is an uploaded file (which can be made private).
     pub has_file: bool,
     /// Where the file is downloaded (a private one needs an access token).
     pub download_url: Option<String>,
+    /// Downloads need the password (an access token).
     pub is_private: bool,
     /// Private documents: when access ends.
     pub expires_at: Option<DateTime<Utc>>,
     /// Private documents: locked after 3 wrong passwords until an admin unlocks.
     pub is_locked: bool,
+    /// Names and descriptions per locale (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub localizations: Option<Vec<DocumentLocalizationResponse>>,
     pub created_at: DateTime<Utc>,
@@ -88,6 +101,7 @@ impl DocumentResponse {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct DocumentListQuery {
+    /// Only documents in this folder.
     pub folder_id: Option<Uuid>,
     #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
@@ -104,48 +118,64 @@ pub struct CreateDocument {
     /// e.g. `pdf`; default: from the file name or `file`.
     #[schema(max_length = 50)]
     pub document_type: Option<String>,
+    /// An outside document's address: an absolute http(s) URL with a host. Send it or `file_data`, not both.
     pub url: Option<String>,
     /// The file, base64; at most the site's max_document_file_size once decoded.
     pub file_data: Option<String>,
+    /// Required with `file_data`: one line of 1 to 255 characters; any directory part is dropped.
     pub file_name: Option<String>,
+    /// The file's type (with a `/`); `application/octet-stream` otherwise.
     pub mime_type: Option<String>,
     /// Accepted for compatibility; the decoded size is what counts.
     pub file_size: Option<i64>,
+    /// A document folder of the site.
     pub folder_id: Option<Uuid>,
+    /// Position in lists, ascending (default 0).
     #[serde(default)]
     pub display_order: i32,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateDocument {
+    /// One line of 1 to 50 characters.
     #[schema(max_length = 50)]
     pub document_type: Option<String>,
     /// Outside documents only.
     pub url: Option<String>,
     /// Replaces the file (public documents only).
     pub file_data: Option<String>,
+    /// With `file_data`: one line of 1 to 255 characters.
     pub file_name: Option<String>,
+    /// With `file_data`: the file's type.
     pub mime_type: Option<String>,
+    /// Accepted for compatibility; the decoded size is what counts.
     pub file_size: Option<i64>,
+    /// A document folder of the site; `null` takes it out of its folder.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub folder_id: Option<Option<Uuid>>,
+    /// Position in lists, ascending.
     pub display_order: Option<i32>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateDocumentLocalization {
+    /// A global locale.
     pub locale_id: Uuid,
+    /// One line of 1 to 500 characters (trimmed).
     #[schema(min_length = 1, max_length = 500)]
     pub name: String,
+    /// At most 2,000 characters.
     #[schema(max_length = 2000)]
     pub description: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateDocumentLocalization {
+    /// One line of 1 to 500 characters (trimmed).
     #[schema(min_length = 1, max_length = 500)]
     pub name: Option<String>,
+    /// At most 2,000 characters.
     #[schema(max_length = 2000)]
     pub description: Option<String>,
 }
@@ -163,11 +193,13 @@ pub struct MakePrivate {
 /// server's recovery key is configured.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct MakePublic {
+    /// The document's password; may be left out when the server has a recovery key.
     pub password: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct VerifyAccess {
+    /// The document's password.
     pub password: Option<String>,
 }
 
@@ -175,18 +207,23 @@ pub struct VerifyAccess {
 pub struct AccessToken {
     /// Pass as `?token=` to the download; valid 1 hour.
     pub access_token: String,
+    /// When the token stops working.
     pub expires_at: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct DownloadQuery {
+    /// A private document's access token (`POST /documents/{id}/verify-access`);
+    /// public documents need none.
     pub token: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct AttachDocument {
+    /// A document of one of the post's sites.
     pub document_id: Uuid,
+    /// Position among the attachments, ascending (default 0).
     #[serde(default)]
     pub display_order: i32,
 }
@@ -195,9 +232,13 @@ pub struct AttachDocument {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BlogDocumentResponse {
     pub id: Uuid,
+    /// The post.
     pub blog_id: Uuid,
+    /// The document.
     pub document_id: Uuid,
+    /// Position among the attachments, ascending.
     pub display_order: i32,
+    /// The document itself.
     pub document: DocumentResponse,
     pub created_at: DateTime<Utc>,
 }

@@ -11,9 +11,13 @@ use crate::values::double_option;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EnvironmentResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// Its name (`production`, `staging`, …).
     pub name: String,
+    /// Where the front end of this environment runs; null when unset.
     pub base_url: Option<String>,
+    /// The site's default environment (previews go there).
     pub is_default: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -38,7 +42,9 @@ pub struct CreateEnvironment {
     /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end, e.g. `staging`.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub name: String,
+    /// Where its front end runs: an absolute http(s) URL with a host, without credentials, query or fragment; blank or null for none.
     pub base_url: Option<String>,
+    /// Make it the site's default (default false).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_default: bool,
 }
@@ -48,6 +54,7 @@ pub struct UpdateEnvironment {
     /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub name: Option<String>,
+    /// As on create; blank or `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
     pub base_url: Option<Option<String>>,

@@ -34,6 +34,7 @@ pub struct FieldError {
     pub field: String,
     /// A machine code: `VALIDATION_REQUIRED_FIELD`, `VALIDATION_INVALID_FORMAT`, …
     pub code: String,
+    /// What is wrong with the field, for people.
     pub message: String,
 }
 
@@ -51,7 +52,9 @@ pub struct Problem {
     pub type_uri: String,
     /// The HTTP status name.
     pub title: String,
+    /// The HTTP status code.
     pub status: u16,
+    /// What went wrong, for people.
     pub detail: String,
     /// `<DOMAIN>_<CAUSE>`, stable once shipped.
     pub code: String,

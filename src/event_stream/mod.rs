@@ -31,7 +31,8 @@ pub fn routes(r: &mut Routes) {
 
 #[derive(Deserialize, IntoParams)]
 pub struct StreamQuery {
-    /// The last event id seen, for clients that cannot send `Last-Event-ID`.
+    /// The last event id seen, for clients that cannot send `Last-Event-ID`
+    /// (which wins when both are sent); a negative one is ignored.
     pub last_event_id: Option<i64>,
 }
 
@@ -69,6 +70,9 @@ pub async fn site_events(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::Read).await?;
+    // A Master key passes `require` for any id: a site that does not exist
+    // (or is deleted) answers 404 like every other site path, not a stream.
+    state.site_state(site_id).await?;
     let resume_after = request
         .headers()
         .get("Last-Event-ID")

@@ -41,6 +41,7 @@ impl Status {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ExportJobResponse {
     pub id: Uuid,
+    /// The site exported.
     pub site_id: Uuid,
     /// queued, running, ready or failed
     pub status: String,

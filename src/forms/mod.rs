@@ -16,6 +16,7 @@ mod public;
 pub mod reference;
 pub mod review;
 pub mod service;
+mod submission_model;
 mod submissions;
 mod submit;
 mod templates;

@@ -9,8 +9,11 @@ use uuid::Uuid;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct LocaleResponse {
     pub id: Uuid,
+    /// The locale's code (`de`, `pt-BR`, …).
     pub code: String,
+    /// Its English name.
     pub name: String,
+    /// Its name in itself.
     pub native_name: String,
     /// `ltr` or `rtl`.
     pub direction: String,

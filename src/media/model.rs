@@ -15,10 +15,15 @@ pub struct MediaVariantResponse {
     /// `thumbnail` (square, 150), `small` (480), `medium` (1024), `large` (1920):
     /// the longest edge in pixels, never larger than the original.
     pub variant_name: String,
+    /// Width in pixels.
     pub width: i32,
+    /// Height in pixels.
     pub height: i32,
+    /// Size in bytes.
     pub file_size: i64,
+    /// The variant's type (`image/webp`, …).
     pub mime_type: String,
+    /// Where the variant is served.
     pub public_url: String,
 }
 
@@ -26,10 +31,13 @@ pub struct MediaVariantResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MediaResponse {
     pub id: Uuid,
+    /// The stored name (the client's name with the extension of the detected type).
     pub filename: String,
+    /// The name as the client sent it.
     pub original_filename: String,
     /// Detected from the content at upload.
     pub mime_type: String,
+    /// Size in bytes.
     pub file_size: i64,
     /// `local` or `s3` for uploaded files, `external` for records of files elsewhere.
     pub storage_provider: String,
@@ -37,8 +45,11 @@ pub struct MediaResponse {
     pub public_url: Option<String>,
     /// SHA-256 of the uploaded bytes (hex).
     pub checksum: Option<String>,
+    /// Width in pixels (images; external records as given); null when unknown.
     pub width: Option<i32>,
+    /// Height in pixels; null when unknown.
     pub height: Option<i32>,
+    /// Length in seconds (external audio and video records, as given); null when unknown.
     pub duration: Option<i32>,
     /// A ~25-byte placeholder to paint before the image loads (base64 ThumbHash).
     pub thumbhash: Option<String>,
@@ -46,14 +57,21 @@ pub struct MediaResponse {
     pub dominant_color: Option<String>,
     /// Focal point (0..1 from the left and top) the square thumbnail is cropped around.
     pub focal_x: Option<f64>,
+    /// Focal point from the top, 0..1; null for the centre.
     pub focal_y: Option<f64>,
+    /// Its tags.
     pub tags: Vec<String>,
+    /// Shared with every site.
     pub is_global: bool,
+    /// Its media folder; null for none.
     pub folder_id: Option<Uuid>,
+    /// The sites it belongs to.
     pub site_ids: Vec<Uuid>,
+    /// In the trash.
     pub is_deleted: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Resized copies (raster images).
     pub variants: Vec<MediaVariantResponse>,
 }
 
@@ -125,18 +143,22 @@ pub struct MediaListQuery {
     /// VALIDATION_INVALID_FORMAT.
     #[param(schema_with = mime_categories)]
     pub mime_category: Option<String>,
+    /// Only files in this folder.
     pub folder_id: Option<Uuid>,
 }
 
 /// A record of a file stored elsewhere (`POST /media`).
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMedia {
+    /// The file's name: one line of 1 to 255 characters (trimmed) without `/`
+    /// or `\`.
     #[schema(min_length = 1, max_length = 255)]
     pub filename: String,
     /// Defaults to `filename`.
     pub original_filename: Option<String>,
     /// Defaults to the type the filename's extension names.
     pub mime_type: Option<String>,
+    /// Size in bytes, not negative (default 0).
     pub file_size: Option<i64>,
     /// Where the file is (http or https).
     pub public_url: Option<String>,
@@ -144,14 +166,21 @@ pub struct CreateMedia {
     pub storage_path: Option<String>,
     /// Accepted for compatibility and ignored (the record is `external`).
     pub storage_provider: Option<String>,
+    /// Width in pixels, not negative.
     pub width: Option<i32>,
+    /// Height in pixels, not negative.
     pub height: Option<i32>,
+    /// Length in seconds, not negative.
     pub duration: Option<i32>,
+    /// Share with every site (default false).
     #[serde(default)]
     pub is_global: bool,
+    /// A media folder of one of the sites.
     pub folder_id: Option<Uuid>,
+    /// The sites it belongs to: at least one, each existing.
     #[schema(min_items = 1)]
     pub site_ids: Vec<Uuid>,
+    /// At most 20 tags of 1-50 characters (letters, digits, space, `-`, `_`), trimmed; repeats (any letter case) count once.
     #[schema(max_items = 20)]
     pub tags: Option<Vec<String>>,
 }
@@ -159,10 +188,13 @@ pub struct CreateMedia {
 /// Fields to change; omitted ones stay. `folder_id: null` takes the file out of its folder.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMedia {
+    /// One line of 1 to 255 characters without `/` or `\`.
     pub filename: Option<String>,
     /// External records only.
     pub public_url: Option<String>,
+    /// Share with every site.
     pub is_global: Option<bool>,
+    /// A media folder of one of its sites; `null` takes it out of its folder.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub folder_id: Option<Option<Uuid>>,
@@ -172,6 +204,7 @@ pub struct UpdateMedia {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<f64>)]
     pub focal_x: Option<Option<f64>>,
+    /// 0..1 from the top; `null` resets to the centre.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<f64>)]
     pub focal_y: Option<Option<f64>>,
@@ -189,7 +222,9 @@ pub struct DeleteMediaQuery {
 pub struct MediaReference {
     /// `blog`, `page`, or `site` (logo, favicon).
     pub content_type: String,
+    /// The id of the item (or site) using it.
     pub content_id: Uuid,
+    /// The item's title (or the site's name).
     pub title: String,
     /// `cover_image`, `header_image`, `section_cover`, `attachment`, `logo`, `favicon`.
     pub usage: String,
@@ -197,7 +232,9 @@ pub struct MediaReference {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MediaUsage {
+    /// How many places use it.
     pub usage_count: u64,
+    /// Those places.
     pub references: Vec<MediaReference>,
 }
 
@@ -205,10 +242,15 @@ pub struct MediaUsage {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MediaMetadataResponse {
     pub id: Uuid,
+    /// The media file.
     pub media_id: Uuid,
+    /// The global locale the texts are in.
     pub locale_id: Uuid,
+    /// Alternative text; null when unset.
     pub alt_text: Option<String>,
+    /// Caption; null when unset.
     pub caption: Option<String>,
+    /// Title; null when unset.
     pub title: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -231,33 +273,48 @@ impl From<&media_metadata::Model> for MediaMetadataResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMediaMetadata {
+    /// A global locale; one record per file and locale.
     pub locale_id: Uuid,
-    /// At most 500 characters.
+    /// At most 500 characters (trimmed); empty for none.
+    #[schema(max_length = 500)]
     pub alt_text: Option<String>,
-    /// At most 1000 characters.
+    /// At most 1000 characters (trimmed); empty for none.
+    #[schema(max_length = 1000)]
     pub caption: Option<String>,
-    /// At most 200 characters.
+    /// At most 200 characters (trimmed); empty for none.
+    #[schema(max_length = 200)]
     pub title: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMediaMetadata {
+    /// At most 500 characters (trimmed); empty clears it.
+    #[schema(max_length = 500)]
     pub alt_text: Option<String>,
+    /// At most 1000 characters (trimmed); empty clears it.
+    #[schema(max_length = 1000)]
     pub caption: Option<String>,
+    /// At most 200 characters (trimmed); empty clears it.
+    #[schema(max_length = 200)]
     pub title: Option<String>,
 }
 
 /// A site's favicon package.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct FaviconVariant {
+    /// The file's name (`favicon-32x32.png`, …).
     pub name: String,
+    /// Where it is served.
     pub url: String,
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct FaviconPackage {
+    /// The generated sizes.
     pub variants: Vec<FaviconVariant>,
     /// `<link>` tags for a page's `<head>`.
     pub head_snippet: String,
@@ -267,12 +324,23 @@ pub struct FaviconPackage {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct UploadMediaForm {
+    /// The file's bytes; its type is detected from them, not from the name or
+    /// the part's content type.
     #[schema(value_type = String, format = Binary)]
     pub file: Vec<u8>,
-    /// JSON array of site UUIDs, e.g. `["5f0c…"]`.
+    /// The sites the file belongs to: a JSON array of site UUIDs
+    /// (`["5f0c…", "…"]`), or one UUID, or UUIDs separated by commas (blank
+    /// entries are skipped). The part may be repeated, also named `site_ids[]`:
+    /// the ids add up, repeats count once. At least one site in all (else 422
+    /// VALIDATION_REQUIRED_FIELD), each an existing site; send it before `file`
+    /// so the size limit of those sites applies while the file streams. Text
+    /// parts hold at most 64 KiB.
+    #[schema(pattern = "<site ids>")]
     pub site_ids: String,
+    /// A media folder of one of the sites; empty or `null` for none.
     pub folder_id: Option<Uuid>,
-    /// Default false.
+    /// `true`, `1` or `on` shares the file with every site; `false`, `0`, `off`,
+    /// `null` or empty do not (default false).
     pub is_global: Option<bool>,
 }
 
@@ -286,5 +354,8 @@ pub struct UploadFaviconForm {
 }
 
 fn mime_categories() -> utoipa::openapi::Object {
-    crate::values::one_of(&["image", "video", "audio", "document"])
+    crate::values::one_of(
+        "Only files of this kind: `document` is `application/pdf` and `text/*`",
+        &["image", "video", "audio", "document"],
+    )
 }

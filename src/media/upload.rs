@@ -132,7 +132,8 @@ async fn read_form(
             "is_global" => {
                 form.is_global = match read_text(field).await?.trim() {
                     "true" | "1" | "on" => true,
-                    "false" | "0" | "off" | "" => false,
+                    // `null` as `folder_id` takes it: the form documents both as nullable.
+                    "false" | "0" | "off" | "" | "null" => false,
                     _ => return Err(invalid("is_global", "must be true or false")),
                 };
             }

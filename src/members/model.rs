@@ -11,7 +11,9 @@ use crate::auth::Role;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MemberResponse {
     pub id: Uuid,
+    /// The site.
     pub site_id: Uuid,
+    /// The member's identity-provider user id.
     pub idp_user_id: String,
     /// read, author, reviewer, editor, admin or owner
     pub role: String,
@@ -35,14 +37,19 @@ impl From<&site_member::Model> for MemberResponse {
 /// One site the caller belongs to.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Membership {
+    /// The site.
     pub site_id: Uuid,
+    /// Its name.
     pub site_name: String,
+    /// Its slug.
     pub site_slug: String,
+    /// The caller's role there: read, author, reviewer, editor, admin or owner.
     pub role: String,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct AddMember {
+    /// The identity-provider user id of the new member.
     pub idp_user_id: String,
     /// read, author, reviewer, editor or admin (any letter case; `viewer` means read); a site has one owner, made
     /// by transfer-ownership.
@@ -68,5 +75,8 @@ pub struct TransferOwnership {
 /// Every role but owner.
 fn member_roles() -> utoipa::openapi::Object {
     let roles: Vec<&str> = Role::ALL.iter().filter(|r| **r != Role::Owner).map(|r| r.as_str()).collect();
-    crate::values::one_of(&roles)
+    crate::values::one_of(
+        "The member's role on the site (any letter case; `viewer` means read); a site's one owner is made by transfer-ownership",
+        &roles,
+    )
 }

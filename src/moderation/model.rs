@@ -36,9 +36,13 @@ impl ModerationStatus {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct ModerationResult {
+    /// The user.
     pub idp_user_id: String,
+    /// The user's moderation status now.
     pub status: ModerationStatus,
+    /// Why; null when active.
     pub reason: Option<String>,
+    /// When a suspension ends; null for none.
     pub expires_at: Option<DateTime<Utc>>,
 }
 

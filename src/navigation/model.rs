@@ -12,8 +12,11 @@ use crate::values::double_option;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MenuResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// The menu's name.
     pub name: String,
+    /// Unique on the site; names the menu for the front end.
     pub slug: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -36,15 +39,20 @@ impl From<&nav_menu::Model> for MenuResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct MenuItemNode {
     pub id: Uuid,
+    /// The parent item; null at the top.
     pub parent_id: Option<Uuid>,
     /// In the requested locale when it has a label there.
     pub label: String,
     /// Every localized label by locale code.
     #[schema(value_type = Object)]
     pub labels: Value,
+    /// Where it links (an http(s) URL or a path on the site); null when it names a content item.
     pub url: Option<String>,
+    /// The content item it links to; null when it has a `url`.
     pub content_id: Option<Uuid>,
+    /// Position among its siblings, ascending.
     pub display_order: i32,
+    /// Its child items, in order.
     #[schema(no_recursion)]
     pub children: Vec<MenuItemNode>,
 }
@@ -53,6 +61,7 @@ pub struct MenuItemNode {
 pub struct MenuDetail {
     #[serde(flatten)]
     pub menu: MenuResponse,
+    /// The menu's items as a tree, in order.
     pub items: Vec<MenuItemNode>,
 }
 
@@ -68,6 +77,7 @@ pub struct CreateMenu {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMenu {
+    /// One line of 1 to 100 characters (trimmed).
     pub name: Option<String>,
     /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
@@ -90,7 +100,9 @@ pub struct CreateMenuItem {
     /// A content item on the menu's site.
     #[serde(alias = "page_id")]
     pub content_id: Option<Uuid>,
+    /// A live item of the same menu.
     pub parent_id: Option<Uuid>,
+    /// Position among its siblings, ascending (default 0).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub display_order: i32,
     /// `[{locale_id, title}]`, as the service the spec was written from sends
@@ -104,16 +116,22 @@ pub struct CreateMenuItem {
 /// `content_id` and the other way round.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMenuItem {
+    /// One line of 1 to 100 characters (trimmed).
     pub label: Option<String>,
+    /// `{"de": "Über uns"}`: replaces the localized labels; codes of locales assigned to the site, labels not blank.
     #[schema(value_type = Option<Object>)]
     pub labels: Option<Map<String, Value>>,
+    /// An http(s) URL or a path on the site; not together with `content_id`.
     #[serde(alias = "external_url")]
     pub url: Option<String>,
+    /// A content item on the menu's site; not together with `url`.
     #[serde(alias = "page_id")]
     pub content_id: Option<Uuid>,
+    /// A live item of the same menu, not the item or one below it; `null` moves it to the top.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub parent_id: Option<Option<Uuid>>,
+    /// Position among its siblings, ascending.
     pub display_order: Option<i32>,
 }
 

@@ -9,14 +9,21 @@ use uuid::Uuid;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct NotificationResponse {
     pub id: Uuid,
+    /// The site it concerns; null for none.
     pub site_id: Option<Uuid>,
     /// e.g. `review_requested`
     pub kind: String,
+    /// A one-line summary.
     pub title: String,
+    /// The message.
     pub body: String,
+    /// The type of the item it concerns (`blog`, …); null for none.
     pub entity_type: Option<String>,
+    /// The id of that item; null for none.
     pub entity_id: Option<String>,
+    /// Whether it was marked read.
     pub is_read: bool,
+    /// When it was marked read; null while unread.
     pub read_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
@@ -45,7 +52,7 @@ pub struct NotificationQuery {
     pub page: Option<u64>,
     /// Default 20, at most 100. Also accepted as `page_size`.
     #[serde(alias = "page_size")]
-    #[param(schema_with = crate::pagination::per_page_schema)]
+    #[param(schema_with = crate::pagination::per_page_20_schema)]
     pub per_page: Option<u32>,
     /// Only unread ones.
     #[serde(default)]
@@ -54,5 +61,6 @@ pub struct NotificationQuery {
 
 #[derive(Serialize, ToSchema)]
 pub struct MarkedRead {
+    /// How many notifications were marked read.
     pub updated: u64,
 }

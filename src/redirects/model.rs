@@ -9,10 +9,15 @@ use uuid::Uuid;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct RedirectResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// The path it answers, without a trailing `/`.
     pub source_path: String,
+    /// Where it points: a path on the site or an http(s) URL.
     pub destination: String,
+    /// 301, 302, 307 or 308.
     pub status_code: i32,
+    /// Whether it is applied.
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -38,14 +43,18 @@ pub struct CreateRedirect {
     /// A path on the site, e.g. `/old-page`: starts with `/`, no whitespace, at most 500 characters.
     #[schema(max_length = 500, pattern = "<path>")]
     pub source_path: String,
-    /// A path on the site (as `source_path`) or an absolute http(s) URL.
-    /// `destination_path` is accepted too.
+    /// Where the redirect points, trimmed: a path on the site (starts with `/`,
+    /// no whitespace, at most 500 characters, a trailing `/` dropped) or an
+    /// absolute http(s) URL with a host (no length limit). Must differ from
+    /// `source_path` (REDIRECT_SAME_PATH) and not close a loop of active
+    /// redirects (409 CONFLICT). `destination_path` is accepted too.
     #[serde(alias = "destination_path")]
-    #[schema(pattern = "^(/\\S*|https?://\\S+)$")]
+    #[schema(pattern = "<redirect destination>")]
     pub destination: String,
     /// 301 (default), 302, 307 or 308.
     #[schema(schema_with = redirect_statuses)]
     pub status_code: Option<i32>,
+    /// Whether it is applied (default true).
     pub is_active: Option<bool>,
 }
 
@@ -54,13 +63,15 @@ pub struct UpdateRedirect {
     /// A path on the site: starts with `/`, no whitespace, at most 500 characters.
     #[schema(max_length = 500, pattern = "<path>")]
     pub source_path: Option<String>,
-    /// A path on the site or an absolute http(s) URL.
+    /// As on create: a path on the site (at most 500 characters) or an
+    /// absolute http(s) URL.
     #[serde(alias = "destination_path")]
-    #[schema(pattern = "^(/\\S*|https?://\\S+)$")]
+    #[schema(pattern = "<redirect destination>")]
     pub destination: Option<String>,
     /// 301, 302, 307 or 308.
     #[schema(schema_with = redirect_statuses)]
     pub status_code: Option<i32>,
+    /// Whether it is applied.
     pub is_active: Option<bool>,
 }
 
@@ -74,11 +85,13 @@ pub struct ResolveQuery {
 
 #[derive(Serialize, ToSchema)]
 pub struct ResolvedRedirect {
+    /// The path asked for, normalized.
     pub path: String,
     /// Where the chain of active redirects ends.
     pub destination: String,
     /// The status of the first hop.
     pub status_code: i32,
+    /// How many redirects were followed (at most 20).
     pub hops: usize,
 }
 
@@ -88,5 +101,8 @@ fn redirect_statuses() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
         .enum_values(Some([Some(301), Some(302), Some(307), Some(308), None]))
+        .description(Some(
+            "The HTTP status the redirect answers with: 301, 302, 307 or 308; a new redirect without one gets 301",
+        ))
         .build()
 }

@@ -36,7 +36,7 @@ impl SiteRow for redirect::Model {
 /// `/a/b/` → `/a/b`; paths only.
 fn normalize_path(field: &str, raw: &str) -> Result<String, FieldError> {
     let trimmed = raw.trim();
-    if !trimmed.starts_with('/') || trimmed.contains(char::is_whitespace) || trimmed.len() > 500 {
+    if !trimmed.starts_with('/') || trimmed.contains(char::is_whitespace) || trimmed.chars().count() > 500 {
         return Err(FieldError::new(field, ErrorCode::ValidationInvalidFormat, "must be a path starting with /"));
     }
     let path = trimmed.trim_end_matches('/');

@@ -43,7 +43,9 @@ pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal
 
 /// Create a site
 ///
-/// An API key with Admin permission that is not site-scoped, or any JWT user (who becomes owner). Errors:
+/// An API key with Admin permission that is not site-scoped, or any JWT user (who becomes owner). The optional
+/// `locales` must name exactly one default locale and no locale twice (else SITE_CREATE_INVALID_LOCALES); without
+/// `locales` the site gets `en` as its default. Errors:
 /// SITE_CREATE_SCOPED_KEY, SITE_CREATE_REQUIRES_ADMIN, SITE_CREATE_INVALID_LOCALES, ENTITY_SLUG_TAKEN,
 /// VALIDATION_REQUIRED_FIELD, VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
 #[utoipa::path(

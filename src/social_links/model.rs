@@ -9,11 +9,17 @@ use uuid::Uuid;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct SocialLinkResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// Lowercase platform name (`github`, …).
     pub platform: String,
+    /// The profile's URL.
     pub url: String,
+    /// Shown text.
     pub label: String,
+    /// Position in lists, ascending.
     pub display_order: i32,
+    /// Shown on the site.
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -48,11 +54,15 @@ pub struct CreateSocialLink {
     /// The profile's absolute http(s) URL.
     #[schema(pattern = "<http url>")]
     pub url: String,
-    /// Shown text; the platform when omitted.
+    /// Shown text: one line of 1 to 100 characters (trimmed); the platform
+    /// when omitted (`title` is accepted too).
     #[serde(alias = "title")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub label: Option<String>,
+    /// Position in lists, ascending (default 0).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub display_order: i32,
+    /// Shown on the site (default true).
     pub is_active: Option<bool>,
 }
 
@@ -65,8 +75,12 @@ pub struct UpdateSocialLink {
     /// The profile's absolute http(s) URL.
     #[schema(pattern = "<http url>")]
     pub url: Option<String>,
+    /// Shown text: one line of 1 to 100 characters (trimmed) (`title` is accepted too).
     #[serde(alias = "title")]
+    #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub label: Option<String>,
+    /// Position in lists, ascending.
     pub display_order: Option<i32>,
+    /// Shown on the site.
     pub is_active: Option<bool>,
 }

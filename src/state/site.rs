@@ -105,15 +105,23 @@ impl PublicCache {
 /// A locale as assigned to a site, with the global locale's fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct SiteLocaleResponse {
+    /// The site.
     pub site_id: Uuid,
+    /// The global locale.
     pub locale_id: Uuid,
+    /// The site's default locale (exactly one is).
     pub is_default: bool,
+    /// Offered on the site.
     pub is_active: bool,
     /// Bare: `de`, or empty for a locale served at the site's root.
     pub url_prefix: String,
+    /// When it was added to the site.
     pub created_at: DateTime<Utc>,
+    /// The locale's code (`de`, `pt-BR`, …).
     pub code: String,
+    /// Its English name.
     pub name: String,
+    /// Its name in itself.
     pub native_name: String,
     /// `ltr` or `rtl`.
     pub direction: String,

@@ -12,47 +12,78 @@ use crate::error::{ApiError, ApiResult};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct RobotsRule {
     /// `Allow` or `Disallow`.
+    #[schema(pattern = "^(Allow|Disallow)$")]
     pub directive: String,
+    /// A path starting with `/`, without whitespace.
+    #[schema(pattern = "<path>")]
     pub path: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct RobotsRuleGroup {
+    /// The `User-agent` the rules apply to (`*` for all): one non-empty line.
     pub user_agent: String,
+    /// The group's `Allow` and `Disallow` lines, in order.
     pub rules: Vec<RobotsRule>,
 }
 
 /// A preview link template; `{slug}` and `{locale}` in `url` are replaced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PreviewTemplate {
+    /// The template's name (not blank).
+    #[schema(min_length = 1, pattern = "\\S")]
     pub name: String,
+    /// An absolute http(s) URL with a host, or a path starting with `/`.
+    #[schema(pattern = "<link>")]
     pub url: String,
 }
 
 /// SiteSettingsResponse: the effective settings of a site.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SiteSettings {
+    /// Largest document upload, in bytes (default 10 MiB).
     pub max_document_file_size: i64,
+    /// Largest media upload, in bytes (default 50 MiB).
     pub max_media_file_size: i64,
+    /// Page views are collected (default false).
     pub analytics_enabled: bool,
+    /// A flag for the front end: the site is in maintenance (default false); the API serves as usual.
     pub maintenance_mode: bool,
+    /// The site's contact address; empty for none.
     pub contact_email: String,
+    /// Content needs review before it is published (default false).
     pub editorial_workflow_enabled: bool,
+    /// Preview link templates.
     pub preview_templates: Vec<PreviewTemplate>,
+    /// Blog posts (default on).
     pub module_blog_enabled: bool,
+    /// Pages (default on).
     pub module_pages_enabled: bool,
+    /// Projects, CV entries and skills (default off).
     pub module_portfolio_enabled: bool,
+    /// Legal documents (default off).
     pub module_legal_enabled: bool,
+    /// Documents (default off).
     pub module_documents_enabled: bool,
+    /// AI assist (default off).
     pub module_ai_enabled: bool,
+    /// Forms (default off).
     pub module_forms_enabled: bool,
+    /// What `robots.txt` says, by user agent (default: allow everything).
     pub robots_txt_rules: Vec<RobotsRuleGroup>,
+    /// Template of page titles for the front end (default `{{title}} | {{site_name}}`).
     pub seo_title_template: String,
+    /// Meta description where an item has none.
     pub seo_default_description: String,
+    /// Media file used as the social-card image where an item has none.
     pub seo_default_og_image_id: Option<Uuid>,
+    /// `#rrggbb` or `#rgb`, lowercase (default `#ffffff`).
     pub theme_color: String,
+    /// `#rrggbb` or `#rgb`, lowercase (default `#ffffff`).
     pub background_color: String,
+    /// Markup the front end puts into each page's `<head>`.
     pub code_injection_head: String,
+    /// Markup the front end puts at the end of each page.
     pub code_injection_footer: String,
 }
 

@@ -50,21 +50,31 @@ pub async fn version(state: web::Data<AppState>) -> HttpResponse {
 
 #[derive(Serialize, ToSchema)]
 pub struct ServiceHealth {
+    /// The service: `database` or `redis`.
     pub name: String,
     /// `up`, `down` or `disabled`.
     pub status: String,
+    /// How long the check took, in milliseconds.
     pub latency_ms: Option<f64>,
+    /// Why it is down; null when up.
     pub error: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct StorageHealth {
+    /// `files`.
     pub name: String,
+    /// `up` or `down`.
     pub status: String,
+    /// How long the check took, in milliseconds.
     pub latency_ms: Option<f64>,
+    /// `local` or `s3`.
     pub provider: String,
+    /// Size of the file system holding local files; null when unknown (S3).
     pub total_bytes: Option<u64>,
+    /// Free bytes there; null when unknown.
     pub available_bytes: Option<u64>,
+    /// Percent used; null when unknown.
     pub used_percent: Option<f64>,
 }
 
@@ -72,7 +82,9 @@ pub struct StorageHealth {
 pub struct HealthReport {
     /// `healthy`, `degraded` (database up, an optional service down) or `unhealthy` (database down).
     pub status: String,
+    /// The database and, when configured, Redis.
     pub services: Vec<ServiceHealth>,
+    /// The file storage.
     pub storage: StorageHealth,
 }
 
@@ -153,7 +165,9 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 
 #[derive(Serialize, ToSchema)]
 pub struct PublicConfig {
+    /// The identity provider's publishable key for the front end; null when not configured.
     pub idp_publishable_key: Option<String>,
+    /// The application's name (`PLINTH_APP_NAME`).
     pub app_name: String,
 }
 
@@ -171,13 +185,18 @@ pub async fn public_config(state: web::Data<AppState>) -> HttpResponse {
 /// `configured` plus only the operator-set fields, as plain text.
 #[derive(Serialize, ToSchema)]
 pub struct Imprint {
+    /// Whether the operator configured an imprint; the other fields are absent when not.
     pub configured: bool,
+    /// Who operates the service (plain text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operator_name: Option<String>,
+    /// Postal address (plain text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// Contact address.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// VAT id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vat: Option<String>,
 }
@@ -216,15 +235,21 @@ pub async fn imprint(state: web::Data<AppState>) -> HttpResponse {
 
 #[derive(Serialize, ToSchema)]
 pub struct ErrorCodeEntry {
+    /// The stable code problem answers carry.
     pub code: String,
+    /// The family it belongs to (`auth`, `webhooks`, …).
     pub domain: String,
+    /// The status it is answered with.
     pub http_status: u16,
+    /// What it means.
     pub description: String,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct ErrorCatalog {
+    /// How many codes there are.
     pub total: usize,
+    /// Every code.
     pub codes: Vec<ErrorCodeEntry>,
 }
 

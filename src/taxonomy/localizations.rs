@@ -17,9 +17,13 @@ use crate::values::required_line;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TermLocalizationResponse {
     pub id: Uuid,
+    /// The category or tag.
     pub term_id: Uuid,
+    /// The global locale it is in.
     pub locale_id: Uuid,
+    /// The name in this locale.
     pub name: String,
+    /// Free text; may be empty.
     pub description: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -41,10 +45,12 @@ impl From<&term_localization::Model> for TermLocalizationResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateTermLocalization {
+    /// A global locale.
     pub locale_id: Uuid,
     /// One line of 1 to 200 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
+    /// Free text; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
 }
@@ -54,6 +60,7 @@ pub struct UpdateTermLocalization {
     /// One line of 1 to 200 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: Option<String>,
+    /// Free text.
     pub description: Option<String>,
 }
 

@@ -51,9 +51,13 @@ impl Taxonomy {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TermResponse {
     pub id: Uuid,
+    /// The site it belongs to.
     pub site_id: Uuid,
+    /// Unique per taxonomy on the site.
     pub slug: String,
+    /// Its name.
     pub name: String,
+    /// Free text; may be empty.
     pub description: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -112,7 +116,8 @@ fn create_term_schema() -> utoipa::openapi::schema::AnyOf {
     let slug = || {
         text("<slug>", Some(1), 100, "1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end; made from the name when omitted")
     };
-    let description = || ObjectBuilder::new().schema_type(Type::String);
+    let description =
+        || ObjectBuilder::new().schema_type(Type::String).description(Some("Free text; empty when omitted"));
     let named = ObjectBuilder::new()
         .property("name", name())
         .required("name")
@@ -134,6 +139,7 @@ pub struct UpdateTerm {
     /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
     pub slug: Option<String>,
+    /// Free text.
     pub description: Option<String>,
 }
 

@@ -65,15 +65,21 @@ fn source_of(sources: &TrashSources, entity_type: &str, id: Uuid) -> ApiResult<&
 /// One entry of the trash, whatever table it lives in.
 #[derive(Serialize, ToSchema)]
 pub struct TrashItem {
+    /// The item's id.
     pub id: Uuid,
+    /// What it is (`blog`, `page`, `media`, …).
     pub entity_type: String,
+    /// Its title or name.
     pub title: String,
+    /// Its slug; for media the filename, for documents the type, for menu items the URL.
     pub slug: String,
+    /// When it was deleted; null when not recorded.
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct TrashPage {
+    /// This page's items, newest deletion first.
     pub items: Vec<TrashItem>,
     /// All soft-deleted items of the site, across entity types.
     pub total: u64,
@@ -81,6 +87,7 @@ pub struct TrashPage {
 
 #[derive(Serialize, ToSchema)]
 pub struct TrashCount {
+    /// Soft-deleted items of the site, across entity types.
     pub count: u64,
 }
 

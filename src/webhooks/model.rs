@@ -10,17 +10,25 @@ use super::dispatcher::subscribed_events;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WebhookResponse {
+    /// The webhook's id.
     pub id: Uuid,
+    /// The site whose events it receives.
     pub site_id: Uuid,
+    /// Where deliveries are POSTed.
     pub url: String,
     /// `whsec_…`: verify signatures with it (Standard Webhooks).
     pub secret: String,
+    /// Free text; empty when none.
     pub description: String,
     /// Subscribed event names; empty means every event.
     pub events: Vec<String>,
+    /// Whether events are delivered to it.
     pub is_active: bool,
+    /// 0 (each event sent at once) to 300: events within the window are sent as one batch.
     pub debounce_seconds: i32,
+    /// When the webhook was created.
     pub created_at: DateTime<Utc>,
+    /// When the webhook last changed.
     pub updated_at: DateTime<Utc>,
 }
 
@@ -43,28 +51,46 @@ impl From<&webhook::Model> for WebhookResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateWebhook {
+    /// Where deliveries are POSTed: an absolute http or https URL (trimmed)
+    /// with a host and without credentials. A host that is, or resolves to, a
+    /// private, loopback, link-local or otherwise reserved address is refused
+    /// (400 WEBHOOK_URL_SSRF) unless the operator allowlists its `host:port`;
+    /// a host name that does not resolve is refused (422). No length limit.
+    #[schema(pattern = "<http url>")]
     pub url: String,
+    /// Free text; empty when omitted.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
     /// Event names; omitted or empty subscribes to every event.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     #[schema(schema_with = event_names)]
     pub events: Vec<String>,
-    /// 0 (immediate, default) to 300: events within the window arrive as one batch.
+    /// 0 (immediate, default) to 300: events within the window arrive as one
+    /// batch. Outside 0..=300: 422 WEBHOOK_INVALID_DEBOUNCE.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(minimum = 0, maximum = 300)]
     pub debounce_seconds: i32,
+    /// Whether events are delivered (default true).
     pub is_active: Option<bool>,
 }
 
 /// Every field optional; only given ones change.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateWebhook {
+    /// As on create: an absolute http(s) URL with a host, without credentials,
+    /// whose host is not and does not resolve to a private or reserved address
+    /// (400 WEBHOOK_URL_SSRF) and does resolve (422).
+    #[schema(pattern = "<http url>")]
     pub url: Option<String>,
+    /// Free text.
     pub description: Option<String>,
     /// Event names; empty subscribes to every event.
     #[schema(schema_with = event_names)]
     pub events: Option<Vec<String>>,
+    /// 0 to 300 (422 WEBHOOK_INVALID_DEBOUNCE otherwise).
+    #[schema(minimum = 0, maximum = 300)]
     pub debounce_seconds: Option<i32>,
+    /// Whether events are delivered.
     pub is_active: Option<bool>,
     /// `true` issues a new secret.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
@@ -74,15 +100,25 @@ pub struct UpdateWebhook {
 /// One attempt in the delivery log.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct DeliveryLogEntry {
+    /// The attempt's id.
     pub id: Uuid,
+    /// The delivery this attempt sent (its `webhook-id` header).
     pub delivery_id: Uuid,
+    /// The event name (`batch` for a debounced batch).
     pub event: String,
+    /// 1 for the first attempt of the delivery, then 2, 3, …
     pub attempt: i32,
+    /// Whether the endpoint answered 2xx.
     pub success: bool,
+    /// The endpoint's HTTP status; null when no answer came.
     pub status_code: Option<i32>,
+    /// How long the attempt took, in milliseconds.
     pub duration_ms: i64,
+    /// Why the attempt failed; null when it succeeded.
     pub error: Option<String>,
+    /// The start of the endpoint's answer body; null when none was read.
     pub response_excerpt: Option<String>,
+    /// When the attempt was made.
     pub created_at: DateTime<Utc>,
 }
 
@@ -106,15 +142,23 @@ impl From<&webhook_attempt::Model> for DeliveryLogEntry {
 /// A delivery (all its attempts share its id as `webhook-id`).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct DeliveryResponse {
+    /// The delivery's id, sent as `webhook-id` with every attempt.
     pub id: Uuid,
+    /// The webhook it is for.
     pub webhook_id: Uuid,
+    /// The event name (`batch` for a debounced batch).
     pub event: String,
     /// pending, success, failed (will retry) or dead
     pub status: String,
+    /// How many attempts were made.
     pub attempts: i32,
+    /// When the next attempt is due; null when none is.
     pub next_attempt_at: Option<DateTime<Utc>>,
+    /// The HTTP status of the last attempt's answer; null when none came.
     pub last_status_code: Option<i32>,
+    /// Why the last attempt failed; null when it did not.
     pub last_error: Option<String>,
+    /// When the delivery was created.
     pub created_at: DateTime<Utc>,
 }
 
@@ -136,32 +180,49 @@ impl From<&webhook_delivery::Model> for DeliveryResponse {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TestResult {
+    /// The test delivery's id.
     pub delivery_id: Uuid,
+    /// Whether the endpoint answered 2xx.
     pub success: bool,
+    /// The endpoint's HTTP status; null when no answer came.
     pub status_code: Option<u16>,
+    /// How long the call took, in milliseconds.
     pub duration_ms: i64,
+    /// Why the call failed; null when it succeeded.
     pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventStats {
+    /// The event name.
     pub event_type: String,
+    /// Deliveries of this event in the window.
     pub total: u64,
+    /// Of those, delivered.
     pub successful: u64,
+    /// Of those, failed (retrying or given up).
     pub failed: u64,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WebhookStats {
+    /// The webhook.
     pub webhook_id: Uuid,
+    /// The window asked for: `1h`, `24h`, `7d` or `30d`.
     pub window: String,
+    /// Deliveries created in the window.
     pub total_deliveries: u64,
+    /// Of those, delivered.
     pub successful: u64,
+    /// Of those, failed (retrying or given up).
     pub failed: u64,
+    /// Of those, still to be sent: pending or failed and retrying.
     pub pending_retry: u64,
     /// Percent of deliveries that succeeded.
     pub success_rate: f64,
+    /// When the webhook's last attempt was made (at any time); null when never.
     pub last_delivery_at: Option<DateTime<Utc>>,
+    /// The same counts by event name, alphabetically.
     pub by_event: Vec<EventStats>,
 }
 
@@ -174,7 +235,10 @@ pub struct StatsQuery {
 }
 
 fn stats_windows() -> utoipa::openapi::Object {
-    crate::values::one_of(&["1h", "24h", "7d", "30d"])
+    crate::values::one_of(
+        "The period the figures cover: `1h`, `24h` (default), `7d` or `30d`",
+        &["1h", "24h", "7d", "30d"],
+    )
 }
 
 /// Arrays of known event names (`events::is_known`); `null` as when left out.
@@ -184,6 +248,7 @@ fn event_names() -> utoipa::openapi::schema::Array {
         super::events::EVENT_NAMES.iter().copied().chain([super::events::FORM_SUBMISSION_CREATED]).collect();
     ArrayBuilder::new()
         .schema_type(SchemaType::from_iter([utoipa::openapi::Type::Array, utoipa::openapi::Type::Null]))
-        .items(crate::values::one_of(&names))
+        .items(crate::values::one_of("A known event name", &names))
+        .description(Some("Event names to subscribe to; an empty list subscribes to every event"))
         .build()
 }

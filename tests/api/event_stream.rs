@@ -100,6 +100,9 @@ async fn a_stream_needs_read_on_its_site_and_is_bounded_per_site() {
     let path = format!("/sites/{site}/events");
     assert_problem(app.request(Method::GET, &path, None, None).await, 401, "AUTH_MISSING_CREDENTIALS").await;
     assert_problem(app.get(&path, &foreign).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    // A Master key may read every site, but an id that names none is 404, not a stream.
+    let nowhere = format!("/sites/{}/events", uuid::Uuid::new_v4());
+    assert_problem(app.get(&nowhere, &app.admin_key).await, 404, "ENTITY_NOT_FOUND").await;
 
     let _one = open_stream(&app, &site, &reader, None).await;
     let _two = open_stream(&app, &site, &reader, None).await;

@@ -25,7 +25,9 @@ pub const ONBOARDING_STEPS: [&str; 6] = [
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct CompletedStep {
+    /// The step's key.
     pub step_key: String,
+    /// When it was completed.
     pub completed_at: DateTime<Utc>,
 }
 
@@ -33,7 +35,9 @@ pub struct CompletedStep {
 pub struct OnboardingProgress {
     /// In checklist order.
     pub completed_steps: Vec<CompletedStep>,
+    /// Steps in the checklist.
     pub total_steps: usize,
+    /// Steps completed.
     pub completed_count: usize,
     /// 0 to 100, rounded down.
     pub progress_percent: usize,

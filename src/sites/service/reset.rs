@@ -21,12 +21,19 @@ use crate::state::AppState;
 pub struct ResetCounts {
     /// Content items of every kind but legal documents.
     pub contents: u64,
+    /// Legal documents removed.
     pub legal_documents: u64,
+    /// Documents removed.
     pub documents: u64,
+    /// Social links removed.
     pub social_links: u64,
+    /// Menus removed.
     pub navigation_menus: u64,
+    /// Menu items removed.
     pub navigation_items: u64,
+    /// Media files removed.
     pub media_files: u64,
+    /// All of them.
     pub total: u64,
 }
 

@@ -19,29 +19,55 @@ use crate::values::{double_option, is_email, parse_hex_color};
 /// `seo_default_og_image_id`.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateSiteSettings {
+    /// Largest document upload, in bytes: 1 to 5 GiB.
+    #[schema(minimum = 1, maximum = 5_368_709_120_i64)]
     pub max_document_file_size: Option<i64>,
+    /// Largest media upload, in bytes: 1 to 5 GiB.
+    #[schema(minimum = 1, maximum = 5_368_709_120_i64)]
     pub max_media_file_size: Option<i64>,
+    /// Collect page views.
     pub analytics_enabled: Option<bool>,
+    /// A flag for the front end; the API serves as usual.
     pub maintenance_mode: Option<bool>,
+    /// An e-mail address (trimmed), or empty for none.
     pub contact_email: Option<String>,
+    /// Content needs review before it is published.
     pub editorial_workflow_enabled: Option<bool>,
+    /// Replaces the preview templates: each a non-blank `name` and a `url` that is an http(s) URL with a host or a path starting with `/`.
     pub preview_templates: Option<Vec<PreviewTemplate>>,
+    /// Blog posts.
     pub module_blog_enabled: Option<bool>,
+    /// Pages.
     pub module_pages_enabled: Option<bool>,
+    /// Projects, CV entries and skills.
     pub module_portfolio_enabled: Option<bool>,
+    /// Legal documents.
     pub module_legal_enabled: Option<bool>,
+    /// Documents.
     pub module_documents_enabled: Option<bool>,
+    /// AI assist.
     pub module_ai_enabled: Option<bool>,
+    /// Forms.
     pub module_forms_enabled: Option<bool>,
+    /// Replaces the robots.txt groups: each `user_agent` one non-empty line, each rule `Allow` or `Disallow` with a path starting with `/`.
     pub robots_txt_rules: Option<Vec<RobotsRuleGroup>>,
+    /// Template of page titles for the front end. Free text.
     pub seo_title_template: Option<String>,
+    /// Meta description where an item has none. Free text.
     pub seo_default_description: Option<String>,
+    /// Media file used as the social-card image; `null` clears it.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Uuid>)]
     pub seo_default_og_image_id: Option<Option<Uuid>>,
+    /// `#rgb` or `#rrggbb` (any letter case; stored lowercase).
+    #[schema(pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
     pub theme_color: Option<String>,
+    /// `#rgb` or `#rrggbb` (any letter case; stored lowercase).
+    #[schema(pattern = "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")]
     pub background_color: Option<String>,
+    /// Markup for each page's `<head>`, stored as given.
     pub code_injection_head: Option<String>,
+    /// Markup for the end of each page, stored as given.
     pub code_injection_footer: Option<String>,
 }
 

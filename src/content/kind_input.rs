@@ -1,0 +1,62 @@
+//! The fields of one kind only, taken from a create or update body for
+//! `validate::kind_data`.
+
+use chrono::NaiveDate;
+use uuid::Uuid;
+
+use super::model::{CreateContent, CvEntryType, LegalDocumentType, PageSection, ProjectLink, UpdateContent};
+
+/// The fields of one kind only, as given in a create or update body.
+#[derive(Clone, Debug, Default)]
+pub struct KindInput {
+    pub sections: Option<Vec<PageSection>>,
+    pub entry_type: Option<CvEntryType>,
+    pub organization: Option<String>,
+    pub start_date: Option<NaiveDate>,
+    pub end_date: Option<Option<NaiveDate>>,
+    pub is_current: Option<bool>,
+    pub links: Option<Vec<ProjectLink>>,
+    pub client: Option<String>,
+    pub media_ids: Option<Vec<Uuid>>,
+    pub document_type: Option<LegalDocumentType>,
+    pub category: Option<String>,
+    pub proficiency: Option<i64>,
+}
+
+impl From<&CreateContent> for KindInput {
+    fn from(b: &CreateContent) -> Self {
+        Self {
+            sections: b.sections.clone(),
+            entry_type: b.entry_type,
+            organization: b.organization.clone(),
+            start_date: b.start_date,
+            end_date: b.end_date.map(Some),
+            is_current: b.is_current,
+            links: b.links.clone(),
+            client: b.client.clone(),
+            media_ids: b.media_ids.clone(),
+            document_type: b.document_type,
+            category: b.category.clone(),
+            proficiency: b.proficiency,
+        }
+    }
+}
+
+impl From<&UpdateContent> for KindInput {
+    fn from(b: &UpdateContent) -> Self {
+        Self {
+            sections: b.sections.clone(),
+            entry_type: b.entry_type,
+            organization: b.organization.clone(),
+            start_date: b.start_date,
+            end_date: b.end_date,
+            is_current: b.is_current,
+            links: b.links.clone(),
+            client: b.client.clone(),
+            media_ids: b.media_ids.clone(),
+            document_type: b.document_type,
+            category: b.category.clone(),
+            proficiency: b.proficiency,
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The query parameters of content lists and reads, and the preview link.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::model::CvEntryType;
+use super::ContentStatus;
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PublishedQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
+    pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
+    /// Keep only items with a localization in this locale.
+    pub locale_id: Option<Uuid>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// From 1 (default 1).
+    #[param(schema_with = crate::pagination::page_number_schema)]
+    pub page: Option<u64>,
+    /// Default 10, at most 100. Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
+    #[param(schema_with = crate::pagination::content_per_page_schema)]
+    pub per_page: Option<u32>,
+    /// work, education, volunteer, certification or project (documented on the CV list only: every other kind's
+    /// list refuses it with 400).
+    pub entry_type: Option<CvEntryType>,
+    /// Only items in this status.
+    pub status: Option<ContentStatus>,
+    /// The order: `created_at`, `updated_at`, `published_at` or `title`, each
+    /// with a leading `-` for descending (default `-created_at`). Unknown: 422.
+    #[param(pattern = r"^-?(created_at|updated_at|published_at|title)$")]
+    pub sort: Option<String>,
+    /// Only items whose title or slug has each of these words, or a word
+    /// starting with it, in any letter case (`hel wor` finds "Hello, World";
+    /// punctuation separates words). Matched on a text index.
+    #[param(max_length = 200)]
+    pub search: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LimitQuery {
+    /// How many items at most: featured default 10, up to 100; similar default
+    /// 3, up to 10. Larger values are clamped, 0 is read as 1.
+    pub limit: Option<u64>,
+}
+
+/// Where an item can be previewed.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PreviewLink {
+    /// The environment previewed on.
+    pub environment_id: Uuid,
+    /// Its name.
+    pub environment: String,
+    /// The environment's `base_url` followed by the item's path there (a
+    /// page's route, `/blog/{slug}`, `/projects/{slug}`, …).
+    pub url: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PreviewQuery {
+    /// The environment to preview on; the site's default when omitted.
+    pub environment_id: Option<Uuid>,
+}
