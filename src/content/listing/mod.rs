@@ -441,7 +441,7 @@ pub async fn page_with_sites(
     let mut rows: Vec<ListedRow> = Vec::new();
     if let Some(offset) = page.offset() {
         let at = position(state, filter, sort, offset).await?;
-        let mut select = page_items_query(filter, sort, page.per_page, at)
+        let mut select = without_body(page_items_query(filter, sort, page.per_page, at))
             .column_as(sites_of_item(db.get_database_backend()), "listed_sites")
             .column_as(route_of_item(), "listed_route");
         if let Some(counts) = &counts {
@@ -469,6 +469,15 @@ pub async fn page_with_sites(
         })
         .collect();
     Ok(Paginated::new(items, page, total))
+}
+
+/// The item's columns but `body`, read as `''`: a list item never shows it,
+/// and it is most of an item's bytes (a long post's body was copied out of
+/// the database and dropped twenty times per page).
+fn without_body(select: Select<content::Entity>) -> Select<content::Entity> {
+    use sea_orm::Iterable;
+    let columns = content::Column::iter().filter(|column| !matches!(column, content::Column::Body));
+    select.select_only().columns(columns).column_as(Expr::val(""), "body")
 }
 
 /// The items with these ids, in this order (deleted ones too: the filter chose them).
