@@ -393,6 +393,45 @@ mod tests {
 
     use super::*;
 
+    /// The public contract, kept in the repository as `openapi.json`, so every
+    /// change to it shows in review. After an intended change,
+    /// `PLINTH_UPDATE_OPENAPI=1 cargo test --lib openapi` rewrites the file.
+    #[test]
+    fn the_document_matches_its_snapshot() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
+        // Keys sorted: schema extensions are kept in a hash map, whose order
+        // changes from one process to the next.
+        fn sorted(value: serde_json::Value) -> serde_json::Value {
+            match value {
+                serde_json::Value::Object(map) => {
+                    let mut entries: Vec<_> = map.into_iter().collect();
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    entries.into_iter().map(|(k, v)| (k, sorted(v))).collect()
+                }
+                serde_json::Value::Array(items) => items.into_iter().map(sorted).collect(),
+                other => other,
+            }
+        }
+        let document = serde_json::to_value(document()).expect("the document serializes");
+        let served = serde_json::to_string_pretty(&sorted(document)).expect("the document serializes") + "\n";
+        if std::env::var_os("PLINTH_UPDATE_OPENAPI").is_some() {
+            std::fs::write(&path, &served).expect("openapi.json is writable");
+        }
+        let kept = std::fs::read_to_string(&path).unwrap_or_default();
+        if let Some((n, (was, is))) = kept.lines().zip(served.lines()).enumerate().find(|(_, (a, b))| a != b) {
+            panic!(
+                "the served document differs from openapi.json at line {}:\n  kept:   {was}\n  served: {is}\n\
+                 if the change is meant, run PLINTH_UPDATE_OPENAPI=1 cargo test --lib openapi and commit the file",
+                n + 1
+            );
+        }
+        assert_eq!(
+            kept.lines().count(),
+            served.lines().count(),
+            "openapi.json and the served document differ in length"
+        );
+    }
+
     /// Client generators name methods after operation ids; two operations with
     /// one id make the document unusable for them.
     #[test]
