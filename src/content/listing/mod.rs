@@ -191,12 +191,17 @@ fn rows(filter: &Filter) -> Select<content_listing::Entity> {
         select = select.filter(literal(r#""content_sites"."is_featured" = TRUE"#));
     }
     if let Some(search) = &filter.search {
-        // The matches stand in for the table, under its name: every condition
-        // and order above and below applies to them as written.
-        QueryTrait::query(&mut select).from_clear().from_subquery(
-            search.matching_rows(filter.site_id, filter.kind, filter.deleted),
-            sea_orm::sea_query::Alias::new("content_sites"),
-        );
+        match search.among_matches(filter.site_id, filter.kind, filter.deleted) {
+            Some(matching) => select = select.filter(matching),
+            // The matches stand in for the table, under its name: every
+            // condition and order above and below applies to them as written.
+            None => {
+                QueryTrait::query(&mut select).from_clear().from_subquery(
+                    search.matching_rows(filter.site_id, filter.kind, filter.deleted),
+                    sea_orm::sea_query::Alias::new("content_sites"),
+                );
+            }
+        }
     }
     if let Some(locale_id) = filter.locale_id {
         // A probe of `ux_content_localizations (content_id, locale_id)` per row walked.
@@ -437,6 +442,8 @@ pub async fn page_with_sites(
     page: Page,
 ) -> ApiResult<Paginated<(content::Model, Vec<Uuid>, Option<String>)>> {
     let db = &state.db;
+    let (searched, known_total) = searched(db, filter, page).await?;
+    let filter = &searched;
     let counts = counted(filter);
     let mut rows: Vec<ListedRow> = Vec::new();
     if let Some(offset) = page.offset() {
@@ -450,9 +457,10 @@ pub async fn page_with_sites(
         }
         rows = select.into_model::<ListedRow>().all(db).await?;
     }
-    let total = match rows.first().and_then(|row| row.list_total) {
-        Some(n) => u64::try_from(n).unwrap_or(0),
-        None => total(db, filter).await?,
+    let total = match (rows.first().and_then(|row| row.list_total), known_total) {
+        (Some(n), _) => u64::try_from(n).unwrap_or(0),
+        (None, Some(n)) => n,
+        (None, None) => total(db, filter).await?,
     };
     let items = rows
         .into_iter()
@@ -469,6 +477,35 @@ pub async fn page_with_sites(
         })
         .collect();
     Ok(Paginated::new(items, page, total))
+}
+
+/// Past this many matches a search may walk the list's index instead.
+const BROAD_SEARCH: u64 = 200;
+
+/// How `filter`'s search is best found, with its total when that was counted
+/// to decide. Reading every match costs one probe per match and a sort, so a
+/// search with many matches (a common word) costs what its matches cost. On
+/// SQLite the page can instead walk the list's own index and keep the rows
+/// among the matches (whose rowids the text index gives without reading
+/// rows): about `(offset + per_page) × rows / matches` entries. The cheaper
+/// of the two is taken, from the text index's count and the counters.
+async fn searched<C: ConnectionTrait>(db: &C, filter: &Filter, page: Page) -> ApiResult<(Filter, Option<u64>)> {
+    let (Some(search), Some(count)) = (&filter.search, search_count(filter)) else {
+        return Ok((filter.clone(), None));
+    };
+    let row = db.query_one(&count).await?;
+    let matches = u64::try_from(row.map(|row| row.try_get_by_index::<i64>(0)).transpose()?.unwrap_or(0)).unwrap_or(0);
+    if matches <= BROAD_SEARCH {
+        return Ok((filter.clone(), Some(matches)));
+    }
+    let rows = total(db, &Filter { search: None, ..filter.clone() }).await?;
+    let reach = page.offset().unwrap_or(0).saturating_add(page.per_page);
+    let walked = reach.saturating_mul(rows) / matches;
+    let found = match walked < matches {
+        true => Filter { search: Some(search.walking_the_list()), ..filter.clone() },
+        false => filter.clone(),
+    };
+    Ok((found, Some(matches)))
 }
 
 /// The item's columns but `body`, read as `''`: a list item never shows it,
