@@ -41,10 +41,11 @@ fn change_ids() -> utoipa::openapi::schema::Array {
         .build()
 }
 
-/// Fields a content update takes, by the names the audit trail records them
-/// under; anything else (ids, times, authorship, trash state) is a system
-/// field and never reverted.
-const REVERTABLE: &[&str] = &[
+/// Fields every kind's update takes, by the names the audit trail records
+/// them under; with the kind-only fields (`content::KIND_FIELDS`) they are what
+/// a revert may restore. Anything else (ids, times, authorship, trash state)
+/// is a system field and never reverted.
+const COMMON_REVERTABLE: &[&str] = &[
     "site_ids",
     "title",
     "slug",
@@ -61,20 +62,11 @@ const REVERTABLE: &[&str] = &[
     "category_ids",
     "primary_category_id",
     "tag_ids",
-    "route",
-    "sections",
-    "entry_type",
-    "organization",
-    "start_date",
-    "end_date",
-    "is_current",
-    "links",
-    "client",
-    "media_ids",
-    "document_type",
-    "category",
-    "proficiency",
 ];
+
+fn revertable(field: &str) -> bool {
+    COMMON_REVERTABLE.contains(&field) || crate::content::KIND_FIELDS.contains(&field)
+}
 
 fn parse_change_id(raw: &str) -> Option<(Uuid, String)> {
     let (id, field) = raw.split_once(':')?;
@@ -142,7 +134,7 @@ fn old_values(entries: &[audit_log::Model], wanted: &[(Uuid, String)]) -> ApiRes
                     format!("entry {audit_id} did not change {field}"),
                 )
             })?;
-        if !REVERTABLE.contains(&field.as_str()) {
+        if !revertable(field) {
             refused.push(field.clone());
             continue;
         }
@@ -168,7 +160,7 @@ mod tests {
     fn every_revertable_field_is_one_the_update_takes() {
         // A field the update did not know would be ignored silently: a revert
         // that claims success and changes nothing.
-        for field in REVERTABLE {
+        for field in COMMON_REVERTABLE.iter().chain(crate::content::KIND_FIELDS.iter()) {
             let probe = serde_json::json!({ *field: "not a valid value of any type 🙃" });
             let err = serde_json::from_value::<UpdateContent>(probe).err();
             let known = err.is_some()

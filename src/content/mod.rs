@@ -28,3 +28,4 @@ pub mod write;
 pub use kind::ContentKind;
 pub use slug::slugify;
 pub use status::ContentStatus;
+pub(crate) use validate::KIND_FIELDS;
