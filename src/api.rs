@@ -58,6 +58,14 @@ fn mount_every_family(mut r: Routes) -> Routes {
     r
 }
 
+/// What the families add to a content item's life (`content::hooks`).
+pub fn content_hooks() -> crate::content::hooks::ContentHooks {
+    crate::content::hooks::ContentHooks {
+        post_attachments: |state, post_id| Box::pin(crate::documents::attachments::for_detail(state, post_id)),
+        submitted_for_review: |txn, submitted| Box::pin(crate::notifications::notify_reviewers(txn, submitted)),
+    }
+}
+
 /// The families whose soft-deleted items the trash lists, restores and purges.
 pub fn trash_sources() -> crate::trash::TrashSources {
     crate::trash::TrashSources(vec![

@@ -68,6 +68,7 @@ impl Plinth {
     /// As [`Plinth::build`], reading time from `clock` (tests move it forward).
     pub async fn build_with_clock(config: Config, clock: Arc<dyn Clock>) -> Result<Self, BoxError> {
         crate::error::set_error_type_base(&config.error_type_base);
+        crate::content::hooks::register(crate::api::content_hooks());
         let db = db::connect(&config.database_url, config.database_acquire_timeout()).await?;
         db::migrate(&db).await?;
         let generated_admin_key = api_keys::bootstrap(&db, clock.now(), &config).await?;

@@ -58,6 +58,7 @@ pub mod system;
 pub mod taxonomy;
 pub mod telemetry;
 pub mod trash;
+pub mod trash_source;
 pub mod values;
 pub mod webhooks;
 

@@ -7,6 +7,7 @@ mod bulk;
 pub mod copy;
 mod draft;
 pub mod events;
+pub mod hooks;
 pub mod http;
 mod kind;
 mod kind_input;

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, content_localization, content_site, term};
+use plinth_entities::{content, content_localization, content_site, environment, term};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
@@ -95,7 +95,7 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
         })
         .collect();
     let documents = match kind {
-        ContentKind::Blog => crate::documents::attachments::for_detail(state, id).await?,
+        ContentKind::Blog => (super::hooks::hooks().post_attachments)(state, id).await?,
         _ => Vec::new(),
     };
     Ok(ContentDetail { item, localizations, categories, documents })
@@ -259,21 +259,24 @@ pub async fn preview(
     let item = get(state, principal, kind, id).await?;
     let environment = match environment_id {
         Some(env_id) => {
-            let env = crate::environments::find(&state.db, env_id).await?;
+            let env = environment::Entity::find_by_id(env_id)
+                .one(&state.db)
+                .await?
+                .ok_or_else(|| ApiError::not_found("environment", env_id))?;
             if !item.site_ids.contains(&env.site_id) {
                 return Err(ApiError::not_found("environment", env_id));
             }
             env
         }
         None => {
-            let mut found = None;
-            for site_id in &item.site_ids {
-                if let Some(env) = crate::environments::default_of(&state.db, *site_id).await? {
-                    found = Some(env);
-                    break;
-                }
-            }
-            found.ok_or_else(|| {
+            // The first of the item's sites (in their order) with a default.
+            let defaults = environment::Entity::find()
+                .filter(environment::Column::SiteId.is_in(item.site_ids.clone()))
+                .filter(environment::Column::IsDefault.eq(true))
+                .all(&state.db)
+                .await?;
+            let first = item.site_ids.iter().find_map(|site| defaults.iter().find(|env| env.site_id == *site));
+            first.cloned().ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::ContentNoDefaultEnvironment,
                     "none of the item's sites has a default environment; pass environment_id",

@@ -12,7 +12,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash::{TrashItem, TrashSource};
+use crate::trash_source::{TrashItem, TrashSource};
 
 /// Every kind of the content engine in the trash.
 pub struct ContentTrash;
@@ -90,7 +90,7 @@ impl TrashSource for ContentTrash {
         Box::pin(async move {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
-            crate::trash::ensure_in_trash(item.is_deleted)?;
+            crate::trash_source::ensure_in_trash(item.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
             let mut row: content::ActiveModel = item.into();
@@ -135,7 +135,7 @@ impl TrashSource for ContentTrash {
         Box::pin(async move {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
-            crate::trash::ensure_purgeable(item.is_deleted)?;
+            crate::trash_source::ensure_purgeable(item.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             // Sites, localizations and taxonomy links cascade with the row.
             content::Entity::delete_by_id(id).exec(&txn).await?;

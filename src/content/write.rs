@@ -21,7 +21,6 @@ use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::notifications;
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
 
@@ -49,7 +48,7 @@ pub(super) async fn notify_if_submitted(
     if to != ContentStatus::InReview || from == ContentStatus::InReview {
         return Ok(());
     }
-    let request = notifications::ReviewRequest {
+    let submitted = super::hooks::SubmittedForReview {
         site_ids,
         entity_type: kind.as_str(),
         entity_id: id,
@@ -57,7 +56,7 @@ pub(super) async fn notify_if_submitted(
         submitted_by: principal.user().map(|u| u.idp_user_id.as_str()),
         at,
     };
-    notifications::notify_reviewers(txn, request).await
+    (super::hooks::hooks().submitted_for_review)(txn, submitted).await
 }
 
 /// Whether the editorial workflow is on for any of the sites.

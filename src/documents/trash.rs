@@ -12,7 +12,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash::{TrashItem, TrashSource};
+use crate::trash_source::{TrashItem, TrashSource};
 
 pub struct DocumentTrash;
 
@@ -66,7 +66,7 @@ impl TrashSource for DocumentTrash {
         Box::pin(async move {
             let doc: document::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
-            crate::trash::ensure_in_trash(doc.is_deleted)?;
+            crate::trash_source::ensure_in_trash(doc.is_deleted)?;
             let mut row: document::ActiveModel = doc.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
@@ -87,7 +87,7 @@ impl TrashSource for DocumentTrash {
         Box::pin(async move {
             let doc: document::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
-            crate::trash::ensure_purgeable(doc.is_deleted)?;
+            crate::trash_source::ensure_purgeable(doc.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             document::Entity::delete_by_id(id).exec(&*txn).await?;
             let actor = principal.actor_id();

@@ -5,7 +5,7 @@ mod model;
 mod service;
 
 pub use model::*;
-pub use service::{default_of, find, seed};
+pub use service::seed;
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;

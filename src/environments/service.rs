@@ -61,10 +61,6 @@ pub async fn default_of<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<
         .await?)
 }
 
-pub async fn find<C: ConnectionTrait>(db: &C, id: Uuid) -> ApiResult<environment::Model> {
-    environment::Entity::find_by_id(id).one(db).await?.ok_or_else(|| ApiError::not_found("environment", id))
-}
-
 fn parse_name(raw: &str) -> Result<String, FieldError> {
     Slug::parse("name", raw).map(Slug::into_inner)
 }

@@ -14,7 +14,7 @@ use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash::{TrashItem, TrashSource};
+use crate::trash_source::{TrashItem, TrashSource};
 
 pub struct MediaTrash;
 
@@ -57,7 +57,7 @@ impl TrashSource for MediaTrash {
     ) -> BoxFuture<'a, ApiResult<serde_json::Value>> {
         Box::pin(async move {
             let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
-            crate::trash::ensure_in_trash(media.file.is_deleted)?;
+            crate::trash_source::ensure_in_trash(media.file.is_deleted)?;
             let now = state.clock.now();
             let mut row: media_file::ActiveModel = media.file.clone().into();
             row.is_deleted = Set(false);
@@ -82,7 +82,7 @@ impl TrashSource for MediaTrash {
     ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
             let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
-            crate::trash::ensure_purgeable(media.file.is_deleted)?;
+            crate::trash_source::ensure_purgeable(media.file.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             // Sites, variants and metadata go with it (foreign keys cascade).
             media_file::Entity::delete_by_id(id).exec(&*txn).await?;

@@ -11,7 +11,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash::{TrashItem, TrashSource};
+use crate::trash_source::{TrashItem, TrashSource};
 
 /// The newest `limit` deleted menus and items of the site.
 pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<Vec<TrashItem>> {
@@ -77,7 +77,7 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         let menu =
             nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
         principal.require(state, menu.site_id, Capability::AdministerSite).await?;
-        crate::trash::ensure_in_trash(menu.is_deleted)?;
+        crate::trash_source::ensure_in_trash(menu.is_deleted)?;
         let site_id = menu.site_id;
         let mut row: nav_menu::ActiveModel = menu.into();
         row.is_deleted = Set(false);
@@ -99,7 +99,7 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
     let item =
         nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;
     principal.require(state, item.site_id, Capability::AdministerSite).await?;
-    crate::trash::ensure_in_trash(item.is_deleted)?;
+    crate::trash_source::ensure_in_trash(item.is_deleted)?;
     let txn = crate::db::begin_write(&state.db).await?;
     let parent_live = match item.parent_id {
         Some(parent) => nav_item::Entity::find_by_id(parent)
@@ -147,7 +147,7 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
         (item.site_id, item.is_deleted)
     };
     principal.require(state, site_id, Capability::AdministerSite).await?;
-    crate::trash::ensure_purgeable(deleted)?;
+    crate::trash_source::ensure_purgeable(deleted)?;
     let txn = crate::db::begin_write(&state.db).await?;
     if entity_type == "menu" {
         nav_menu::Entity::delete_by_id(id).exec(&txn).await?;

@@ -6,7 +6,7 @@ mod model;
 pub mod service;
 
 pub use model::*;
-pub use service::{notify_reviewers, ReviewRequest, DEFAULT_PER_PAGE};
+pub use service::{notify_reviewers, DEFAULT_PER_PAGE};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;

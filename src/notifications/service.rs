@@ -11,28 +11,17 @@ use uuid::Uuid;
 
 use super::model::{MarkedRead, NotificationQuery, NotificationResponse};
 use crate::auth::{Capability, Role};
+use crate::content::hooks::SubmittedForReview;
 use crate::error::{ApiError, ApiResult};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::state::AppState;
 
 pub const DEFAULT_PER_PAGE: u64 = 20;
 
-/// What a review request is about.
-pub struct ReviewRequest<'a> {
-    pub site_ids: &'a [Uuid],
-    pub entity_type: &'a str,
-    pub entity_id: Uuid,
-    pub title: &'a str,
-    /// The submitting user, who is not notified of their own request.
-    pub submitted_by: Option<&'a str>,
-    /// When it was submitted (the app's clock).
-    pub at: DateTime<Utc>,
-}
-
 /// Notifies every reviewer, editor, admin and owner of the item's sites, inside
 /// the caller's transaction (so the notification exists exactly when the status
 /// change does).
-pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: ReviewRequest<'_>) -> ApiResult<()> {
+pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: SubmittedForReview<'_>) -> ApiResult<()> {
     let members = site_member::Entity::find()
         .filter(site_member::Column::SiteId.is_in(request.site_ids.to_vec()))
         .all(db)

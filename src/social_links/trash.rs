@@ -12,7 +12,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash::{TrashItem, TrashSource};
+use crate::trash_source::{TrashItem, TrashSource};
 
 pub struct SocialTrash;
 
@@ -61,7 +61,7 @@ impl TrashSource for SocialTrash {
         Box::pin(async move {
             let link: social_link::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
-            crate::trash::ensure_in_trash(link.is_deleted)?;
+            crate::trash_source::ensure_in_trash(link.is_deleted)?;
             let mut row: social_link::ActiveModel = link.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
@@ -92,7 +92,7 @@ impl TrashSource for SocialTrash {
         Box::pin(async move {
             let link: social_link::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
-            crate::trash::ensure_purgeable(link.is_deleted)?;
+            crate::trash_source::ensure_purgeable(link.is_deleted)?;
             let txn = crate::db::begin_write(&state.db).await?;
             social_link::Entity::delete_by_id(id).exec(&txn).await?;
             let actor = principal.actor_id();

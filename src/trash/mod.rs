@@ -3,13 +3,10 @@
 //! [`TrashSource`]; the handlers get the list of sources as app data, so the trash
 //! imports no family.
 
-mod source;
-
-pub use source::{TrashSource, TrashSources};
+pub use crate::trash_source::{TrashItem, TrashSource, TrashSources};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -29,27 +26,6 @@ pub fn routes(r: &mut Routes) {
 const ENTITY_TYPES: [&str; 11] =
     ["blog", "page", "project", "cv_entry", "skill", "media", "document", "legal", "social", "menu", "menu_item"];
 
-/// For a restore: TRASH_ALREADY_RESTORED unless the item is in the trash.
-pub fn ensure_in_trash(is_deleted: bool) -> ApiResult<()> {
-    if is_deleted {
-        Ok(())
-    } else {
-        Err(ApiError::new(ErrorCode::TrashAlreadyRestored, "the item is not in the trash"))
-    }
-}
-
-/// For a permanent delete: TRASH_NOT_DELETED unless the item is in the trash.
-pub fn ensure_purgeable(is_deleted: bool) -> ApiResult<()> {
-    if is_deleted {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::TrashNotDeleted,
-            "only items in the trash can be deleted for good; delete it first",
-        ))
-    }
-}
-
 /// The source of `entity_type`: CONTENT_UNKNOWN_ENTITY_TYPE for a type the spec
 /// does not name, not found for one no family serves yet.
 fn source_of(sources: &TrashSources, entity_type: &str, id: Uuid) -> ApiResult<&'static dyn TrashSource> {
@@ -60,21 +36,6 @@ fn source_of(sources: &TrashSources, entity_type: &str, id: Uuid) -> ApiResult<&
         ));
     }
     sources.for_type(entity_type).ok_or_else(|| ApiError::not_found(entity_type, id))
-}
-
-/// One entry of the trash, whatever table it lives in.
-#[derive(Serialize, ToSchema)]
-pub struct TrashItem {
-    /// The item's id.
-    pub id: Uuid,
-    /// What it is (`blog`, `page`, `media`, …).
-    pub entity_type: String,
-    /// Its title or name.
-    pub title: String,
-    /// Its slug; for media the filename, for documents the type, for menu items the URL.
-    pub slug: String,
-    /// When it was deleted; null when not recorded.
-    pub deleted_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Serialize, ToSchema)]
