@@ -99,8 +99,6 @@ fn kinds() -> [(&'static str, &'static str, Value); 6] {
 /// Adds `{Kind}ListItem` and `Paginated_{Kind}ListItem` for every kind and
 /// points each kind's operations at them instead of the shared schemas.
 pub fn document_kind_list_items(openapi: &mut OpenApi) {
-    const SHARED: &str = "\"#/components/schemas/ContentListItem\"";
-    const SHARED_PAGE: &str = "\"#/components/schemas/Paginated_ContentListItem\"";
     let Some(components) = openapi.components.as_mut() else { return };
     let Some(shared_page) = components.schemas.get("Paginated_ContentListItem").cloned() else { return };
     let shared_page = serde_json::to_value(&shared_page).unwrap_or_default();
@@ -138,18 +136,50 @@ pub fn document_kind_list_items(openapi: &mut OpenApi) {
         else {
             continue;
         };
-        let json = serde_json::to_string(item).unwrap_or_default();
-        let bodies = ["\"#/components/schemas/CreateContent\"", "\"#/components/schemas/UpdateContent\""];
-        if !json.contains(SHARED) && !json.contains(SHARED_PAGE) && !bodies.iter().any(|b| json.contains(b)) {
-            continue;
+        let kind_schema = |shared: &str| match shared {
+            "Paginated_ContentListItem" => Some(format!("Paginated_{name}ListItem")),
+            "ContentListItem" => Some(format!("{name}ListItem")),
+            "CreateContent" => Some(format!("Create{name}")),
+            "UpdateContent" => Some(format!("Update{name}")),
+            _ => None,
+        };
+        for op in
+            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
+        {
+            let bodies = op.request_body.iter_mut().flat_map(|body| body.content.values_mut());
+            let answers = op.responses.responses.values_mut().flat_map(|response| match response {
+                RefOr::T(response) => Some(response.content.values_mut()),
+                RefOr::Ref(_) => None,
+            });
+            for content in bodies.chain(answers.flatten()) {
+                if let Some(schema) = content.schema.as_mut() {
+                    point_at(schema, &kind_schema);
+                }
+            }
         }
-        let json = json
-            .replace(SHARED_PAGE, &format!("\"#/components/schemas/Paginated_{name}ListItem\""))
-            .replace(SHARED, &format!("\"#/components/schemas/{name}ListItem\""))
-            .replace(bodies[0], &format!("\"#/components/schemas/Create{name}\""))
-            .replace(bodies[1], &format!("\"#/components/schemas/Update{name}\""));
-        if let Ok(kind_item) = serde_json::from_str(&json) {
-            *item = kind_item;
+    }
+}
+
+/// `schema` with every reference to a shared schema that `kind_schema` renames
+/// pointed at the kind's own.
+fn point_at(schema: &mut RefOr<Schema>, kind_schema: &impl Fn(&str) -> Option<String>) {
+    use utoipa::openapi::schema::ArrayItems;
+    match schema {
+        RefOr::Ref(reference) => {
+            let shared = reference.ref_location.trim_start_matches("#/components/schemas/");
+            if let Some(own) = kind_schema(shared) {
+                reference.ref_location = format!("#/components/schemas/{own}");
+            }
         }
+        RefOr::T(Schema::Array(array)) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                point_at(items, kind_schema);
+            }
+        }
+        RefOr::T(Schema::Object(object)) => object.properties.values_mut().for_each(|p| point_at(p, kind_schema)),
+        RefOr::T(Schema::AllOf(all)) => all.items.iter_mut().for_each(|s| point_at(s, kind_schema)),
+        RefOr::T(Schema::OneOf(one)) => one.items.iter_mut().for_each(|s| point_at(s, kind_schema)),
+        RefOr::T(Schema::AnyOf(any)) => any.items.iter_mut().for_each(|s| point_at(s, kind_schema)),
+        RefOr::T(_) => {}
     }
 }

@@ -5,7 +5,11 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
-use crate::{content, taxonomy};
+mod constraints;
+mod kinds;
+
+pub use constraints::*;
+use kinds::DerivedKinds;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -29,91 +33,6 @@ impl Modify for SecuritySchemes {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
         );
     }
-}
-
-/// Handlers shared by several kinds are documented once, under the first kind's
-/// paths; every other kind gets the same entries with its own paths, tags,
-/// operation ids and codes.
-struct DerivedKinds;
-
-/// `(operations documented once, word to replace, singular to replace, the other
-/// kinds as (singular, plural, tag))`
-type Derivation =
-    (&'static [&'static str], &'static str, &'static str, &'static [(&'static str, &'static str, &'static str)]);
-
-const DERIVATIONS: [Derivation; 2] = [
-    (
-        &content::http::SHARED_OPERATIONS,
-        "blogs",
-        "blog",
-        &[
-            ("page", "pages", "Pages"),
-            ("cv", "cv", "CV entries"),
-            ("project", "projects", "Projects"),
-            ("legal", "legal", "Legal documents"),
-            ("skill", "skills", "Skills"),
-        ],
-    ),
-    (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),
-];
-
-impl Modify for DerivedKinds {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for (shared_ops, plural_word, singular_word, others) in DERIVATIONS {
-            let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
-                .paths
-                .paths
-                .iter()
-                .filter(|(_, item)| {
-                    operations(item).any(|op| op.operation_id.as_deref().is_some_and(|id| shared_ops.contains(&id)))
-                })
-                .map(|(path, item)| (path.clone(), item.clone()))
-                .collect();
-            let source_tag = if plural_word == "blogs" { "Blogs" } else { "Taxonomy" };
-            for (singular, plural, tag) in others {
-                for (path, item) in &shared {
-                    let json = serde_json::to_string(item).unwrap_or_default();
-                    let json = json
-                        .replace(&format!("\"{source_tag}\""), &format!("\"{tag}\""))
-                        .replace(plural_word, plural)
-                        .replace(singular_word, singular)
-                        .replace(&singular_word.to_uppercase(), &singular.to_uppercase());
-                    if let Ok(item) = serde_json::from_str(&json) {
-                        openapi.paths.paths.insert(path.replace(plural_word, plural), item);
-                    }
-                }
-            }
-        }
-        cv_detail_is_the_plain_item(openapi);
-        entry_type_filters_cv_only(openapi);
-    }
-}
-
-/// `entry_type` filters CV entries only: every other kind's list refuses it
-/// (400), so only the CV list documents it.
-fn entry_type_filters_cv_only(openapi: &mut utoipa::openapi::OpenApi) {
-    for (path, item) in openapi.paths.paths.iter_mut() {
-        if path == "/sites/{site_id}/cv" {
-            continue;
-        }
-        if let Some(parameters) = item.get.as_mut().and_then(|op| op.parameters.as_mut()) {
-            parameters.retain(|p| p.name != "entry_type");
-        }
-    }
-}
-
-/// The spec gives a CV entry's `/detail` the shape of the plain item (the
-/// handler answers `GET /cv/{id}`'s body), not the blog's `ContentDetail`.
-fn cv_detail_is_the_plain_item(openapi: &mut utoipa::openapi::OpenApi) {
-    let plain = openapi.paths.paths.get("/cv/{id}").and_then(|item| item.get.as_ref()).map(|op| op.responses.clone());
-    let detail = openapi.paths.paths.get_mut("/cv/{id}/detail").and_then(|item| item.get.as_mut());
-    if let (Some(plain), Some(detail)) = (plain, detail) {
-        detail.responses = plain;
-    }
-}
-
-fn operations(item: &utoipa::openapi::PathItem) -> impl Iterator<Item = &utoipa::openapi::path::Operation> {
-    [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten()
 }
 
 struct PrefixPaths;
@@ -154,180 +73,8 @@ pub fn document() -> utoipa::openapi::OpenApi {
     DerivedKinds.modify(&mut doc);
     crate::content::list_item_schemas::document_kind_list_items(&mut doc);
     PrefixPaths.modify(&mut doc);
+    cross_field_rules(&mut doc);
     formats_as_patterns(doc)
-}
-
-/// A UUID: what `format: uuid` fields and parameters take (the server parses
-/// every one and refuses anything else, the empty string included).
-pub const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
-/// An RFC 3339 timestamp, as `format: date-time` fields take.
-pub const DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
-/// A date (`YYYY-MM-DD`), as `format: date` fields take.
-pub const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
-/// A date (`YYYY-MM-DD`) or an RFC 3339 timestamp (`values::date_or_datetime`).
-pub const DATE_OR_DATE_TIME_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$";
-/// Multi-line text (`values::text`): no control character but TAB, LF and CR.
-pub const TEXT_PATTERN: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$";
-/// One line (`values::required_line`): no control character, bidi override or
-/// isolate, zero width space or byte order mark, and not blank.
-pub const LINE_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF][^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
-/// A slug (`values::Slug`): lowercase letters, digits and single hyphens, no hyphen at either end.
-pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
-/// A path on the site (`redirects`): starts with `/`, no whitespace.
-pub const PATH_PATTERN: &str = "^/\\S*$";
-/// An absolute http(s) URL with a host (`values::link_target`), here limited to
-/// plain host names and IP addresses.
-pub const HTTP_URL_PATTERN: &str = "^https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?$";
-/// A site's base URL (`values::BaseUrl`): as [`HTTP_URL_PATTERN`] without a query
-/// or fragment; blank for none.
-pub const BASE_URL_PATTERN: &str =
-    "^(\\s*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[^\\s?#]*)?)$";
-/// A redirect's destination (`redirects::service`): a path on the site of at
-/// most 500 characters, or an [`HTTP_URL_PATTERN`] URL (a test keeps the two
-/// equal).
-pub const REDIRECT_DESTINATION_PATTERN: &str =
-    "^(/\\S{0,499}|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
-/// The `site_ids` part of a media upload (`media::upload`): a JSON array of
-/// at least one UUID, or UUIDs separated by commas; only JSON's whitespace
-/// around them (what the server trims).
-pub const SITE_IDS_PATTERN: &str =
-    "^[ \\t\\n\\r]*(\\[[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\"([ \\t\\n\\r]*,[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\")*[ \\t\\n\\r]*\\]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}([ \\t\\n\\r]*,[ \\t\\n\\r]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})*)[ \\t\\n\\r]*$";
-/// A link target that may also be a path (`values::link_target` with
-/// `allow_path`): a path starting with `/` without whitespace, or an
-/// [`HTTP_URL_PATTERN`] URL (a test keeps the two equal).
-pub const LINK_PATTERN: &str = "^(/\\S*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
-/// [`LINE_PATTERN`] where blank is allowed.
-pub const OPTIONAL_LINE_PATTERN: &str =
-    "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
-
-/// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
-/// an attribute takes only a literal), so each is written once.
-const NAMED_PATTERNS: [(&str, &str); 12] = [
-    ("<slug>", SLUG_PATTERN),
-    ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
-    ("<path>", PATH_PATTERN),
-    ("<http url>", HTTP_URL_PATTERN),
-    ("<redirect destination>", REDIRECT_DESTINATION_PATTERN),
-    ("<site ids>", SITE_IDS_PATTERN),
-    ("<link>", LINK_PATTERN),
-    ("<base url>", BASE_URL_PATTERN),
-    ("<line>", LINE_PATTERN),
-    ("<optional line>", OPTIONAL_LINE_PATTERN),
-    ("<text>", TEXT_PATTERN),
-    ("<date or date-time>", DATE_OR_DATE_TIME_PATTERN),
-];
-
-/// What a path parameter names, by its name, where its handler says nothing
-/// more specific. Ids that name nothing (or nothing the caller may see) answer
-/// 404.
-const PATH_PARAMETERS: [(&str, &str); 16] = [
-    ("id", "The id of the item the path names"),
-    ("site_id", "The site's id (a UUID)"),
-    ("loc_id", "The localization's id (a UUID)"),
-    ("slug", "The slug of the site or item the path names"),
-    ("blog_id", "The post's id (a UUID)"),
-    ("locale_id", "The global locale's id (a UUID)"),
-    ("form_id", "The form's id (a UUID)"),
-    ("metadata_id", "The metadata entry's id (a UUID)"),
-    ("job_id", "The export job's id (a UUID)"),
-    ("doc_id", "The document's id (a UUID)"),
-    ("note_id", "The note's id (a UUID)"),
-    ("reference_code", "The reference code the submission's visitor was given"),
-    ("entity_type", "The type of the audited item, as its audit entries record it (`blog`, `page`, `site`, ...)"),
-    ("entity_id", "The id of the audited item"),
-    ("idp_user_id", "The identity-provider user's id"),
-    ("step", "The onboarding step's key"),
-];
-
-/// What a body property says, by its name, where its field says nothing more
-/// specific: names that mean the same on every object.
-const COMMON_PROPERTIES: [(&str, &str); 3] =
-    [("id", "Its id"), ("created_at", "When it was created"), ("updated_at", "When it last changed")];
-
-/// `format` alone does not constrain a value (JSON Schema 2020-12 treats it as
-/// an annotation), so an empty string would pass for a UUID or a timestamp:
-/// every such schema also gets the pattern the server's parser holds it to.
-/// Placeholders of [`NAMED_PATTERNS`] become their patterns, and properties
-/// without a description get their [`COMMON_PROPERTIES`] one.
-fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
-    use utoipa::openapi::path::ParameterIn;
-    use utoipa::openapi::schema::{ArrayItems, Schema};
-    use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
-    fn walk(schema: &mut RefOr<Schema>) {
-        let RefOr::T(schema) = schema else { return };
-        match schema {
-            Schema::Object(object) => {
-                let implied = match &object.format {
-                    Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)) => Some(UUID_PATTERN),
-                    Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)) => Some(DATE_TIME_PATTERN),
-                    Some(SchemaFormat::KnownFormat(KnownFormat::Date)) => Some(DATE_PATTERN),
-                    _ => None,
-                };
-                if let (None, Some(pattern)) = (&object.pattern, implied) {
-                    object.pattern = Some(pattern.to_string());
-                }
-                if let Some(named) = object.pattern.as_mut() {
-                    if let Some((_, pattern)) = NAMED_PATTERNS.iter().find(|(name, _)| name == named) {
-                        *named = pattern.to_string();
-                    }
-                }
-                for (name, property) in object.properties.iter_mut() {
-                    if let RefOr::T(Schema::Object(property)) = property {
-                        if property.description.is_none() {
-                            property.description = COMMON_PROPERTIES
-                                .iter()
-                                .find(|(common, _)| common == name)
-                                .map(|(_, description)| description.to_string());
-                        }
-                    }
-                    walk(property);
-                }
-            }
-            Schema::Array(array) => {
-                if let ArrayItems::RefOrSchema(items) = &mut array.items {
-                    walk(items);
-                }
-            }
-            Schema::OneOf(one_of) => one_of.items.iter_mut().for_each(walk),
-            Schema::AllOf(all_of) => all_of.items.iter_mut().for_each(walk),
-            Schema::AnyOf(any_of) => any_of.items.iter_mut().for_each(walk),
-            _ => {}
-        }
-    }
-    if let Some(components) = doc.components.as_mut() {
-        components.schemas.values_mut().for_each(walk);
-    }
-    for item in doc.paths.paths.values_mut() {
-        for op in
-            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
-        {
-            for parameter in op.parameters.iter_mut().flatten() {
-                parameter.schema.iter_mut().for_each(walk);
-                // utoipa drops the doc comment of a field whose schema is
-                // `schema_with`: the parameter says what its schema says.
-                if parameter.description.is_none() {
-                    if let Some(RefOr::T(Schema::Object(object))) = &parameter.schema {
-                        parameter.description = object.description.clone();
-                    }
-                }
-                if parameter.description.is_none() && parameter.parameter_in == ParameterIn::Path {
-                    parameter.description = PATH_PARAMETERS
-                        .iter()
-                        .find(|(name, _)| *name == parameter.name)
-                        .map(|(_, description)| description.to_string());
-                }
-            }
-            for content in op.request_body.iter_mut().flat_map(|body| body.content.values_mut()) {
-                content.schema.iter_mut().for_each(walk);
-            }
-            for response in op.responses.responses.values_mut() {
-                if let RefOr::T(response) = response {
-                    response.content.values_mut().for_each(|content| content.schema.iter_mut().for_each(walk));
-                }
-            }
-        }
-    }
-    doc
 }
 
 /// What every operation shares, applied once here instead of on each handler:
@@ -391,6 +138,7 @@ impl Modify for CommonParts {
 mod tests {
     use std::collections::HashMap;
 
+    use super::kinds::operations;
     use super::*;
 
     /// The public contract, kept in the repository as `openapi.json`, so every
@@ -457,11 +205,48 @@ mod tests {
         assert!(!text.contains("\"format\":\"uuid\"}"), "a uuid without its pattern");
     }
 
+    /// The date patterns take exactly the dates chrono parses, leap years
+    /// included, as a client's validator would run them (ECMAScript regex).
+    #[test]
+    fn date_patterns_take_exactly_the_dates_that_exist() {
+        let date = regress::Regex::new(DATE_PATTERN).expect("the date pattern compiles");
+        let date_time = regress::Regex::new(DATE_TIME_PATTERN).expect("the timestamp pattern compiles");
+        let either = regress::Regex::new(DATE_OR_DATE_TIME_PATTERN).expect("the pattern compiles");
+        for year in [1900, 2000, 2023, 2024, 2100, 2400] {
+            for month in 1..=12 {
+                for day in 1..=31 {
+                    let text = format!("{year:04}-{month:02}-{day:02}");
+                    let exists = chrono::NaiveDate::from_ymd_opt(year, month, day).is_some();
+                    assert_eq!(date.find(&text).is_some(), exists, "{text}");
+                    assert_eq!(either.find(&text).is_some(), exists, "{text}");
+                    let stamp = format!("{text}T12:30:00.5+02:00");
+                    assert_eq!(date_time.find(&stamp).is_some(), exists, "{stamp}");
+                    assert_eq!(either.find(&stamp).is_some(), exists, "{stamp}");
+                }
+            }
+        }
+        assert!(date_time.find("2024-01-01T24:00:00Z").is_none());
+        assert!(date.find("2024-01-01x").is_none());
+    }
+
     #[test]
     fn a_redirect_destination_is_a_path_or_an_http_url() {
         let url = HTTP_URL_PATTERN.trim_start_matches('^').trim_end_matches('$');
         assert_eq!(REDIRECT_DESTINATION_PATTERN, format!("^(/\\S{{0,499}}|{url})$"));
         assert_eq!(LINK_PATTERN, format!("^(/\\S*|{url})$"));
+    }
+
+    /// Each cross-field rule lands on its schema (a renamed schema would
+    /// otherwise drop it without a sound).
+    #[test]
+    fn cross_field_rules_are_written_on_their_schemas() {
+        let doc = serde_json::to_value(document()).expect("the document serializes");
+        for name in ["CreateCvEntry", "UpdateCvEntry", "CreateApiKey"] {
+            let schema = &doc["components"]["schemas"][name];
+            assert!(schema["if"]["required"].is_array(), "{name} has its condition");
+            assert!(schema["then"]["properties"].is_object(), "{name} has its consequence");
+        }
+        assert_eq!(doc["components"]["schemas"]["CreateCvEntry"]["then"]["properties"]["end_date"]["type"], "null");
     }
 
     /// Every `$ref` names a schema of the document's components.
