@@ -30,7 +30,17 @@ pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseCon
                 .foreign_keys(true)
         });
     } else {
-        options.max_connections(16).min_connections(1);
+        // Every execution planned for the tables as they are now. PostgreSQL
+        // otherwise settles on a generic plan per statement and connection
+        // after five runs, and keeps it until the next ANALYZE: a plan made
+        // while a site's tables held a hundred rows (a seq scan is cheapest
+        // then) stayed in use at 40,000, and each post's slug check read the
+        // whole site (writes fell from 700/s to 65/s). Planning our statements
+        // costs tens of microseconds; a wrong plan costs the table.
+        options
+            .max_connections(16)
+            .min_connections(1)
+            .map_sqlx_postgres_opts(|opts| opts.options([("plan_cache_mode", "force_custom_plan")]));
     }
     Database::connect(options).await
 }

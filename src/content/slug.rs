@@ -46,21 +46,37 @@ pub async fn available_slug<C: ConnectionTrait>(
 ) -> ApiResult<String> {
     // Only the candidates themselves are looked up: index probes of
     // `(slug, site_id, kind)`, however many slugs of the site share the prefix
-    // (`post-1` … `post-100000` for a `post`).
-    let candidates = crate::values::numbered(base, 1..=MAX_SLUG_ATTEMPTS as u32);
+    // (`post-1` … `post-100000` for a `post`). The base alone first, as it is
+    // nearly always free: one probe, planned in microseconds; the numbered
+    // candidates (a hundred values to plan for) only when it is taken.
+    if taken_of(db, kind, site_ids, vec![base.to_string()], exclude).await?.is_empty() {
+        return Ok(base.to_string());
+    }
+    let candidates = crate::values::numbered(base, 2..=MAX_SLUG_ATTEMPTS as u32);
+    let taken = taken_of(db, kind, site_ids, candidates.clone(), exclude).await?;
+    candidates.into_iter().find(|candidate| !taken.contains(candidate)).ok_or_else(|| {
+        ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts"))
+    })
+}
+
+/// Which of `candidates` an item of `kind` other than `exclude` has on one of `site_ids`.
+async fn taken_of<C: ConnectionTrait>(
+    db: &C,
+    kind: ContentKind,
+    site_ids: &[Uuid],
+    candidates: Vec<String>,
+    exclude: Option<Uuid>,
+) -> ApiResult<std::collections::HashSet<String>> {
     let mut query = content_site::Entity::find()
         .select_only()
         .column(content_site::Column::Slug)
         .filter(content_site::Column::Kind.eq(kind.as_str()))
         .filter(content_site::Column::SiteId.is_in(site_ids.to_vec()))
-        .filter(content_site::Column::Slug.is_in(candidates.clone()));
+        .filter(content_site::Column::Slug.is_in(candidates));
     if let Some(id) = exclude {
         query = query.filter(content_site::Column::ContentId.ne(id));
     }
-    let taken: std::collections::HashSet<String> = query.into_tuple::<String>().all(db).await?.into_iter().collect();
-    candidates.into_iter().find(|candidate| !taken.contains(candidate)).ok_or_else(|| {
-        ApiError::new(exhausted, format!("no free slug for '{base}' after {MAX_SLUG_ATTEMPTS} attempts"))
-    })
+    Ok(query.into_tuple::<String>().all(db).await?.into_iter().collect())
 }
 
 #[cfg(test)]
