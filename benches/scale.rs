@@ -28,7 +28,8 @@
 //!
 //! Settings: PLINTH_SCALE_STEPS (default `100,1000,10000,100000`),
 //! PLINTH_SCALE_SITES (default 1000; 0 skips that part),
-//! PLINTH_TEST_DATABASE_URL (also PostgreSQL), PLINTH_SCALE_SQLITE=0 (PostgreSQL only).
+//! PLINTH_TEST_DATABASE_URL (also PostgreSQL), PLINTH_SCALE_SQLITE=0 (PostgreSQL only),
+//! PLINTH_SCALE_KEEP=1 (keep the databases, paths printed, for profiling).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

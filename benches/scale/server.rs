@@ -46,6 +46,14 @@ impl Database {
 
 impl Drop for Database {
     fn drop(&mut self) {
+        // PLINTH_SCALE_KEEP=1 keeps each database for profiling afterwards.
+        if std::env::var("PLINTH_SCALE_KEEP").is_ok_and(|v| v.trim() == "1") {
+            if let Ok(spare) = tempfile::tempdir() {
+                let dir = std::mem::replace(&mut self.dir, spare).keep();
+                eprintln!("kept {} (directory {})", self.url, dir.display());
+            }
+            return;
+        }
         let Some(admin) = self.admin_url.clone() else { return };
         let name = self.url.rsplit_once('/').map(|(_, name)| name.to_string()).unwrap_or_default();
         // Its own thread and runtime: this may run while a panic unwinds out of
