@@ -5,6 +5,8 @@
 
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
+use sea_orm::sea_query::{Asterisk, Expr, ExprTrait, SelectStatement, SimpleExpr};
+use sea_orm::{EntityTrait, FromQueryResult, QuerySelect, QueryTrait, Select};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -15,7 +17,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
 /// One entry of the trash, whatever table it lives in.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, FromQueryResult)]
 pub struct TrashItem {
     /// The item's id.
     pub id: Uuid,
@@ -54,11 +56,15 @@ pub trait TrashSource: Send + Sync {
     /// The `entity_type` values this source answers for (`social`, `menu`, …).
     fn entity_types(&self) -> &'static [&'static str];
 
-    /// The newest `limit` deleted items of the site, newest-deleted first.
-    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>>;
+    /// Queries of the site's deleted items, each selecting the columns of a
+    /// [`TrashItem`] ([`trash_rows`]) newest-deleted first, at most `limit`
+    /// rows, as an index range scan in that order. The trash runs every
+    /// source's queries as one.
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement>;
 
-    /// How many of the site's items are in the trash.
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>>;
+    /// Queries of one count each ([`count_of`]), whose sum is how many of the
+    /// site's items are in the trash.
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement>;
 
     /// Takes an item out of the trash (TRASH_ALREADY_RESTORED when it is not in
     /// it) and answers with it in its own shape. The source checks permissions.
@@ -89,4 +95,32 @@ impl TrashSources {
     pub fn for_type(&self, entity_type: &str) -> Option<&'static dyn TrashSource> {
         self.0.iter().copied().find(|s| s.entity_types().contains(&entity_type))
     }
+}
+
+/// What a trash query selects, named as [`TrashItem`]'s fields.
+pub struct TrashColumns {
+    pub id: SimpleExpr,
+    pub entity_type: &'static str,
+    pub title: SimpleExpr,
+    pub slug: SimpleExpr,
+    pub deleted_at: SimpleExpr,
+}
+
+/// `select` (filtered, ordered and limited by the source) reading `columns`.
+pub fn trash_rows<E: EntityTrait>(select: Select<E>, columns: TrashColumns) -> SelectStatement {
+    select
+        .select_only()
+        .column_as(columns.id, "id")
+        .column_as(Expr::val(columns.entity_type), "entity_type")
+        .column_as(columns.title, "title")
+        .column_as(columns.slug, "slug")
+        .column_as(columns.deleted_at, "deleted_at")
+        .into_query()
+}
+
+/// How many rows `select` finds (its order, if any, dropped).
+pub fn count_of<E: EntityTrait>(select: Select<E>) -> SelectStatement {
+    let mut count = select.select_only().expr(Expr::col(Asterisk).count()).into_query();
+    count.clear_order_by();
+    count
 }

@@ -1,8 +1,9 @@
 //! Content in the trash: every kind of the content engine, as one trash source.
 
 use futures_util::future::BoxFuture;
-use plinth_entities::{content, content_site};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use plinth_entities::{content, content_listing, content_site};
+use sea_orm::sea_query::{Expr, SelectStatement};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryTrait};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -12,7 +13,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{TrashItem, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
 
 /// Every kind of the content engine in the trash.
 pub struct ContentTrash;
@@ -54,30 +55,32 @@ impl TrashSource for ContentTrash {
         &CONTENT_TYPES
     }
 
-    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
-        Box::pin(async move {
-            // The newest `limit` of each kind, each an index range scan in
-            // its order (`ix_content_sites_trash`), read from the site rows'
-            // copies of title and deletion time, never the items; the trash
-            // merges them with the other sources' and cuts the page.
-            let mut items = Vec::new();
-            for kind in ContentKind::ALL {
-                let trashed = Filter::trashed(site_id, Some(kind));
-                let rows = listing::page_rows(&trashed, Sort::LATEST_DELETED, limit, 0).all(&state.db).await?;
-                items.extend(rows.into_iter().map(|row| TrashItem {
-                    id: row.content_id,
-                    entity_type: row.kind,
-                    title: row.title,
-                    slug: row.slug,
-                    deleted_at: row.deleted_at,
-                }));
-            }
-            Ok(items)
-        })
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement> {
+        // The newest `limit` of each kind, each an index range scan in its
+        // order (`ix_content_sites_trash`), read from the site rows' copies of
+        // title and deletion time, never the items.
+        let column = |column: content_listing::Column| Expr::col((content_listing::Entity, column));
+        ContentKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let rows = listing::page_rows(&Filter::trashed(site_id, Some(kind)), Sort::LATEST_DELETED, limit, 0);
+                let columns = TrashColumns {
+                    id: column(content_listing::Column::ContentId),
+                    entity_type: kind.as_str(),
+                    title: column(content_listing::Column::Title),
+                    slug: column(content_listing::Column::Slug),
+                    deleted_at: column(content_listing::Column::DeletedAt),
+                };
+                trash_rows(rows, columns)
+            })
+            .collect()
     }
 
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { listing::total(&state.db, &Filter::trashed(site_id, None)).await })
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement> {
+        // From the counters (one row per kind and status) when they hold it.
+        let trashed = Filter::trashed(site_id, None);
+        let count = listing::counted(&trashed).map(QueryTrait::into_query);
+        vec![count.unwrap_or_else(|| count_of(listing::rows(&trashed)))]
     }
 
     fn restore<'a>(

@@ -2,7 +2,8 @@
 
 use futures_util::future::BoxFuture;
 use plinth_entities::document;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::sea_query::{Expr, Func, SelectStatement};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -12,7 +13,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash_source::{TrashItem, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
 
 pub struct DocumentTrash;
 
@@ -34,26 +35,26 @@ impl TrashSource for DocumentTrash {
         &["document"]
     }
 
-    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
-        Box::pin(async move {
-            Ok(trash_query(site_id)
-                .limit(limit)
-                .all(&state.db)
-                .await?
-                .into_iter()
-                .map(|d| TrashItem {
-                    id: d.id,
-                    entity_type: "document".into(),
-                    title: title(&d),
-                    slug: d.document_type.clone(),
-                    deleted_at: d.deleted_at,
-                })
-                .collect())
-        })
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement> {
+        let column = |column: document::Column| Expr::col((document::Entity, column));
+        let columns = TrashColumns {
+            id: column(document::Column::Id),
+            entity_type: "document",
+            // As [`title`]: the file's name, else its URL, else its type.
+            title: Func::coalesce([
+                column(document::Column::FileName),
+                column(document::Column::Url),
+                column(document::Column::DocumentType),
+            ])
+            .into(),
+            slug: column(document::Column::DocumentType),
+            deleted_at: column(document::Column::DeletedAt),
+        };
+        vec![trash_rows(trash_query(site_id).limit(limit), columns)]
     }
 
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { Ok(trash_query(site_id).count(&state.db).await?) })
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement> {
+        vec![count_of(trash_query(site_id))]
     }
 
     fn restore<'a>(

@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
-use plinth_entities::{media_file, media_site};
-use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
+use plinth_entities::{media_file, media_listing, media_site};
+use sea_orm::sea_query::{Expr, ExprTrait, Query, SelectStatement, SimpleExpr, SubQueryStatement};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -14,7 +14,7 @@ use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{TrashItem, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
 
 pub struct MediaTrash;
 
@@ -28,24 +28,29 @@ impl TrashSource for MediaTrash {
         &["media"]
     }
 
-    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
-        Box::pin(async move {
-            Ok(listing::files(&state.db, &deleted_media(site_id), limit, 0)
-                .await?
-                .into_iter()
-                .map(|m| TrashItem {
-                    id: m.id,
-                    entity_type: "media".into(),
-                    title: m.filename.clone(),
-                    slug: m.filename,
-                    deleted_at: m.deleted_at,
-                })
-                .collect())
-        })
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement> {
+        // The site's rows in deletion order; the file's name by its key.
+        let filename = Query::select()
+            .column(media_file::Column::Filename)
+            .from(media_file::Entity)
+            .and_where(
+                Expr::col((media_file::Entity, media_file::Column::Id))
+                    .equals((media_listing::Entity, media_listing::Column::MediaId)),
+            )
+            .to_owned();
+        let filename = SimpleExpr::SubQuery(None, Box::new(SubQueryStatement::SelectStatement(filename)));
+        let columns = TrashColumns {
+            id: Expr::col((media_listing::Entity, media_listing::Column::MediaId)),
+            entity_type: "media",
+            title: filename.clone(),
+            slug: filename,
+            deleted_at: Expr::col((media_listing::Entity, media_listing::Column::DeletedAt)),
+        };
+        vec![trash_rows(listing::site_rows(&deleted_media(site_id)).limit(limit), columns)]
     }
 
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { listing::total(&state.db, &deleted_media(site_id)).await })
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement> {
+        vec![count_of(listing::site_rows(&deleted_media(site_id)))]
     }
 
     fn restore<'a>(

@@ -1,9 +1,8 @@
 //! Menus and menu items in the trash: listing, counting, restore, purge.
 
 use plinth_entities::{nav_item, nav_menu};
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::sea_query::{Expr, Func, SelectStatement};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -11,58 +10,23 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{TrashItem, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
 
-/// The newest `limit` deleted menus and items of the site.
-pub async fn trashed(state: &AppState, site_id: Uuid, limit: u64) -> ApiResult<Vec<TrashItem>> {
-    let menus = nav_menu::Entity::find()
+/// The site's deleted menus and deleted items, newest-deleted first.
+fn deleted_menus(site_id: Uuid) -> sea_orm::Select<nav_menu::Entity> {
+    nav_menu::Entity::find()
         .filter(nav_menu::Column::SiteId.eq(site_id))
         .filter(nav_menu::Column::IsDeleted.eq(true))
         .order_by_desc(nav_menu::Column::DeletedAt)
         .order_by_desc(nav_menu::Column::Id)
-        .limit(limit)
-        .all(&state.db)
-        .await?;
-    let items = nav_item::Entity::find()
+}
+
+fn deleted_items(site_id: Uuid) -> sea_orm::Select<nav_item::Entity> {
+    nav_item::Entity::find()
         .filter(nav_item::Column::SiteId.eq(site_id))
         .filter(nav_item::Column::IsDeleted.eq(true))
         .order_by_desc(nav_item::Column::DeletedAt)
         .order_by_desc(nav_item::Column::Id)
-        .limit(limit)
-        .all(&state.db)
-        .await?;
-    let mut out: Vec<TrashItem> = menus
-        .into_iter()
-        .map(|m| TrashItem {
-            id: m.id,
-            entity_type: "menu".into(),
-            title: m.name,
-            slug: m.slug,
-            deleted_at: m.deleted_at,
-        })
-        .collect();
-    out.extend(items.into_iter().map(|i| TrashItem {
-        id: i.id,
-        entity_type: "menu_item".into(),
-        title: i.label,
-        slug: i.url.unwrap_or_default(),
-        deleted_at: i.deleted_at,
-    }));
-    Ok(out)
-}
-
-pub async fn count_trashed(state: &AppState, site_id: Uuid) -> ApiResult<u64> {
-    let menus = nav_menu::Entity::find()
-        .filter(nav_menu::Column::SiteId.eq(site_id))
-        .filter(nav_menu::Column::IsDeleted.eq(true))
-        .count(&state.db)
-        .await?;
-    let items = nav_item::Entity::find()
-        .filter(nav_item::Column::SiteId.eq(site_id))
-        .filter(nav_item::Column::IsDeleted.eq(true))
-        .count(&state.db)
-        .await?;
-    Ok(menus + items)
 }
 
 fn entry<'a>(actor: &'a str, action: Action, entity_type: &'a str, id: Uuid, site_id: Uuid) -> AuditEntry<'a> {
@@ -174,17 +138,31 @@ impl TrashSource for NavigationTrash {
         &["menu", "menu_item"]
     }
 
-    fn list<'a>(
-        &'a self,
-        state: &'a AppState,
-        site_id: Uuid,
-        limit: u64,
-    ) -> futures_util::future::BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
-        Box::pin(trashed(state, site_id, limit))
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement> {
+        let menu = |column: nav_menu::Column| Expr::col((nav_menu::Entity, column));
+        let item = |column: nav_item::Column| Expr::col((nav_item::Entity, column));
+        let menus = TrashColumns {
+            id: menu(nav_menu::Column::Id),
+            entity_type: "menu",
+            title: menu(nav_menu::Column::Name),
+            slug: menu(nav_menu::Column::Slug),
+            deleted_at: menu(nav_menu::Column::DeletedAt),
+        };
+        let items = TrashColumns {
+            id: item(nav_item::Column::Id),
+            entity_type: "menu_item",
+            title: item(nav_item::Column::Label),
+            slug: Func::coalesce([item(nav_item::Column::Url), Expr::val("")]).into(),
+            deleted_at: item(nav_item::Column::DeletedAt),
+        };
+        vec![
+            trash_rows(deleted_menus(site_id).limit(limit), menus),
+            trash_rows(deleted_items(site_id).limit(limit), items),
+        ]
     }
 
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> futures_util::future::BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(count_trashed(state, site_id))
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement> {
+        vec![count_of(deleted_menus(site_id)), count_of(deleted_items(site_id))]
     }
 
     fn restore<'a>(

@@ -2,7 +2,8 @@
 
 use futures_util::future::BoxFuture;
 use plinth_entities::social_link;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::sea_query::{Expr, SelectStatement};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -12,7 +13,7 @@ use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash_source::{TrashItem, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
 
 pub struct SocialTrash;
 
@@ -27,28 +28,24 @@ impl TrashSource for SocialTrash {
         &["social"]
     }
 
-    fn list<'a>(&'a self, state: &'a AppState, site_id: Uuid, limit: u64) -> BoxFuture<'a, ApiResult<Vec<TrashItem>>> {
-        Box::pin(async move {
-            Ok(deleted_social_links(site_id)
-                .order_by_desc(social_link::Column::DeletedAt)
-                .order_by_desc(social_link::Column::Id)
-                .limit(limit)
-                .all(&state.db)
-                .await?
-                .into_iter()
-                .map(|m| TrashItem {
-                    id: m.id,
-                    entity_type: "social".into(),
-                    title: m.label,
-                    slug: m.platform,
-                    deleted_at: m.deleted_at,
-                })
-                .collect())
-        })
+    fn deleted(&self, site_id: Uuid, limit: u64) -> Vec<SelectStatement> {
+        let column = |column: social_link::Column| Expr::col((social_link::Entity, column));
+        let columns = TrashColumns {
+            id: column(social_link::Column::Id),
+            entity_type: "social",
+            title: column(social_link::Column::Label),
+            slug: column(social_link::Column::Platform),
+            deleted_at: column(social_link::Column::DeletedAt),
+        };
+        let rows = deleted_social_links(site_id)
+            .order_by_desc(social_link::Column::DeletedAt)
+            .order_by_desc(social_link::Column::Id)
+            .limit(limit);
+        vec![trash_rows(rows, columns)]
     }
 
-    fn count<'a>(&'a self, state: &'a AppState, site_id: Uuid) -> BoxFuture<'a, ApiResult<u64>> {
-        Box::pin(async move { Ok(deleted_social_links(site_id).count(&state.db).await?) })
+    fn counts(&self, site_id: Uuid) -> Vec<SelectStatement> {
+        vec![count_of(deleted_social_links(site_id))]
     }
 
     fn restore<'a>(

@@ -7,6 +7,10 @@ pub use crate::trash_source::{TrashItem, TrashSource, TrashSources};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
+use sea_orm::sea_query::{
+    Alias, Asterisk, NullOrdering, Order, Query, SelectStatement, SimpleExpr, SubQueryStatement, UnionType,
+};
+use sea_orm::{ConnectionTrait, FromQueryResult};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -94,19 +98,30 @@ pub async fn list_trash(
         return Ok(HttpResponse::Ok().json(TrashPage { items: Vec::new(), total }));
     };
     let size = page.per_page;
-    // Newest-deleted first across sources: the first `skipped + size` of each,
-    // merged, then the requested page cut out. `skipped < total` bounds it.
+    // Newest-deleted first across sources: the first `skipped + size` of each
+    // (an index range scan per query), merged and cut in one query.
+    // `skipped < total` bounds it.
     let wanted = (skipped + size).min(total);
-    let mut items = Vec::new();
-    for source in &sources.0 {
-        items.extend(source.list(&state, site_id, wanted).await?);
+    let queries: Vec<SelectStatement> = sources.0.iter().flat_map(|source| source.deleted(site_id, wanted)).collect();
+    let mut parts = queries.into_iter().enumerate().map(|(i, query)| {
+        Query::select().column(Asterisk).from_subquery(query, Alias::new(format!("source_{i}"))).to_owned()
+    });
+    let Some(mut merged) = parts.next() else {
+        return Ok(HttpResponse::Ok().json(TrashPage { items: Vec::new(), total }));
+    };
+    for part in parts {
+        merged.union(UnionType::All, part);
     }
-    items.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(b.id.cmp(&a.id)));
-    let items: Vec<TrashItem> = items
-        .into_iter()
-        .skip(usize::try_from(skipped).unwrap_or(usize::MAX))
-        .take(usize::try_from(size).unwrap_or(100))
-        .collect();
+    let page = Query::select()
+        .column(Asterisk)
+        .from_subquery(merged, Alias::new("trash"))
+        .order_by_with_nulls(Alias::new("deleted_at"), Order::Desc, NullOrdering::Last)
+        .order_by(Alias::new("id"), Order::Desc)
+        .limit(size)
+        .offset(skipped)
+        .to_owned();
+    let backend = state.db.get_database_backend();
+    let items = TrashItem::find_by_statement(backend.build(&page)).all(&state.db).await?;
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))
 }
 
@@ -126,13 +141,17 @@ pub async fn count_trash(
     Ok(HttpResponse::Ok().json(TrashCount { count: count_deleted(&state, &sources, site_id).await? }))
 }
 
-/// Everything of the site in the trash, across sources.
+/// Everything of the site in the trash, across sources: their counts summed
+/// in one query.
 async fn count_deleted(state: &AppState, sources: &TrashSources, site_id: Uuid) -> ApiResult<u64> {
-    let mut total = 0;
-    for source in &sources.0 {
-        total += source.count(state, site_id).await?;
-    }
-    Ok(total)
+    let counts = sources.0.iter().flat_map(|source| source.counts(site_id));
+    let sum = counts
+        .map(|count| SimpleExpr::SubQuery(None, Box::new(SubQueryStatement::SelectStatement(count))))
+        .reduce(sea_orm::sea_query::ExprTrait::add);
+    let Some(sum) = sum else { return Ok(0) };
+    let row = state.db.query_one(&Query::select().expr(sum).to_owned()).await?;
+    let n = row.map(|row| row.try_get_by_index::<i64>(0)).transpose()?.unwrap_or(0);
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// Restore an item from the trash

@@ -105,3 +105,78 @@ async fn a_huge_page_number_is_an_empty_page() {
         assert_eq!(blogs["meta"], json!({"page": page, "per_page": 100, "total": 1, "total_pages": 1}));
     }
 }
+
+/// One item of every source in the trash: one total, and one list merged
+/// newest-deleted first across them, each entry with its source's title and
+/// slug, cut into pages that cross sources.
+#[actix_web::test]
+async fn every_source_is_merged_into_one_list_newest_deleted_first() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("all-sources").await;
+    let key = &app.admin_key;
+    let created = |res: reqwest::Response| async move {
+        let status = res.status();
+        let body: Value = res.json().await.unwrap();
+        assert!(status.is_success(), "created: {status} {body}");
+        body["id"].as_str().unwrap().to_string()
+    };
+    let blog = created(app.post("/blogs", key, json!({"site_ids": [site], "title": "Old news"})).await).await;
+    let page = created(app.post("/pages", key, json!({"site_ids": [site], "title": "About us"})).await).await;
+    let form = reqwest::multipart::Form::new()
+        .text("site_ids", format!("[\"{site}\"]"))
+        .part("file", reqwest::multipart::Part::bytes(crate::media::png(4, 4)).file_name("logo.png"));
+    let upload = app.client.post(app.url("/media/upload")).header("X-API-Key", key).multipart(form).send().await;
+    let media = created(upload.unwrap()).await;
+    app.put(&format!("/sites/{site}/settings"), key, json!({"module_documents_enabled": true})).await;
+    let document = json!({"document_type": "pdf", "url": "https://example.org/terms.pdf"});
+    let document = created(app.post(&format!("/sites/{site}/documents"), key, document).await).await;
+    let social = json!({"platform": "mastodon", "url": "https://social.example/@acme", "label": "Mastodon"});
+    let social = created(app.post(&format!("/sites/{site}/social-links"), key, social).await).await;
+    let menu = created(app.post(&format!("/sites/{site}/menus"), key, json!({"name": "Footer"})).await).await;
+    let item = json!({"label": "Imprint", "url": "/imprint"});
+    let item = created(app.post(&format!("/menus/{menu}/items"), key, item).await).await;
+
+    // Deleted a minute apart, in this order.
+    let deletions = [
+        (format!("/blogs/{blog}"), "blog", &blog, "Old news", "old-news"),
+        (format!("/media/{media}"), "media", &media, "logo.png", "logo.png"),
+        (format!("/documents/{document}"), "document", &document, "https://example.org/terms.pdf", "pdf"),
+        (format!("/social-links/{social}"), "social", &social, "Mastodon", "mastodon"),
+        (format!("/menu-items/{item}"), "menu_item", &item, "Imprint", "/imprint"),
+        (format!("/menus/{menu}"), "menu", &menu, "Footer", "footer"),
+        (format!("/pages/{page}"), "page", &page, "About us", "about-us"),
+    ];
+    for (path, ..) in &deletions {
+        assert_eq!(app.delete(path, key).await.status(), 204, "DELETE {path}");
+        app.clock.advance(chrono::Duration::minutes(1));
+    }
+
+    let count: Value = app.get(&format!("/sites/{site}/trash/count"), key).await.json().await.unwrap();
+    assert_eq!(count, json!({"count": 7}));
+    let listed: Value = app.get(&format!("/sites/{site}/trash"), key).await.json().await.unwrap();
+    assert_eq!(listed["total"], 7);
+    let entries: Vec<(String, String, String, String)> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let text = |field: &str| i[field].as_str().unwrap_or_default().to_string();
+            (text("entity_type"), text("id"), text("title"), text("slug"))
+        })
+        .collect();
+    let newest_first: Vec<(String, String, String, String)> = deletions
+        .iter()
+        .rev()
+        .map(|(_, kind, id, title, slug)| (kind.to_string(), id.to_string(), title.to_string(), slug.to_string()))
+        .collect();
+    assert_eq!(entries, newest_first);
+    let stamps: Vec<&str> =
+        listed["items"].as_array().unwrap().iter().map(|i| i["deleted_at"].as_str().unwrap()).collect();
+    assert!(stamps.windows(2).all(|pair| pair[0] > pair[1]), "newest-deleted first: {stamps:?}");
+
+    // A page in the middle crosses sources: the 3rd and 4th newest.
+    let page: Value = app.get(&format!("/sites/{site}/trash?page=2&page_size=2"), key).await.json().await.unwrap();
+    let ids: Vec<&str> = page["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [newest_first[2].1.as_str(), newest_first[3].1.as_str()]);
+    assert_eq!(page["total"], 7);
+}

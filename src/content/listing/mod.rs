@@ -170,7 +170,7 @@ fn status_is(status: ContentStatus) -> &'static str {
 }
 
 /// The site's rows that `filter` takes, unordered.
-fn rows(filter: &Filter) -> Select<content_listing::Entity> {
+pub fn rows(filter: &Filter) -> Select<content_listing::Entity> {
     let deleted = match filter.deleted {
         true => r#""content_sites"."is_deleted" = TRUE"#,
         false => r#""content_sites"."is_deleted" = FALSE"#,
@@ -376,7 +376,7 @@ fn search_count(filter: &Filter) -> Option<sea_orm::sea_query::SelectStatement> 
 
 /// The sum of `content_counts` that is `filter`'s total, or `None` when the
 /// filter needs the rows themselves (featured, a locale, a search).
-fn counted(filter: &Filter) -> Option<Select<content_count::Entity>> {
+pub fn counted(filter: &Filter) -> Option<Select<content_count::Entity>> {
     if filter.featured_only || filter.locale_id.is_some() || filter.search.is_some() {
         return None;
     }
