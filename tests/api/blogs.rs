@@ -4,30 +4,19 @@ use serde_json::{json, Value};
 use crate::helpers::{assert_problem, TestApp};
 use crate::idp::{add_member, app_with_idp, jwk, user_token, JwksServer};
 
-async fn create_blog(app: &TestApp, key: &str, body: Value) -> Value {
-    let res = app.post("/blogs", key, body).await;
-    assert_eq!(res.status(), 201);
-    res.json().await.unwrap()
-}
-
-async fn locale_id(app: &TestApp, code: &str) -> String {
-    let all: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
-    all.iter().find(|l| l["code"] == code).unwrap()["id"].as_str().unwrap().to_string()
-}
-
 #[actix_web::test]
 async fn a_blog_is_created_with_a_transliterated_unique_slug_and_an_event() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("news").await;
     let mut events = app.state.events.subscribe();
-    let first =
-        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Grüße aus Köln!", "author": "Ann"}))
-            .await;
+    let first = app
+        .create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Grüße aus Köln!", "author": "Ann"}))
+        .await;
     assert_eq!((first["slug"].as_str(), first["status"].as_str()), (Some("grusse-aus-koln"), Some("Draft")));
     assert_eq!(first["site_ids"], json!([site]));
     assert!(first["published_date"].is_null());
-    let second = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Grusse aus Koln"})).await;
-    let third = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "grüsse aus köln"})).await;
+    let second = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Grusse aus Koln"})).await;
+    let third = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "grüsse aus köln"})).await;
     assert_eq!(
         (second["slug"].as_str(), third["slug"].as_str()),
         (Some("grusse-aus-koln-2"), Some("grusse-aus-koln-3"))
@@ -53,7 +42,7 @@ async fn blogs_are_read_by_id_slug_detail_and_in_pages() {
     let site = app.create_site_id("read").await;
     let reader = app.create_key("Read", Some(&site)).await;
     for i in 0..12 {
-        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": format!("Post {i}")})).await;
+        app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": format!("Post {i}")})).await;
     }
     let page: Value = app.get(&format!("/sites/{site}/blogs?page=2&per_page=5"), &reader).await.json().await.unwrap();
     assert_eq!(page["meta"], json!({"page": 2, "per_page": 5, "total": 12, "total_pages": 3}));
@@ -89,7 +78,7 @@ async fn blogs_of_one_site_are_invisible_and_untouchable_from_another() {
     let app = TestApp::spawn().await;
     let (a, b) = (app.create_site_id("blog-a").await, app.create_site_id("blog-b").await);
     let writer_a = app.create_key("Write", Some(&a)).await;
-    let post_b = create_blog(&app, &app.admin_key, json!({"site_ids": [b], "title": "B only"})).await;
+    let post_b = app.create("/blogs", &app.admin_key, json!({"site_ids": [b], "title": "B only"})).await;
     let id = post_b["id"].as_str().unwrap();
     assert_problem(app.get(&format!("/sites/{b}/blogs"), &writer_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
     assert_problem(app.get(&format!("/blogs/{id}"), &writer_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
@@ -117,7 +106,7 @@ async fn status_lifecycle_and_publish_window() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("life").await;
     let editor = app.create_key("Write", Some(&site)).await;
-    let post = create_blog(&app, &editor, json!({"site_ids": [site], "title": "Life"})).await;
+    let post = app.create("/blogs", &editor, json!({"site_ids": [site], "title": "Life"})).await;
     let path = format!("/blogs/{}", post["id"].as_str().unwrap());
 
     let mut events = app.state.events.subscribe();
@@ -206,7 +195,7 @@ async fn without_the_workflow_authors_still_cannot_publish() {
         )
         .await;
     assert_problem(res, 403, "WORKFLOW_NO_PERMISSION").await;
-    let theirs = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Theirs"})).await;
+    let theirs = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Theirs"})).await;
     let res = app
         .bearer(
             Method::PUT,
@@ -222,7 +211,7 @@ async fn without_the_workflow_authors_still_cannot_publish() {
 async fn a_disabled_blog_module_answers_module_not_enabled() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("nomod").await;
-    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Before"})).await;
+    let post = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Before"})).await;
     app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_blog_enabled": false})).await;
     assert_problem(app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await, 403, "MODULE_NOT_ENABLED").await;
     let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "After"})).await;
@@ -239,10 +228,11 @@ async fn a_disabled_blog_module_answers_module_not_enabled() {
 async fn localizations_and_the_published_locale_filter() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("i18n").await;
-    let de = locale_id(&app, "de").await;
-    let post =
-        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Hello", "status": "Published"})).await;
-    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Other", "status": "Published"})).await;
+    let de = app.locale_id("de").await;
+    let post = app
+        .create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Hello", "status": "Published"}))
+        .await;
+    app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Other", "status": "Published"})).await;
     let id = post["id"].as_str().unwrap();
     let path = format!("/blogs/{id}/localizations");
 
@@ -276,9 +266,9 @@ async fn localizations_and_the_published_locale_filter() {
 async fn clone_bulk_and_samples() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("bulk").await;
-    let post =
-        create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Original", "status": "Published"}))
-            .await;
+    let post = app
+        .create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Original", "status": "Published"}))
+        .await;
     let clone_path = format!("/blogs/{}/clone", post["id"].as_str().unwrap());
     let copy: Value = app.post(&clone_path, &app.admin_key, json!({})).await.json().await.unwrap();
     assert_eq!((copy["slug"].as_str(), copy["status"].as_str()), (Some("original-copy"), Some("Draft")));
@@ -340,7 +330,7 @@ async fn clone_bulk_and_samples() {
 async fn deleted_blogs_leave_listings() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("del").await;
-    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Gone soon"})).await;
+    let post = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Gone soon"})).await;
     let path = format!("/blogs/{}", post["id"].as_str().unwrap());
     let mut events = app.state.events.subscribe();
     assert_eq!(app.delete(&path, &app.admin_key).await.status(), 204);
@@ -356,7 +346,7 @@ async fn a_scheduled_post_publishes_itself_and_expires() {
     let site = app.create_site_id("sched").await;
     let start = chrono::Utc::now() + chrono::Duration::hours(1);
     let end = start + chrono::Duration::days(1);
-    let post = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Later", "status": "Scheduled", "publish_start": start, "publish_end": end})).await;
+    let post = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Later", "status": "Scheduled", "publish_start": start, "publish_end": end})).await;
     let path = format!("/blogs/{}", post["id"].as_str().unwrap());
     let mut events = app.state.events.subscribe();
 
@@ -385,12 +375,13 @@ async fn an_approved_post_with_a_future_start_is_scheduled() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("approve-later").await;
     let start = chrono::Utc::now() + chrono::Duration::days(3);
-    let post = create_blog(
-        &app,
-        &app.admin_key,
-        json!({"site_ids": [site], "title": "Soon", "publish_start": start, "status": "InReview"}),
-    )
-    .await;
+    let post = app
+        .create(
+            "/blogs",
+            &app.admin_key,
+            json!({"site_ids": [site], "title": "Soon", "publish_start": start, "status": "InReview"}),
+        )
+        .await;
     let res = app
         .post(&format!("/blogs/{}/review", post["id"].as_str().unwrap()), &app.admin_key, json!({"action": "Approve"}))
         .await;
@@ -402,8 +393,8 @@ async fn the_rss_feed_lists_published_posts_and_follows_changes() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("feed").await;
     app.put(&format!("/sites/{site}"), &app.admin_key, json!({"base_url": "https://feed.example.org"})).await;
-    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "First & <best>", "status": "Published", "author": "Ann", "excerpt": "one"})).await;
-    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Hidden draft"})).await;
+    app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "First & <best>", "status": "Published", "author": "Ann", "excerpt": "one"})).await;
+    app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Hidden draft"})).await;
 
     let res = app.get(&format!("/sites/{site}/feed.rss"), &app.admin_key).await;
     assert_eq!(res.status(), 200);
@@ -417,7 +408,7 @@ async fn the_rss_feed_lists_published_posts_and_follows_changes() {
     assert_eq!(xml.matches("<item>").count(), 1);
 
     // Publishing invalidates the cached feed at once.
-    create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Second", "status": "Published"})).await;
+    app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Second", "status": "Published"})).await;
     let xml = app.get(&format!("/sites/{site}/feed.rss"), &app.admin_key).await.text().await.unwrap();
     assert_eq!(xml.matches("<item>").count(), 2);
     assert!(xml.find("Second").unwrap() < xml.find("First").unwrap(), "newest first");
@@ -520,11 +511,11 @@ async fn hostile_characters_in_titles_and_texts_are_refused() {
     for title in ["Ada \u{2764}\u{FE0F}\u{200D}\u{1F525}", "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}"]
     {
         let body = json!({"site_ids": [site], "title": title, "body": "line one\n\tline two\r\n"});
-        let blog = create_blog(&app, &app.admin_key, body).await;
+        let blog = app.create("/blogs", &app.admin_key, body).await;
         assert_eq!(blog["title"], title);
         assert_eq!(blog["body"], "line one\n\tline two\r\n");
     }
-    let id = create_blog(&app, &app.admin_key, json!({"site_ids": [site], "title": "Plain"})).await["id"].clone();
+    let id = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Plain"})).await["id"].clone();
     let res =
         app.put(&format!("/blogs/{}", id.as_str().unwrap()), &app.admin_key, json!({"title": "a\u{202E}b"})).await;
     let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;

@@ -11,14 +11,6 @@ use crate::helpers::{assert_problem, TestApp};
 
 const PASSWORD: &str = "correct horse battery";
 
-async fn documents_site(app: &TestApp, slug: &str) -> String {
-    let site = app.create_site_id(slug).await;
-    let res =
-        app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_documents_enabled": true})).await;
-    assert_eq!(res.status(), 200);
-    site
-}
-
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
@@ -53,7 +45,7 @@ async fn documents_are_links_or_files_behind_the_module_gate() {
     let key = app.admin_key.clone();
     let off = app.create_site_id("docs-off").await;
     assert_problem(app.get(&format!("/sites/{off}/documents"), &key).await, 403, "MODULE_NOT_ENABLED").await;
-    let site = documents_site(&app, "docs").await;
+    let site = app.create_site_with_module("docs", "documents").await;
 
     let link = app
         .post(
@@ -126,7 +118,7 @@ async fn documents_are_links_or_files_behind_the_module_gate() {
 async fn a_private_document_is_ciphertext_at_rest_and_opens_with_its_password_only() {
     let app = TestApp::spawn().await;
     let key = app.admin_key.clone();
-    let site = documents_site(&app, "private-docs").await;
+    let site = app.create_site_with_module("private-docs", "documents").await;
     let marker = b"CONFIDENTIAL-SALARY-TABLE";
     let plain: Vec<u8> = marker.iter().copied().cycle().take(1_000_000).collect();
     let doc = inline(&app, &site, "salaries.pdf", &plain).await;
@@ -201,7 +193,7 @@ async fn a_private_document_is_ciphertext_at_rest_and_opens_with_its_password_on
 async fn privacy_rules_expiry_and_parallel_guesses() {
     let app = TestApp::spawn().await;
     let key = app.admin_key.clone();
-    let site = documents_site(&app, "privacy-rules").await;
+    let site = app.create_site_with_module("privacy-rules", "documents").await;
     let link: Value = app
         .post(
             &format!("/sites/{site}/documents"),
@@ -249,7 +241,7 @@ async fn privacy_rules_expiry_and_parallel_guesses() {
 #[actix_web::test]
 async fn the_operator_key_recovers_a_document_without_its_password() {
     let with_key = TestApp::spawn_with(|c| c.document_encryption_key = Some("ab".repeat(32))).await;
-    let site = documents_site(&with_key, "recovery").await;
+    let site = with_key.create_site_with_module("recovery", "documents").await;
     let doc = inline(&with_key, &site, "r.pdf", b"recoverable").await;
     let id = doc["id"].as_str().unwrap().to_string();
     with_key.post(&format!("/documents/{id}/privacy"), &with_key.admin_key, json!({"password": PASSWORD})).await;
@@ -259,7 +251,7 @@ async fn the_operator_key_recovers_a_document_without_its_password() {
     assert_eq!(stored_bytes(&with_key, &id).await, b"recoverable");
 
     let without = TestApp::spawn().await;
-    let site = documents_site(&without, "no-recovery").await;
+    let site = without.create_site_with_module("no-recovery", "documents").await;
     let doc = inline(&without, &site, "r.pdf", b"only with password").await;
     let id = doc["id"].as_str().unwrap().to_string();
     without.post(&format!("/documents/{id}/privacy"), &without.admin_key, json!({"password": PASSWORD})).await;
@@ -272,8 +264,8 @@ async fn the_operator_key_recovers_a_document_without_its_password() {
 async fn blog_attachments_and_isolation() {
     let app = TestApp::spawn().await;
     let key = app.admin_key.clone();
-    let site = documents_site(&app, "attach").await;
-    let other = documents_site(&app, "attach-other").await;
+    let site = app.create_site_with_module("attach", "documents").await;
+    let other = app.create_site_with_module("attach-other", "documents").await;
     let doc = inline(&app, &site, "brochure.pdf", b"brochure").await;
     let foreign_doc = inline(&app, &other, "theirs.pdf", b"theirs").await;
     let post: Value =

@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::helpers::{assert_problem, TestApp};
 
@@ -50,33 +50,28 @@ pub async fn next_event(events: &mut Events) -> (i64, String, Value) {
     }
 }
 
-async fn create_blog(app: &TestApp, site: &str, title: &str) {
-    let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title})).await;
-    assert_eq!(res.status(), 201);
-}
-
 #[actix_web::test]
 async fn a_stream_carries_the_sites_events_and_resumes_after_the_last_id() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("live").await;
     let other = app.create_site_id("elsewhere").await;
     let mut events = open_stream(&app, &site, &app.admin_key, None).await;
-    create_blog(&app, &other, "Not for this stream").await;
-    create_blog(&app, &site, "First").await;
+    app.create_post(&other, "Not for this stream").await;
+    app.create_post(&site, "First").await;
     let (first_id, name, body) = next_event(&mut events).await;
     assert_eq!(name, "blog.created");
     assert_eq!(body["event"], "blog.created");
     assert_eq!(body["site_id"], site.as_str());
     assert_eq!(body["data"]["title"], "First", "the other site's event is not on this stream");
-    create_blog(&app, &site, "Second").await;
+    app.create_post(&site, "Second").await;
     let (second_id, _, body) = next_event(&mut events).await;
     assert_eq!(body["data"]["title"], "Second");
     assert!(second_id > first_id);
     drop(events);
 
     // Missed while disconnected, then replayed after the last id seen, in order.
-    create_blog(&app, &site, "Third").await;
-    create_blog(&app, &site, "Fourth").await;
+    app.create_post(&site, "Third").await;
+    app.create_post(&site, "Fourth").await;
     app.settle().await;
     let mut resumed = open_stream(&app, &site, &app.admin_key, Some(first_id)).await;
     let mut titles = Vec::new();
@@ -85,7 +80,7 @@ async fn a_stream_carries_the_sites_events_and_resumes_after_the_last_id() {
         titles.push(body["data"]["title"].as_str().unwrap().to_string());
     }
     assert_eq!(titles, ["Second", "Third", "Fourth"]);
-    create_blog(&app, &site, "Fifth").await;
+    app.create_post(&site, "Fifth").await;
     let (_, _, body) = next_event(&mut resumed).await;
     assert_eq!(body["data"]["title"], "Fifth", "live after the replay, nothing repeated");
 }

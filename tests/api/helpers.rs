@@ -261,6 +261,42 @@ impl TestApp {
         self.create_site(slug).await["id"].as_str().unwrap().to_string()
     }
 
+    /// Creates a site with the settings `settings` (modules turned on, say),
+    /// with the Master key; returns its id.
+    pub async fn create_site_with(&self, slug: &str, settings: Value) -> String {
+        let site = self.create_site_id(slug).await;
+        let res = self.put(&format!("/sites/{site}/settings"), &self.admin_key, settings).await;
+        assert_eq!(res.status(), StatusCode::OK, "settings of site {slug}");
+        site
+    }
+
+    /// Creates a site with the module `module` (`documents`, `portfolio`, ...)
+    /// switched on; returns its id.
+    pub async fn create_site_with_module(&self, slug: &str, module: &str) -> String {
+        self.create_site_with(slug, json!({format!("module_{module}_enabled"): true})).await
+    }
+
+    /// The id of the global locale `code` (`en`, `de`, ...).
+    pub async fn locale_id(&self, code: &str) -> String {
+        let all: Vec<Value> = self.get("/locales", &self.admin_key).await.json().await.unwrap();
+        let locale = all.iter().find(|l| l["code"] == code).unwrap_or_else(|| panic!("no locale {code}"));
+        locale["id"].as_str().unwrap().to_string()
+    }
+
+    /// POSTs `body` to `path` with `key`, expects 201 and returns the created JSON.
+    pub async fn create(&self, path: &str, key: &str, body: Value) -> Value {
+        let res = self.post(path, key, body).await;
+        let status = res.status();
+        let created: Value = res.json().await.unwrap_or(Value::Null);
+        assert_eq!(status, StatusCode::CREATED, "POST {path}: {created}");
+        created
+    }
+
+    /// Creates a draft post titled `title` on `site` with the Master key; returns it.
+    pub async fn create_post(&self, site: &str, title: &str) -> Value {
+        self.create("/blogs", &self.admin_key, json!({"site_ids": [site], "title": title})).await
+    }
+
     /// Creates a key with the Master key; returns its secret.
     pub async fn create_key(&self, permission: &str, site_id: Option<&str>) -> String {
         self.create_key_with(json!({"name": format!("{permission} key"), "permission": permission, "site_id": site_id}))

@@ -2,12 +2,6 @@ use serde_json::{json, Value};
 
 use crate::helpers::{assert_problem, TestApp};
 
-async fn portfolio_site(app: &TestApp, slug: &str) -> String {
-    let site = app.create_site_id(slug).await;
-    app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_portfolio_enabled": true})).await;
-    site
-}
-
 #[actix_web::test]
 async fn cv_entries_have_their_fields_rules_filter_and_events() {
     let app = TestApp::spawn().await;
@@ -21,7 +15,7 @@ async fn cv_entries_have_their_fields_rules_filter_and_events() {
         .await;
     assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
 
-    let site = portfolio_site(&app, "cv").await;
+    let site = app.create_site_with_module("cv", "portfolio").await;
     let mut events = app.state.events.subscribe();
     let body = json!({"site_ids": [site], "entry_type": "work", "title": "Engineer", "organization": "ACME", "start_date": "2021-03-01", "is_current": true});
     let res = app.post("/cv", &app.admin_key, body).await;
@@ -125,7 +119,7 @@ async fn cv_entries_have_their_fields_rules_filter_and_events() {
 #[actix_web::test]
 async fn projects_live_in_the_portfolio_module() {
     let app = TestApp::spawn().await;
-    let site = portfolio_site(&app, "projects").await;
+    let site = app.create_site_with_module("projects", "portfolio").await;
     let mut events = app.state.events.subscribe();
     let body = json!({
         "site_ids": [site], "title": "Bridge", "client": "City", "status": "Published",
@@ -206,7 +200,7 @@ async fn projects_live_in_the_portfolio_module() {
 #[actix_web::test]
 async fn skills_have_names_proficiency_and_their_own_page_size() {
     let app = TestApp::spawn().await;
-    let site = portfolio_site(&app, "skills").await;
+    let site = app.create_site_with_module("skills", "portfolio").await;
     let mut events = app.state.events.subscribe();
     let res = app
         .post(

@@ -150,14 +150,6 @@ async fn get_range(app: &TestApp, url: &str, range: &str) -> reqwest::Response {
     app.client.get(url).header("Range", range).send().await.unwrap()
 }
 
-async fn documents_site(app: &TestApp, slug: &str) -> String {
-    let site = app.create_site_id(slug).await;
-    let res =
-        app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_documents_enabled": true})).await;
-    assert_eq!(res.status(), 200);
-    site
-}
-
 async fn inline_document(app: &TestApp, site: &str, name: &str, bytes: &[u8]) -> Value {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
     let body = json!({"document_type": "pdf", "file_data": data, "file_name": name, "mime_type": "application/pdf"});
@@ -182,7 +174,7 @@ async fn media_documents_favicons_and_exports_live_in_the_bucket() {
     let Some(s3) = Emulator::start().await else { return };
     let app = TestApp::spawn_with(|c| c.storage = s3.storage()).await;
     let key = app.admin_key.clone();
-    let site = documents_site(&app, "on-s3").await;
+    let site = app.create_site_with_module("on-s3", "documents").await;
 
     let health: Value = app.client.get(app.url("/health")).send().await.unwrap().json().await.unwrap();
     assert_eq!(
@@ -301,7 +293,7 @@ async fn instances_on_one_database_and_one_bucket_serve_each_others_files() {
     let Some(s3) = Emulator::start().await else { return };
     let app_a = TestApp::spawn_with(|c| c.storage = s3.storage()).await;
     let key = app_a.admin_key.clone();
-    let site = documents_site(&app_a, "shared").await;
+    let site = app_a.create_site_with_module("shared", "documents").await;
     let picture_bytes = png(120, 80);
     let picture = uploaded(&app_a, &site, "shared.png", picture_bytes).await;
     let terms = b"%PDF-1.4 shared terms".to_vec();

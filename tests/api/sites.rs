@@ -2,11 +2,6 @@ use serde_json::{json, Value};
 
 use crate::helpers::{assert_problem, TestApp};
 
-async fn locale_id(app: &TestApp, code: &str) -> String {
-    let all: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
-    all.iter().find(|l| l["code"] == code).unwrap()["id"].as_str().unwrap().to_string()
-}
-
 #[actix_web::test]
 async fn create_read_update_and_delete_a_site() {
     let app = TestApp::spawn().await;
@@ -76,7 +71,7 @@ async fn who_may_create_sites() {
 #[actix_web::test]
 async fn site_creation_needs_exactly_one_default_locale() {
     let app = TestApp::spawn().await;
-    let (en, de) = (locale_id(&app, "en").await, locale_id(&app, "de").await);
+    let (en, de) = (app.locale_id("en").await, app.locale_id("de").await);
     for locales in [
         json!([{"locale_id": en, "is_default": true}, {"locale_id": de, "is_default": true}]),
         json!([{"locale_id": en, "is_default": false}]),
@@ -114,8 +109,8 @@ async fn site_creation_needs_exactly_one_default_locale() {
 async fn site_locales_can_be_added_switched_and_removed_but_not_the_last() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("multi").await;
-    let de = locale_id(&app, "de").await;
-    let en = locale_id(&app, "en").await;
+    let de = app.locale_id("de").await;
+    let en = app.locale_id("en").await;
 
     let res = app
         .post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de, "is_default": false}))

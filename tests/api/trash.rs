@@ -112,7 +112,7 @@ async fn a_huge_page_number_is_an_empty_page() {
 #[actix_web::test]
 async fn every_source_is_merged_into_one_list_newest_deleted_first() {
     let app = TestApp::spawn().await;
-    let site = app.create_site_id("all-sources").await;
+    let site = app.create_site_with_module("all-sources", "documents").await;
     let key = &app.admin_key;
     let created = |res: reqwest::Response| async move {
         let status = res.status();
@@ -127,7 +127,6 @@ async fn every_source_is_merged_into_one_list_newest_deleted_first() {
         .part("file", reqwest::multipart::Part::bytes(crate::media::png(4, 4)).file_name("logo.png"));
     let upload = app.client.post(app.url("/media/upload")).header("X-API-Key", key).multipart(form).send().await;
     let media = created(upload.unwrap()).await;
-    app.put(&format!("/sites/{site}/settings"), key, json!({"module_documents_enabled": true})).await;
     let document = json!({"document_type": "pdf", "url": "https://example.org/terms.pdf"});
     let document = created(app.post(&format!("/sites/{site}/documents"), key, document).await).await;
     let social = json!({"platform": "mastodon", "url": "https://social.example/@acme", "label": "Mastodon"});

@@ -17,14 +17,6 @@ async fn create_webhook(app: &TestApp, site: &str, body: Value) -> Value {
     res.json().await.unwrap()
 }
 
-async fn create_blog(app: &TestApp, site: &str, title: &str, status: &str) -> Value {
-    app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": title, "status": status}))
-        .await
-        .json()
-        .await
-        .unwrap()
-}
-
 #[actix_web::test]
 async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
     let (app, receiver) = app_with_receiver().await;
@@ -36,7 +28,7 @@ async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
     assert!(secret.starts_with("whsec_"));
     assert_eq!((hook["is_active"].as_bool(), hook["debounce_seconds"].as_i64()), (Some(true), Some(0)));
 
-    let post = create_blog(&app, &site, "Hello hooks", "Draft").await;
+    let post = app.create_post(&site, "Hello hooks").await;
     let received = receiver.wait_for(1).await;
     assert_eq!(received.len(), 1);
     let request = &received[0];
@@ -79,7 +71,7 @@ async fn debounce_merges_a_burst_into_one_batch() {
     let site = app.create_site_id("burst").await;
     create_webhook(&app, &site, json!({"url": receiver.url, "debounce_seconds": 60})).await;
     for i in 0..3 {
-        create_blog(&app, &site, &format!("Burst {i}"), "Draft").await;
+        app.create_post(&site, &format!("Burst {i}")).await;
     }
     app.flush_webhooks().await;
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -110,7 +102,7 @@ async fn a_failing_receiver_sees_six_attempts_on_the_schedule_then_a_manual_retr
     let site = app.create_site_id("failing").await;
     let hook = create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"]})).await;
     let hook_id = hook["id"].as_str().unwrap();
-    create_blog(&app, &site, "Doomed", "Draft").await;
+    app.create_post(&site, "Doomed").await;
     assert_eq!(receiver.wait_for(1).await.len(), 1);
     // The clock may move only once the failed attempt (and the time of the next
     // one) is recorded.
@@ -239,8 +231,8 @@ async fn webhooks_belong_to_their_site_admins_and_go_with_their_history() {
     assert_problem(app.get(&format!("/sites/{b}/webhooks"), &admin_a).await, 403, "AUTH_API_KEY_SITE_DENIED").await;
     assert_problem(app.get(&format!("/webhooks/{id}"), &writer_b).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
     // Events of site A never reach site B's webhook.
-    create_blog(&app, &a, "Only A", "Draft").await;
-    create_blog(&app, &b, "Only B", "Draft").await;
+    app.create_post(&a, "Only A").await;
+    app.create_post(&b, "Only B").await;
     let received = receiver.wait_for(1).await;
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert_eq!(receiver.received().len(), 1);
@@ -262,7 +254,7 @@ async fn pending_retries_and_buffers_survive_a_restart() {
     let site = app.create_site_id("restart").await;
     create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.created"]})).await;
     create_webhook(&app, &site, json!({"url": receiver.url, "events": ["blog.updated"], "debounce_seconds": 30})).await;
-    let post = create_blog(&app, &site, "Survivor", "Draft").await;
+    let post = app.create_post(&site, "Survivor").await;
     let res = app
         .put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"title": "Survivor!"}))
         .await;

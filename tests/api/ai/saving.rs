@@ -4,12 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{act, ready_site, start};
-use crate::helpers::{assert_problem, TestApp};
-
-async fn locale_id(app: &TestApp, code: &str) -> String {
-    let all: Vec<Value> = app.get("/locales", &app.admin_key).await.json().await.unwrap();
-    all.iter().find(|l| l["code"] == code).unwrap()["id"].as_str().unwrap().to_string()
-}
+use crate::helpers::assert_problem;
 
 async fn created(res: reqwest::Response) -> Value {
     assert_eq!(res.status(), 201);
@@ -37,7 +32,7 @@ async fn a_saved_translation_is_the_items_localization() {
     let res = act(&app, &site, "translate", &key, translate.clone()).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
     assert!(provider.requests().is_empty());
-    let de = locale_id(&app, "de").await;
+    let de = app.locale_id("de").await;
     let res = app.post(&format!("/sites/{site}/locales"), &app.admin_key, json!({"locale_id": de})).await;
     assert_eq!(res.status(), 201);
 
@@ -145,7 +140,7 @@ async fn alt_text_and_tags_are_saved_on_a_media_file_of_the_site() {
     assert_eq!(metadata[0]["id"], body["saved_metadata_id"]);
     assert_eq!(
         (metadata[0]["alt_text"].as_str(), metadata[0]["locale_id"].as_str()),
-        (Some("A black cat asleep on a red sofa"), Some(locale_id(&app, "en").await.as_str()))
+        (Some("A black cat asleep on a red sofa"), Some(app.locale_id("en").await.as_str()))
     );
     // Again: the same record is updated; another locale gets its own.
     let res = act(&app, &site, "alt_text", &key, json!({"media_id": media_id, "save": true, "locale": "en"})).await;

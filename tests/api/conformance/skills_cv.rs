@@ -5,20 +5,11 @@ use serde_json::{json, Value};
 use super::{assert_paginated, expect_json, s};
 use crate::helpers::{assert_problem, TestApp};
 
-/// A site with the portfolio module (skills, CV entries) switched on.
-async fn portfolio_site(app: &TestApp, slug: &str) -> String {
-    let site = app.create_site_id(slug).await;
-    let res =
-        app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_portfolio_enabled": true})).await;
-    assert_eq!(res.status(), 200);
-    site
-}
-
 #[actix_web::test]
 async fn skill_rows() {
     let app = TestApp::spawn().await;
     let key = &app.admin_key;
-    let site = portfolio_site(&app, "skills").await;
+    let site = app.create_site_with_module("skills", "portfolio").await;
 
     // POST /skills body {site_ids, name, slug, category, proficiency}: 201.
     let body = json!({"site_ids": [site], "name": "Rust", "slug": "rust", "category": "languages", "proficiency": 90});
@@ -74,7 +65,7 @@ async fn skill_rows() {
 async fn cv_entry_rows() {
     let app = TestApp::spawn().await;
     let key = &app.admin_key;
-    let site = portfolio_site(&app, "cv").await;
+    let site = app.create_site_with_module("cv", "portfolio").await;
 
     // POST /cv body {site_ids, entry_type, title, organization, start_date, is_current}: 201.
     let cv = |entry_type: &str, title: &str, current: bool| {
