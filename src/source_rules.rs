@@ -109,6 +109,18 @@ fn utoipa_internals_only_in_the_route_table() {
     );
 }
 
+/// Written in halves, like [`READS_OF_NOW`].
+const RAW_TRANSACTIONS: [&str; 2] = [concat!(".begin", "()"), concat!(".begin_with", "_config(")];
+
+/// Every transaction starts in `db` (`begin_write`): on SQLite writers take
+/// their turn in one queue there and hold the write lock from BEGIN, and a raw
+/// `begin()` beside it would wait in SQLite's busy handler instead.
+#[test]
+fn transactions_begin_only_in_db() {
+    let offenders = lines_naming(&RAW_TRANSACTIONS, |path| path.ends_with("src/db.rs"));
+    assert!(offenders.is_empty(), "begin transactions with crate::db::begin_write:\n{}", offenders.join("\n"));
+}
+
 /// A file past about 600 lines is split by concept before it grows further.
 #[test]
 fn no_source_file_is_past_600_lines() {

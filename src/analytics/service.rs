@@ -16,7 +16,7 @@ use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{analytics_daily, analytics_event, server_secret};
 use sea_orm::{
     ActiveValue::{NotSet, Set},
-    ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect, TransactionTrait,
+    ColumnTrait, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
 };
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -135,7 +135,9 @@ async fn write(
     rows: Vec<analytics_event::ActiveModel>,
 ) -> Result<usize, sea_orm::DbErr> {
     let count = rows.len();
-    let txn = db.begin().await?;
+    // Through the write queue like every other writer: on SQLite a raw
+    // transaction would ask for the lock beside the queue, not in it.
+    let txn = crate::db::begin_write(db).await?;
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let batch: Vec<_> = rows.by_ref().take(BATCH).collect();
