@@ -52,6 +52,34 @@ pub struct BulkResult {
     pub action: String,
     /// How many items it changed.
     pub affected: usize,
+    /// How many items it was asked to change. A bulk action is all or nothing, so an answer
+    /// of 200 has every one succeeded (the origin service's admin reads these
+    /// four fields).
+    pub total: usize,
+    /// How many succeeded: all of them.
+    pub succeeded: usize,
+    /// How many failed: none (a failure answers a problem and changes nothing).
+    pub failed: usize,
+    /// Each item's outcome, in the order sent.
+    pub results: Vec<BulkItemResult>,
+}
+
+/// One item's outcome in a bulk answer.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BulkItemResult {
+    pub id: Uuid,
+    /// Always true in an answer of 200.
+    pub success: bool,
+}
+
+impl BulkResult {
+    /// `action` done on every one of `ids` (each counted once, in the order sent).
+    pub fn all_of(action: String, ids: &[Uuid]) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        let ids: Vec<Uuid> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
+        let results: Vec<BulkItemResult> = ids.iter().map(|&id| BulkItemResult { id, success: true }).collect();
+        BulkResult { action, affected: ids.len(), total: ids.len(), succeeded: ids.len(), failed: 0, results }
+    }
 }
 
 impl utoipa::PartialSchema for BulkRequest {

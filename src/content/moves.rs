@@ -158,5 +158,5 @@ pub async fn bulk(
         });
     }
     commit_with_events(state, txn, events).await?;
-    Ok(BulkResult { action: format!("{:?}", body.action), affected: models.len() })
+    Ok(BulkResult::all_of(format!("{:?}", body.action), &body.ids))
 }

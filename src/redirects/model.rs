@@ -15,6 +15,9 @@ pub struct RedirectResponse {
     pub source_path: String,
     /// Where it points: a path on the site or an http(s) URL.
     pub destination: String,
+    /// The same as `destination`, under the name the origin service's admin
+    /// reads.
+    pub destination_path: String,
     /// 301, 302, 307 or 308.
     pub status_code: i32,
     /// Whether it is applied.
@@ -30,6 +33,7 @@ impl From<&redirect::Model> for RedirectResponse {
             site_id: m.site_id,
             source_path: m.source_path.clone(),
             destination: m.destination.clone(),
+            destination_path: m.destination.clone(),
             status_code: m.status_code,
             is_active: m.is_active,
             created_at: m.created_at,

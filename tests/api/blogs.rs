@@ -290,6 +290,12 @@ async fn clone_bulk_and_samples() {
         .await
         .unwrap();
     assert_eq!(result["affected"], 2);
+    // All or nothing, in the fields the origin service's admin reads too.
+    let outcomes = json!([{"id": ids[0], "success": true}, {"id": ids[1], "success": true}]);
+    assert_eq!(
+        (&result["total"], &result["succeeded"], &result["failed"], &result["results"]),
+        (&json!(2), &json!(2), &json!(0), &outcomes)
+    );
     let published: Value =
         app.get(&format!("/sites/{site}/blogs/published"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(published["meta"]["total"], 3);

@@ -11,6 +11,8 @@ async fn redirects_refuse_self_targets_and_loops_and_resolve_chains() {
     assert_eq!(res.status(), 201);
     let first: Value = res.json().await.unwrap();
     assert_eq!((first["source_path"].as_str(), first["status_code"].as_i64()), (Some("/old"), Some(301)));
+    // The origin service's admin reads the destination as `destination_path`.
+    assert_eq!((first["destination"].as_str(), first["destination_path"].as_str()), (Some("/new"), Some("/new")));
 
     assert_problem(
         app.post(&path, &app.admin_key, json!({"source_path": "/same", "destination": "/same/"})).await,
