@@ -37,6 +37,8 @@ pub struct ApiKeyResponse {
     pub last_used_at: Option<DateTime<Utc>>,
     /// Requests it authenticated.
     pub usage_count: i64,
+    /// `usage_count`, under the name the origin service's admin reads.
+    pub total_requests: i64,
 }
 
 impl From<&api_key::Model> for ApiKeyResponse {
@@ -56,6 +58,7 @@ impl From<&api_key::Model> for ApiKeyResponse {
             revoked_at: m.revoked_at,
             last_used_at: m.last_used_at,
             usage_count: m.usage_count,
+            total_requests: m.usage_count,
         }
     }
 }

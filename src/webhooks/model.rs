@@ -120,6 +120,18 @@ pub struct DeliveryLogEntry {
     pub response_excerpt: Option<String>,
     /// When the attempt was made.
     pub created_at: DateTime<Utc>,
+    /// The webhook it was sent for.
+    pub webhook_id: Uuid,
+    /// `event`, under the name the origin service's admin reads (as the next four).
+    pub event_type: String,
+    /// `attempt`.
+    pub attempt_number: i32,
+    /// `created_at`.
+    pub delivered_at: DateTime<Utc>,
+    /// `error`.
+    pub error_message: Option<String>,
+    /// `response_excerpt`.
+    pub response_body: Option<String>,
 }
 
 impl From<&webhook_attempt::Model> for DeliveryLogEntry {
@@ -135,6 +147,12 @@ impl From<&webhook_attempt::Model> for DeliveryLogEntry {
             error: m.error.clone(),
             response_excerpt: m.response_excerpt.clone(),
             created_at: m.created_at,
+            webhook_id: m.webhook_id,
+            event_type: m.event.clone(),
+            attempt_number: m.attempt,
+            delivered_at: m.created_at,
+            error_message: m.error.clone(),
+            response_body: m.response_excerpt.clone(),
         }
     }
 }

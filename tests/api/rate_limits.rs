@@ -131,5 +131,6 @@ async fn key_usage_is_batched_and_survives_a_restart() {
     let app = crate::helpers::TestApp::start(config, dir).await;
     let counted = listed_key(&app, &id).await;
     assert_eq!(counted["usage_count"], 5);
+    assert_eq!(counted["total_requests"], 5, "the origin service's admin reads the count under this name");
     assert!(counted["last_used_at"].is_string());
 }

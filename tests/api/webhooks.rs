@@ -62,6 +62,13 @@ async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
         (Some(true), Some(200), Some(1))
     );
     assert_eq!(log["data"][0]["delivery_id"].as_str(), Some(request.headers["webhook-id"].as_str()));
+    // The same attempt under the names the origin service's admin reads.
+    let entry = &log["data"][0];
+    assert_eq!(
+        (&entry["webhook_id"], &entry["event_type"], &entry["attempt_number"], &entry["delivered_at"]),
+        (&hook["id"], &entry["event"], &json!(1), &entry["created_at"])
+    );
+    assert_eq!((&entry["error_message"], &entry["response_body"]), (&entry["error"], &entry["response_excerpt"]));
     app.settle().await;
 }
 
