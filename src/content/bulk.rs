@@ -37,6 +37,11 @@ crate::lenient_enum!(BulkAction {
     BulkAction::Delete => ["Delete", "SoftDelete", "Trash"],
 });
 
+/// The most ids one bulk request acts on: every id is a bound value of the
+/// bulk's queries (SQLite allows 32,766 per statement), and a 4 MiB body could
+/// otherwise carry about 100,000.
+pub const MAX_BULK_IDS: usize = 500;
+
 /// Documented by hand ([`bulk_request_schema`]): `status` is required with
 /// `UpdateStatus` only, which one object schema cannot say.
 #[derive(Clone, Debug, Deserialize)]
@@ -108,7 +113,11 @@ fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
                     .schema_type(Type::String)
                     .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Uuid))),
             )
-            .description(Some("The items (of this site and kind) to act on; ids of other items are skipped"))
+            .max_items(Some(MAX_BULK_IDS))
+            .description(Some(
+                "The items to act on, at most 500: each must be a live item of this site and kind, else the \
+                 answer is 404 ENTITY_NOT_FOUND and nothing changes",
+            ))
     };
     let status = |description: &str| {
         let mut status = Ref::from_schema_name(<ContentStatus as ToSchema>::name());

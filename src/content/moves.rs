@@ -16,7 +16,7 @@ use super::write::{
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
 /// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
@@ -84,6 +84,13 @@ pub async fn bulk(
             None
         }
     };
+    if body.ids.len() > super::bulk::MAX_BULK_IDS {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "ids",
+            ErrorCode::ValidationOutOfRange,
+            format!("at most {} ids per bulk request", super::bulk::MAX_BULK_IDS),
+        )]));
+    }
     let workflow = workflow_enabled(state, &[site_id]).await?;
     let txn = crate::db::begin_write(&state.db).await?;
     let items = content::Entity::find()

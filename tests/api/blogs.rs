@@ -376,6 +376,27 @@ async fn a_scheduled_post_publishes_itself_and_expires() {
     assert_eq!(app.get(&path, &app.admin_key).await.json::<Value>().await.unwrap()["status"], "Archived");
 }
 
+/// A bulk request names at most 500 ids: more is refused as a whole, before
+/// any query, instead of binding one value per id.
+#[actix_web::test]
+async fn a_bulk_request_names_at_most_500_ids() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("bulk-cap").await;
+    let post = app.create_post(&site, "Kept").await;
+    let mut ids: Vec<String> = (0..500).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    ids.push(post["id"].as_str().unwrap().to_string());
+    let bulk = format!("/sites/{site}/blogs/bulk");
+    let problem = assert_problem(
+        app.post(&bulk, &app.admin_key, json!({"action": "Delete", "ids": ids})).await,
+        422,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "ids", "{problem}");
+    let listed: Value = app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["meta"]["total"], 1, "nothing was deleted");
+}
+
 #[actix_web::test]
 async fn an_approved_post_with_a_future_start_is_scheduled() {
     let app = TestApp::spawn().await;
