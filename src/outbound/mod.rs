@@ -148,6 +148,22 @@ pub fn refusal_of(error: &reqwest::Error) -> Option<&Refusal> {
     None
 }
 
+/// The connection closed after the request went out and before any answer
+/// came: what a pooled keep-alive connection does when the server's idle
+/// timeout closes it just as a request is written on it. Nothing was answered,
+/// so a request the receiver deduplicates (a webhook, by its `webhook-id`) may
+/// be sent again at once on a new connection.
+pub fn closed_before_answer(error: &reqwest::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+    while let Some(e) = cause {
+        if e.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message) {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
 /// A failed call in words that never name its URL (which may carry a key).
 pub fn describe(error: &reqwest::Error) -> String {
     if let Some(refusal) = refusal_of(error) {

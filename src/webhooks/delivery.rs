@@ -21,6 +21,10 @@ use crate::outbound::{self, BodyEnd, Outbound};
 pub const MAX_ATTEMPTS: i32 = 6;
 /// Characters of an answer the delivery log keeps.
 const EXCERPT_CHARS: usize = 512;
+/// Times one attempt is sent again when its connection closes before any
+/// answer (see [`Deliverer::send`]): each pooled connection idle as long may
+/// have been closed at once.
+const RESENDS_ON_CLOSED_CONNECTION: u32 = 2;
 /// Bytes read of an answer: enough for [`EXCERPT_CHARS`] characters of UTF-8;
 /// the connection is dropped past them.
 const ANSWER_CAP_BYTES: usize = EXCERPT_CHARS * 4;
@@ -118,16 +122,31 @@ impl Deliverer {
         };
         let timestamp = self.clock.now().timestamp();
         let id = message_id.to_string();
-        let response = request
-            .timeout(self.timeout)
+        let request = request
             .header("user-agent", concat!("Plinth-Webhooks/", env!("CARGO_PKG_VERSION")))
             .header("content-type", "application/json")
             .header("webhook-id", &id)
             .header("webhook-timestamp", timestamp.to_string())
             .header("webhook-signature", signature::sign(secret, &id, timestamp, body))
-            .body(body.to_string())
-            .send()
-            .await;
+            .body(body.to_string());
+        // A connection closed before any answer is tried again at once, on a
+        // new connection, within the same deadline: an idle keep-alive
+        // connection the endpoint closed just as this request went out on it
+        // is no failure of the endpoint's, and must not wait for the retry
+        // schedule. The `webhook-id` lets the receiver drop a duplicate.
+        let (mut request, mut resends) = (request, 0);
+        let response = loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            // The body is in memory, so the request clones.
+            let spare = if resends < RESENDS_ON_CLOSED_CONNECTION { request.try_clone() } else { None };
+            match (request.timeout(left).send().await, spare) {
+                (Err(e), Some(spare)) if outbound::closed_before_answer(&e) => {
+                    resends += 1;
+                    request = spare;
+                }
+                (sent, _) => break sent,
+            }
+        };
         let res = match response {
             Ok(res) => res,
             Err(e) => return outcome(false, None, Some(format!("request failed: {}", outbound::describe(&e))), None),

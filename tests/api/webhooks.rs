@@ -1,5 +1,8 @@
+use std::sync::{Arc, Mutex};
+
 use sea_orm::EntityTrait;
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{assert_problem, TestApp};
 use crate::receiver::{verify, Receiver};
@@ -350,4 +353,89 @@ async fn an_event_committed_just_before_a_crash_is_still_delivered() {
         plinth_entities::event_outbox::Entity::find().all(&app.state.db).await.unwrap();
     assert!(left.is_empty(), "the outbox row is gone once dispatched");
     app.settle().await;
+}
+
+/// An endpoint on 127.0.0.1 whose keep-alive ends just as the next request on a
+/// connection arrives: it answers the first request of each connection (and
+/// keeps it open), reads the second and closes without an answer. Returns its
+/// `host:port` and the `webhook-id` of every request it read, answered or not.
+async fn endpoint_dropping_kept_alive_connections() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let host_port = listener.local_addr().unwrap().to_string();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let ids = Arc::clone(&seen);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let ids = Arc::clone(&ids);
+            tokio::spawn(async move {
+                let Some(id) = read_request(&mut stream).await else { return };
+                ids.lock().unwrap().push(id);
+                let answer = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+                if stream.write_all(answer.as_bytes()).await.is_err() {
+                    return;
+                }
+                if let Some(id) = read_request(&mut stream).await {
+                    ids.lock().unwrap().push(id);
+                }
+                // Dropped here: closed with the request read and never answered.
+            });
+        }
+    });
+    (host_port, seen)
+}
+
+/// Reads one request (head and `content-length` body); its `webhook-id`.
+async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+            let header = |name: &str| {
+                head.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim_start_matches(':').trim().to_string()))
+            };
+            let length: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+            if bytes.len() >= end + 4 + length {
+                return header("webhook-id");
+            }
+        }
+        let n = stream.read(&mut chunk).await.ok().filter(|n| *n > 0)?;
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// A server's keep-alive timeout can close an idle connection just as the next
+/// delivery goes out on it (the request is written, the answer never comes).
+/// That delivery is sent again at once on a new connection, under its
+/// `webhook-id`, and logged as one successful attempt, not a failure left to
+/// wait five minutes for its retry.
+#[actix_web::test]
+async fn a_delivery_on_a_connection_the_endpoint_just_closed_is_sent_again_at_once() {
+    let (host_port, seen) = endpoint_dropping_kept_alive_connections().await;
+    let allowed = host_port.clone();
+    let app = TestApp::spawn_with(move |c| c.ssrf_allowlist = vec![allowed]).await;
+    let site = app.create_site_id("keep-alive").await;
+    let hook =
+        create_webhook(&app, &site, json!({"url": format!("http://{host_port}/hook"), "events": ["blog.created"]}))
+            .await;
+    let hook_id = hook["id"].as_str().unwrap();
+
+    app.create_post(&site, "First").await;
+    app.wait_for_logged_attempts(hook_id, "blog.created", 1).await;
+    app.create_post(&site, "Second").await;
+    app.wait_for_logged_attempts(hook_id, "blog.created", 2).await;
+    app.settle().await;
+
+    let log: Value = app.get(&format!("/webhooks/{hook_id}/deliveries"), &app.admin_key).await.json().await.unwrap();
+    let attempts: Vec<(bool, i64)> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["success"].as_bool().unwrap(), a["attempt"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(attempts, [(true, 1), (true, 1)], "{log}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 3, "the second delivery was read on the kept-alive connection, then again: {seen:?}");
+    assert_eq!(seen[1], seen[2], "sent again under its own webhook-id: {seen:?}");
+    assert_ne!(seen[0], seen[1]);
 }
