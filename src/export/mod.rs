@@ -39,6 +39,10 @@ pub fn routes(r: &mut Routes) {
 /// The multipart form of `POST /sites/import`.
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
+// Other parts are read and ignored, but a part name the multipart parser
+// cannot read (a control character) fails the whole form: the document
+// names only these parts (`additionalProperties: false`).
+#[serde(deny_unknown_fields)]
 pub struct ImportForm {
     /// A ZIP made by `POST /sites/{id}/export`.
     #[schema(value_type = String, format = Binary)]

@@ -323,6 +323,10 @@ pub struct FaviconPackage {
 /// The multipart form of `POST /media/upload`.
 #[derive(ToSchema)]
 #[allow(dead_code)]
+// Other parts are read and ignored, but a part name the multipart parser
+// cannot read (a control character) fails the whole form: the document
+// names only these parts (`additionalProperties: false`).
+#[serde(deny_unknown_fields)]
 pub struct UploadMediaForm {
     /// The file's bytes; its type is detected from them, not from the name or
     /// the part's content type.
@@ -347,6 +351,10 @@ pub struct UploadMediaForm {
 /// The multipart form of `POST /sites/{site_id}/favicon`.
 #[derive(ToSchema)]
 #[allow(dead_code)]
+// Other parts are read and ignored, but a part name the multipart parser
+// cannot read (a control character) fails the whole form: the document
+// names only these parts (`additionalProperties: false`).
+#[serde(deny_unknown_fields)]
 pub struct UploadFaviconForm {
     /// PNG, JPEG, GIF or WebP, at most 10 MB; 512x512 or larger recommended.
     #[schema(value_type = String, format = Binary)]

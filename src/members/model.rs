@@ -49,7 +49,8 @@ pub struct Membership {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct AddMember {
-    /// The identity-provider user id of the new member.
+    /// The identity-provider user id of the new member: one line of 1 to 200 characters (trimmed).
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub idp_user_id: String,
     /// read, author, reviewer, editor or admin (any letter case; `viewer` means read); a site has one owner, made
     /// by transfer-ownership.

@@ -67,8 +67,9 @@ pub struct MenuDetail {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMenu {
-    /// The slug, or `Menu`, when omitted.
+    /// One line of at most 100 characters (trimmed); the slug, or `Menu`, when omitted or blank.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
+    #[schema(max_length = 100, pattern = "<optional line>")]
     pub name: String,
     /// From the name when omitted: 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
@@ -78,6 +79,7 @@ pub struct CreateMenu {
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct UpdateMenu {
     /// One line of 1 to 100 characters (trimmed).
+    #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub name: Option<String>,
     /// 1 to 100 lowercase letters, digits and single hyphens, no hyphen at either end.
     #[schema(min_length = 1, max_length = 100, pattern = "<slug>")]
