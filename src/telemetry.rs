@@ -9,8 +9,10 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::HttpMessage;
 use plinth_actors::RateLimitStatus;
-use tracing::Instrument;
-use tracing_subscriber::EnvFilter;
+use tracing::{Instrument, Level};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::auth::rate_limit_headers;
 use crate::config::LogConfig;
@@ -19,11 +21,16 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// Installs the global subscriber (a second call, as in tests, is a no-op).
 pub fn init(log: &LogConfig) {
-    let filter = EnvFilter::try_new(quiet_libraries(&log.filter)).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = crate::config::log_filter(&quiet_libraries(&log.filter))
+        .unwrap_or_else(|| Targets::new().with_default(Level::INFO));
     // Colour only for a person at a terminal, never into a file or a pipe.
     let ansi = std::io::stdout().is_terminal();
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi);
-    let _ = if log.format == "json" { builder.json().try_init() } else { builder.try_init() };
+    let builder = tracing_subscriber::fmt().with_ansi(ansi);
+    let _ = if log.format == "json" {
+        builder.json().finish().with(filter).try_init()
+    } else {
+        builder.finish().with(filter).try_init()
+    };
 }
 
 /// Libraries that narrate their start at info (each migration, each server

@@ -16,6 +16,9 @@ use crate::server::MASTER_KEY;
 
 /// A word in 1% of the titles, for the search row.
 pub const SEARCH_WORD: &str = "quokka";
+/// A word in two titles at every size (posts 3 and 53), for the row that finds
+/// one post among all of them.
+pub const RARE_WORD: &str = "wombat";
 /// Writes in flight while seeding.
 const IN_FLIGHT: usize = 16;
 /// Media files per site (the media list row).
@@ -123,7 +126,8 @@ impl Growth {
 }
 
 /// Posts numbered `range`, `IN_FLIGHT` at a time: 80% Published, 20% Draft,
-/// 1% moved to the trash right after, 1% with [`SEARCH_WORD`] in the title.
+/// 1% moved to the trash right after, 1% with [`SEARCH_WORD`] in the title,
+/// two with [`RARE_WORD`].
 pub async fn grow(client: &Client, api: &str, site_id: &str, range: Range<u64>) -> Growth {
     let started = Instant::now();
     let deadline = started + SEEDING_LIMIT;
@@ -141,7 +145,11 @@ pub async fn grow(client: &Client, api: &str, site_id: &str, range: Range<u64>) 
                     return;
                 }
                 let topic = TOPICS[(i % TOPICS.len() as u64) as usize];
-                let tail = if i % 100 == 7 { format!(" and a {SEARCH_WORD}") } else { String::new() };
+                let tail = match i {
+                    _ if i % 100 == 7 => format!(" and a {SEARCH_WORD}"),
+                    3 | 53 => format!(" and a {RARE_WORD}"),
+                    _ => String::new(),
+                };
                 let body = json!({
                     "site_ids": [site_id],
                     "title": format!("Post {i} about {topic}{tail}"),
