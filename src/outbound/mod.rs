@@ -138,14 +138,12 @@ fn proxy_hosts_from_env() -> HashSet<String> {
 
 /// The resolver's refusal somewhere in a failed call's error chain.
 pub fn refusal_of(error: &reqwest::Error) -> Option<&Refusal> {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
-    while let Some(e) = cause {
-        if let Some(Blocked(refusal)) = e.downcast_ref::<Blocked>() {
-            return Some(refusal);
-        }
-        cause = e.source();
-    }
-    None
+    causes(error).find_map(|e| e.downcast_ref::<Blocked>()).map(|Blocked(refusal)| refusal)
+}
+
+/// What a failed call's error wraps, outermost first.
+fn causes(error: &reqwest::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    std::iter::successors(std::error::Error::source(error), |e| e.source())
 }
 
 /// The connection closed after the request went out and before any answer
@@ -154,14 +152,7 @@ pub fn refusal_of(error: &reqwest::Error) -> Option<&Refusal> {
 /// so a request the receiver deduplicates (a webhook, by its `webhook-id`) may
 /// be sent again at once on a new connection.
 pub fn closed_before_answer(error: &reqwest::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
-    while let Some(e) = cause {
-        if e.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message) {
-            return true;
-        }
-        cause = e.source();
-    }
-    false
+    causes(error).any(|e| e.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message))
 }
 
 /// A failed call in words that never name its URL (which may carry a key).
