@@ -63,14 +63,15 @@ impl Routes {
     }
 
     /// Mounts the handler documented by `P` (its `#[utoipa::path]`); `handler`
-    /// makes the actix route that calls it.
-    pub fn add<P: Documented>(&mut self, handler: impl Fn() -> Route) {
+    /// makes the actix route that calls it. `access` is what `mount!` declares;
+    /// building the document checks it against the attribute's `security`.
+    pub fn add<P: Documented>(&mut self, access: Access, handler: impl Fn() -> Route) {
         let documented = P::path();
         let path = match &self.variant {
             Some(v) => documented.replace(&format!("/{}", v.documented), &format!("/{}", v.mounted)),
             None => documented.clone(),
         };
-        let protected = !is_public(&P::operation());
+        let protected = access == Access::Credentials;
         let slot = match self.resources.iter().position(|r| r.path == path) {
             Some(i) => i,
             None => {
@@ -90,6 +91,15 @@ impl Routes {
         // (see `openapi::DerivedKinds`), with its own ids and tags.
         if !self.undocumented && self.variant.as_ref().is_none_or(|v| v.documented == v.mounted) {
             let mut operation = P::operation();
+            // Serving never builds an operation (each worker mounts every
+            // handler, and building them all kept ~1.5 MB of their code
+            // resident), so publicness is declared in `mount!`; this keeps the
+            // declaration equal to the documented truth.
+            assert_eq!(
+                is_public(&operation),
+                !protected,
+                "{documented}: mount! declares it {access:?} but its #[utoipa::path] says otherwise (`security(())` is public)"
+            );
             let tags = P::tags();
             if !tags.is_empty() {
                 operation.tags.get_or_insert_with(Vec::new).extend(tags.into_iter().map(str::to_string));
@@ -208,6 +218,16 @@ fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, path: Resou
     };
 }
 
+/// Who may call a mounted handler, as `mount!` declares it (`public:` for the
+/// handlers documented with `security(())`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone: never authenticates, never goes through the response cache.
+    Public,
+    /// An API key or a bearer token.
+    Credentials,
+}
+
 /// An operation documented with `security(())`: anyone may call it.
 pub(crate) fn is_public(operation: &utoipa::openapi::path::Operation) -> bool {
     operation.security.as_ref().is_some_and(|requirements| {
@@ -230,14 +250,61 @@ fn actix_method(method: &HttpMethod) -> Method {
 
 /// `mount!(routes, self => [list_redirects, create_redirect], submodule => [..])`:
 /// mounts each handler of a module at the method and path of its
-/// `#[utoipa::path]` attribute.
+/// `#[utoipa::path]` attribute. `mount!(routes, public: self => [health])` mounts
+/// handlers anyone may call (documented with `security(())`).
 #[macro_export]
 macro_rules! mount {
-    ($routes:expr, $($module:ident => [$($handler:ident),+ $(,)?]),+ $(,)?) => {
+    (@access $access:expr, $routes:expr, $($module:ident => [$($handler:ident),+]),+) => {
         paste::paste! {
             $($(
-                $routes.add::<$module::[<__path_ $handler>]>(|| actix_web::web::route().to($module::$handler));
+                $routes.add::<$module::[<__path_ $handler>]>($access, || actix_web::web::route().to($module::$handler));
             )+)+
         }
     };
+    ($routes:expr, public: $($module:ident => [$($handler:ident),+ $(,)?]),+ $(,)?) => {
+        $crate::mount!(@access $crate::routes::Access::Public, $routes, $($module => [$($handler),+]),+)
+    };
+    ($routes:expr, $($module:ident => [$($handler:ident),+ $(,)?]),+ $(,)?) => {
+        $crate::mount!(@access $crate::routes::Access::Credentials, $routes, $($module => [$($handler),+]),+)
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    mod probe {
+        #[utoipa::path(get, path = "/probe/open", responses((status = 200)), security(()))]
+        pub async fn open() -> &'static str {
+            "open"
+        }
+
+        #[utoipa::path(get, path = "/probe/closed", responses((status = 200)))]
+        pub async fn closed() -> &'static str {
+            "closed"
+        }
+    }
+
+    #[test]
+    fn a_declaration_equal_to_the_attribute_mounts_and_marks_what_needs_credentials() {
+        let mut routes = Routes::default();
+        crate::mount!(routes, public: probe => [open]);
+        crate::mount!(routes, probe => [closed]);
+        let protected: Vec<(&str, bool)> = routes.resources.iter().map(|r| (r.path.as_str(), r.protected)).collect();
+        assert_eq!(protected, [("/probe/open", false), ("/probe/closed", true)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "/probe/open: mount! declares it Credentials")]
+    fn a_public_handler_mounted_as_credentialed_fails_the_document() {
+        let mut routes = Routes::default();
+        crate::mount!(routes, probe => [open]);
+    }
+
+    #[test]
+    #[should_panic(expected = "/probe/closed: mount! declares it Public")]
+    fn a_credentialed_handler_mounted_as_public_fails_the_document() {
+        let mut routes = Routes::default();
+        crate::mount!(routes, public: probe => [closed]);
+    }
 }

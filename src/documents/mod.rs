@@ -29,10 +29,11 @@ use crate::state::AppState;
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [
         list_documents, create_document, get_document, document_detail, update_document, delete_document,
-        download_document, verify_document_access, make_document_private, make_document_public, unlock_document,
+        make_document_private, make_document_public, unlock_document,
         create_document_localization, update_document_localization, delete_document_localization,
         list_blog_documents, attach_blog_document, detach_blog_document,
     ]);
+    crate::mount!(r, public: self => [download_document, verify_document_access]);
 }
 
 /// A JSON body of at most the size an inline file of `max_file` bytes needs

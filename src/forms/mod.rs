@@ -31,14 +31,14 @@ pub fn routes(r: &mut Routes) {
             list_templates, create_template, get_template, update_template, delete_template,
             update_bot_protection,
         ],
-        public => [
-            public_form, altcha_challenge, submit_form, lookup_submission, view_submission, delete_submission,
-        ],
         submissions => [
             list_submissions, submission_status_counts, get_submission, update_submission_status,
             delete_submission_by_id, add_submission_note, delete_submission_note,
         ],
     );
+    crate::mount!(r, public: public => [
+        public_form, altcha_challenge, submit_form, lookup_submission, view_submission, delete_submission,
+    ]);
 }
 
 /// The Janitor's hourly pass: retention, and forgetting spent ALTCHA

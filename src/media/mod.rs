@@ -35,7 +35,7 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_media, upload_media, create_media, get_media, media_usage, update_media, delete_media]);
-    crate::mount!(r, files => [serve_file]);
+    crate::mount!(r, public: files => [serve_file]);
     metadata::routes(r);
     favicon::routes(r);
 }

@@ -18,7 +18,7 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [sitemap, sitemap_child, robots_txt, web_manifest, browserconfig]);
+    crate::mount!(r, public: self => [sitemap, sitemap_child, robots_txt, web_manifest, browserconfig]);
 }
 
 /// A built public file: `max-age=3600`, its ETag, 304 when the caller holds it.

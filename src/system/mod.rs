@@ -17,7 +17,7 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [version, health, public_config, imprint, error_codes]);
+    crate::mount!(r, public: self => [version, health, public_config, imprint, error_codes]);
 }
 
 /// The operators' endpoints, mounted at the root (not under `/api/v1`) and not
