@@ -59,6 +59,9 @@ def main():
     for kind, body in on_site.items():
         ids[kind] = call("POST", f"/sites/{site}/{kind}", body)["id"]
     ids["menu-items"] = call("POST", f"/menus/{ids['menus']}/items", {"labels": {"en": "Fuzz"}, "url": "/fuzz"})["id"]
+    # A key of the site's own (never the run's Master key) for `/api-keys/{id}`:
+    # the run may block, change or revoke it.
+    ids["api-keys"] = call("POST", "/api-keys", {"name": "Fuzz", "permission": "Read", "site_id": site})["id"]
 
     # A second language on the site, and a localization of each kind into it
     # (`/<kind>/localizations/{loc_id}`).

@@ -197,6 +197,12 @@ impl KeyPermission {
     pub fn has(self, capability: KeyCapability) -> bool {
         self >= capability.min_permission()
     }
+
+    /// Whether a caller who may give keys up to `ceiling` may give (or manage)
+    /// a key with this permission.
+    pub fn within(self, ceiling: KeyPermission) -> bool {
+        self <= ceiling
+    }
 }
 
 #[cfg(test)]

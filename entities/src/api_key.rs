@@ -25,6 +25,14 @@ pub struct Model {
     pub revoked_at: Option<DateTimeUtc>,
     pub last_used_at: Option<DateTimeUtc>,
     pub usage_count: i64,
+    pub description: Option<String>,
+    /// From this moment the key no longer authenticates.
+    pub expires_at: Option<DateTimeUtc>,
+    /// Set while the key is blocked (it then gets 401 until unblocked).
+    pub blocked_at: Option<DateTimeUtc>,
+    pub blocked_reason: Option<String>,
+    /// When its settings last changed; null for a key unchanged since made.
+    pub updated_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -33,6 +33,7 @@ mod m20261126_000026_site_imports;
 mod m20261126_000027_content_search;
 mod m20261126_000028_content_search_unweighted;
 mod m20261126_000029_content_search_scopes;
+mod m20261126_000030_api_key_lifecycle;
 
 pub struct Migrator;
 
@@ -69,6 +70,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000027_content_search::Migration),
             Box::new(m20261126_000028_content_search_unweighted::Migration),
             Box::new(m20261126_000029_content_search_scopes::Migration),
+            Box::new(m20261126_000030_api_key_lifecycle::Migration),
         ]
     }
 }

@@ -141,7 +141,7 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
         .all(&state.db)
         .await?
         .iter()
-        .map(ApiKeyResponse::from)
+        .map(|key| ApiKeyResponse::at(key, now))
         .collect();
     let entries = audit_log::Entity::find()
         .filter(audit_log::Column::Actor.eq(actor.as_str()))

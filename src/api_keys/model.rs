@@ -8,18 +8,63 @@ use uuid::Uuid;
 
 use crate::auth::KeyPermission;
 
+/// What a key can do now: `active`; `blocked` (until unblocked); `expired`
+/// (its `expires_at` has passed); `revoked` (for good). The first that holds of
+/// revoked, blocked, expired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyStatus {
+    Active,
+    Blocked,
+    Expired,
+    Revoked,
+}
+
+impl KeyStatus {
+    pub const ALL: [KeyStatus; 4] = [KeyStatus::Active, KeyStatus::Blocked, KeyStatus::Expired, KeyStatus::Revoked];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyStatus::Active => "active",
+            KeyStatus::Blocked => "blocked",
+            KeyStatus::Expired => "expired",
+            KeyStatus::Revoked => "revoked",
+        }
+    }
+
+    /// Any letter case (the origin service's admin sends `Active`).
+    pub fn parse(raw: &str) -> Option<KeyStatus> {
+        Self::ALL.into_iter().find(|s| s.as_str().eq_ignore_ascii_case(raw))
+    }
+
+    pub fn of(key: &api_key::Model, now: DateTime<Utc>) -> KeyStatus {
+        if key.revoked_at.is_some() {
+            KeyStatus::Revoked
+        } else if key.blocked_at.is_some() {
+            KeyStatus::Blocked
+        } else if key.expires_at.is_some_and(|at| at <= now) {
+            KeyStatus::Expired
+        } else {
+            KeyStatus::Active
+        }
+    }
+}
+
 /// An API key as listed: never its secret.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ApiKeyResponse {
     pub id: Uuid,
     /// The key's name.
     pub name: String,
+    /// What it is for; null when not given.
+    pub description: Option<String>,
     /// The first characters of the secret.
     pub key_prefix: String,
     /// `Read`, `Write`, `Admin` or `Master`.
     pub permission: String,
     /// The one site the key is scoped to; null for every site its permission reaches.
     pub site_id: Option<Uuid>,
+    /// The identity-provider user who created it; null when a key or the command line did.
+    pub user_id: Option<String>,
     /// Requests allowed per second; null for not limited.
     pub rate_limit_per_second: Option<i32>,
     /// Per minute; null for not limited.
@@ -28,10 +73,19 @@ pub struct ApiKeyResponse {
     pub rate_limit_per_hour: Option<i32>,
     /// Per day; null for not limited.
     pub rate_limit_per_day: Option<i32>,
-    /// `active` or `revoked`.
+    /// `active`, `blocked`, `expired` or `revoked`: only an active key authenticates.
+    #[schema(schema_with = key_status_values)]
     pub status: String,
     pub created_at: DateTime<Utc>,
-    /// When it was revoked; null while active.
+    /// When its settings last changed (its creation when never).
+    pub updated_at: DateTime<Utc>,
+    /// When it stops authenticating; null for never.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When it was blocked; null unless blocked.
+    pub blocked_at: Option<DateTime<Utc>>,
+    /// Why it was blocked; null unless blocked.
+    pub blocked_reason: Option<String>,
+    /// When it was revoked; null while not revoked.
     pub revoked_at: Option<DateTime<Utc>>,
     /// When it last authenticated a request; null when never.
     pub last_used_at: Option<DateTime<Utc>>,
@@ -41,26 +95,40 @@ pub struct ApiKeyResponse {
     pub total_requests: i64,
 }
 
-impl From<&api_key::Model> for ApiKeyResponse {
-    fn from(m: &api_key::Model) -> Self {
+impl ApiKeyResponse {
+    /// `key` as it stands at `now` (its status depends on the time).
+    pub fn at(m: &api_key::Model, now: DateTime<Utc>) -> Self {
         Self {
             id: m.id,
             name: m.name.clone(),
+            description: m.description.clone(),
             key_prefix: m.key_prefix.clone(),
             permission: m.permission.clone(),
             site_id: m.site_id,
+            user_id: m.created_by.as_deref().and_then(|by| by.strip_prefix("user:")).map(str::to_string),
             rate_limit_per_second: m.rate_limit_per_second,
             rate_limit_per_minute: m.rate_limit_per_minute,
             rate_limit_per_hour: m.rate_limit_per_hour,
             rate_limit_per_day: m.rate_limit_per_day,
-            status: if m.revoked_at.is_some() { "revoked" } else { "active" }.to_string(),
+            status: KeyStatus::of(m, now).as_str().to_string(),
             created_at: m.created_at,
+            updated_at: m.updated_at.unwrap_or(m.created_at),
+            expires_at: m.expires_at,
+            blocked_at: m.blocked_at,
+            blocked_reason: m.blocked_reason.clone(),
             revoked_at: m.revoked_at,
             last_used_at: m.last_used_at,
             usage_count: m.usage_count,
             total_requests: m.usage_count,
         }
     }
+}
+
+fn key_status_values() -> utoipa::openapi::Object {
+    crate::values::one_of(
+        "What the key can do now: only `active` authenticates",
+        &KeyStatus::ALL.map(KeyStatus::as_str),
+    )
 }
 
 /// The created key with its secret, shown this once.
@@ -96,6 +164,59 @@ pub struct CreateApiKey {
     /// Per day, at least 1; omitted = not limited.
     #[schema(minimum = 1)]
     pub rate_limit_per_day: Option<i32>,
+    /// What the key is for: at most 1,000 characters; empty or omitted = none.
+    #[schema(max_length = 1000, pattern = "<text>")]
+    pub description: Option<String>,
+    /// When the key stops authenticating (it is then `expired`); must lie in the future. Omitted = never.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A change to a key's settings: what is omitted stays; `null` clears a
+/// description, a rate limit (not limited) or an expiry (never). The secret,
+/// the site and the status never change here (see block, unblock, revoke).
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct UpdateApiKey {
+    /// One line of 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
+    pub name: Option<String>,
+    /// At most 1,000 characters; empty or `null` clears it.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<String>, max_length = 1000, pattern = "<text>")]
+    pub description: Option<Option<String>>,
+    /// `Read`, `Write`, `Admin` or `Master` (any case), up to what the caller may grant.
+    #[schema(schema_with = key_permissions)]
+    pub permission: Option<String>,
+    /// Accepted when it names the key's own site (clients send the whole key back); another site is
+    /// VALIDATION_INVALID_FORMAT.
+    pub site_id: Option<Uuid>,
+    /// At least 1; `null` = not limited.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<i32>, minimum = 1)]
+    pub rate_limit_per_second: Option<Option<i32>>,
+    /// At least 1; `null` = not limited.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<i32>, minimum = 1)]
+    pub rate_limit_per_minute: Option<Option<i32>>,
+    /// At least 1; `null` = not limited.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<i32>, minimum = 1)]
+    pub rate_limit_per_hour: Option<Option<i32>>,
+    /// At least 1; `null` = not limited.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<i32>, minimum = 1)]
+    pub rate_limit_per_day: Option<Option<i32>>,
+    /// A moment in the future; `null` = never expires.
+    #[serde(default, deserialize_with = "crate::values::double_option")]
+    #[schema(value_type = Option<DateTime<Utc>>)]
+    pub expires_at: Option<Option<DateTime<Utc>>>,
+}
+
+/// Why a key is blocked (shown to its administrators, never to its caller).
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct BlockApiKey {
+    /// One line of at most 500 characters; omitted or empty = no reason given.
+    #[schema(max_length = 500, pattern = "<line>")]
+    pub reason: Option<String>,
 }
 
 fn read_permission() -> String {
@@ -107,7 +228,8 @@ fn read_permission() -> String {
 pub struct ListApiKeysQuery {
     /// Only keys scoped to this site. Required for callers who administer single sites.
     pub site_id: Option<Uuid>,
-    /// `active` (default), `revoked` or `all`; anything else is API_KEY_INVALID_STATUS.
+    /// `active` (default), `blocked`, `expired`, `revoked` or `all` (any letter case); anything else is
+    /// API_KEY_INVALID_STATUS.
     #[param(schema_with = key_statuses)]
     pub status: Option<String>,
     #[param(schema_with = crate::pagination::page_number_schema)]
@@ -119,7 +241,10 @@ pub struct ListApiKeysQuery {
 }
 
 fn key_statuses() -> utoipa::openapi::Object {
-    crate::values::one_of("Which keys: `active` (default), `revoked` or `all`", &["active", "revoked", "all"])
+    crate::values::one_of(
+        "Which keys: `active` (default), `blocked`, `expired`, `revoked` or `all`",
+        &["active", "blocked", "expired", "revoked", "all"],
+    )
 }
 
 fn key_permissions() -> utoipa::openapi::Object {

@@ -3,7 +3,7 @@
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
-use super::model::{ApiKeyResponse, CreateApiKey, CreatedApiKey, ListApiKeysQuery};
+use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, ListApiKeysQuery, UpdateApiKey};
 use super::service::{self, KeyFilter};
 use crate::auth::{Capability, KeyCapability, KeyPermission, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -61,9 +61,9 @@ pub async fn create_api_key(
     let now = state.clock.now();
     // The body is checked before the caller's rights: a malformed request is
     // refused the same way whoever sends it.
-    let key = service::check_new(body.into_inner(), principal.actor_id())?;
+    let key = service::check_new(body.into_inner(), principal.actor_id(), now)?;
     let ceiling = grant_ceiling(&state, &principal, key.site_id).await?;
-    if key.permission > ceiling {
+    if !key.permission.within(ceiling) {
         return Err(ApiError::new(
             ErrorCode::ApiKeyPermissionExceeded,
             format!("you may create keys up to {}, not {}", ceiling.as_str(), key.permission.as_str()),
@@ -114,7 +114,138 @@ pub async fn list_api_keys(
         include_master: principal.is_system_admin(),
     };
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
-    Ok(HttpResponse::Ok().json(service::list(&state.db, filter, page).await?))
+    Ok(HttpResponse::Ok().json(service::list(&state.db, filter, page, state.clock.now()).await?))
+}
+
+/// The key `id`, once `principal` may manage it: only system admins manage
+/// Master keys; others need what creating a key of its site needs, and a
+/// permission at least the key's. Answers the key and the caller's ceiling.
+async fn managed_key(
+    state: &AppState,
+    principal: &Principal,
+    id: Uuid,
+) -> ApiResult<(plinth_entities::api_key::Model, KeyPermission)> {
+    let key = service::find(&state.db, id).await?;
+    if key.permission == KeyPermission::Master.as_str() && !principal.is_system_admin() {
+        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins manage Master keys"));
+    }
+    let ceiling = grant_ceiling(state, principal, key.site_id).await?;
+    if !KeyPermission::parse(&key.permission).is_some_and(|held| held.within(ceiling)) {
+        return Err(ApiError::new(
+            ErrorCode::ApiKeyPermissionExceeded,
+            format!("you manage keys up to {}, this one is {}", ceiling.as_str(), key.permission),
+        ));
+    }
+    Ok((key, ceiling))
+}
+
+/// Get an API key
+///
+/// Who may revoke it (see `DELETE /api-keys/{id}`). Never its secret. Errors: AUTH_INSUFFICIENT_ROLE,
+/// API_KEY_PERMISSION_EXCEEDED, ENTITY_NOT_FOUND.
+#[utoipa::path(get, path = "/api-keys/{id}", tag = "API keys", params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = ApiKeyResponse),
+        (status = "4XX", body = crate::error::Problem, description = "AUTH_*, API_KEY_PERMISSION_EXCEEDED, ENTITY_NOT_FOUND")
+    ))]
+pub async fn get_api_key(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
+    // Its status and usage move with time and requests, not with site writes.
+    crate::state::responses::depends_on_time();
+    Ok(HttpResponse::Ok().json(ApiKeyResponse::at(&key, state.clock.now())))
+}
+
+/// Update an API key
+///
+/// Who may revoke it; a new `permission` up to the caller's own (as on create). Changes name, description, permission,
+/// rate limits and expiry; omitted fields stay. Every instance applies the change from the key's next request. Errors:
+/// API_KEY_PERMISSION_EXCEEDED, API_KEY_INVALID_PERMISSION, AUTH_INSUFFICIENT_ROLE, ENTITY_NOT_FOUND,
+/// VALIDATION_INVALID_FORMAT, VALIDATION_OUT_OF_RANGE.
+#[utoipa::path(put, path = "/api-keys/{id}", tag = "API keys", params(("id" = Uuid, Path)), request_body = UpdateApiKey,
+    responses(
+        (status = 200, body = ApiKeyResponse, description = "The key as changed"),
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_*, AUTH_*, ENTITY_NOT_FOUND, VALIDATION_*")
+    ))]
+pub async fn update_api_key(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<UpdateApiKey>,
+) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
+    let (key, ceiling) = managed_key(&state, &principal, id.into_inner()).await?;
+    let update = service::check_update(&key, body.into_inner(), now)?;
+    if let Some(asked) = update.permission.filter(|asked| !asked.within(ceiling)) {
+        return Err(ApiError::new(
+            ErrorCode::ApiKeyPermissionExceeded,
+            format!("you may give keys up to {}, not {}", ceiling.as_str(), asked.as_str()),
+        ));
+    }
+    let updated = service::update(&state, &principal.actor_id(), now, key, update).await?;
+    Ok(HttpResponse::Ok().json(updated))
+}
+
+/// Block an API key
+///
+/// Who may revoke it. From its next request on, on every instance, the key gets 401 AUTH_API_KEY_INVALID until
+/// unblocked; blocking it again replaces the reason. Errors: API_KEY_INVALID_STATUS (a revoked key),
+/// AUTH_INSUFFICIENT_ROLE, API_KEY_PERMISSION_EXCEEDED, ENTITY_NOT_FOUND, VALIDATION_*.
+#[utoipa::path(post, path = "/api-keys/{id}/block", tag = "API keys", params(("id" = Uuid, Path)), request_body = BlockApiKey,
+    responses(
+        (status = 200, body = ApiKeyResponse, description = "The key, `blocked`"),
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_STATUS, AUTH_*, ENTITY_NOT_FOUND")
+    ))]
+pub async fn block_api_key(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<BlockApiKey>,
+) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
+    let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(service::block(&state, &principal.actor_id(), now, key, body.into_inner()).await?))
+}
+
+/// Unblock an API key
+///
+/// Who may revoke it. The key authenticates again (unless it expired meanwhile). Errors: API_KEY_INVALID_STATUS (a
+/// revoked key), AUTH_INSUFFICIENT_ROLE, API_KEY_PERMISSION_EXCEEDED, ENTITY_NOT_FOUND.
+#[utoipa::path(post, path = "/api-keys/{id}/unblock", tag = "API keys", params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = ApiKeyResponse, description = "The key, no longer blocked"),
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_INVALID_STATUS, AUTH_*, ENTITY_NOT_FOUND")
+    ))]
+pub async fn unblock_api_key(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
+    let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(service::unblock(&state, &principal.actor_id(), now, key).await?))
+}
+
+/// Revoke an API key, answering it
+///
+/// `DELETE /api-keys/{id}` under the origin service's path: the same rights and effect, answering the revoked key
+/// instead of 204. Errors: AUTH_INSUFFICIENT_ROLE, API_KEY_PERMISSION_EXCEEDED, ENTITY_NOT_FOUND.
+#[utoipa::path(post, path = "/api-keys/{id}/revoke", tag = "API keys", params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = ApiKeyResponse, description = "The key, `revoked`; it now gets 401 AUTH_API_KEY_INVALID"),
+        (status = "4XX", body = crate::error::Problem, description = "AUTH_*, ENTITY_NOT_FOUND")
+    ))]
+pub async fn revoke_api_key_answering(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
+    let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(service::revoke(&state, &principal.actor_id(), now, key).await?))
 }
 
 /// Revoke an API key
@@ -129,14 +260,8 @@ pub async fn revoke_api_key(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let id = id.into_inner();
-    let key = service::find(&state.db, id).await?;
-    let is_master = key.permission == KeyPermission::Master.as_str();
-    if is_master && !principal.is_system_admin() {
-        return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins revoke Master keys"));
-    }
-    grant_ceiling(&state, &principal, key.site_id).await?;
     // Permission checks read through the pool, so the write transaction starts after them.
+    let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
     service::revoke(&state, &principal.actor_id(), now, key).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -9,7 +9,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use super::model::{ApiKeyResponse, CreateApiKey, CreatedApiKey};
+use serde_json::{json, Value};
+
+use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, KeyStatus, UpdateApiKey};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::KeyPermission;
 use crate::config::Config;
@@ -17,7 +19,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::state::keys::{display_prefix, generate_secret, hash_secret};
 use crate::state::AppState;
-use crate::values::required_line;
+use crate::values::{required_line, required_text};
 
 pub struct NewKey {
     pub name: String,
@@ -27,6 +29,8 @@ pub struct NewKey {
     pub rate_limit_per_minute: Option<i32>,
     pub rate_limit_per_hour: Option<i32>,
     pub rate_limit_per_day: Option<i32>,
+    pub description: Option<String>,
+    pub expires_at: Option<DateTime<Utc>>,
     pub created_by: String,
 }
 
@@ -40,6 +44,8 @@ impl NewKey {
             rate_limit_per_minute: None,
             rate_limit_per_hour: None,
             rate_limit_per_day: None,
+            description: None,
+            expires_at: None,
             created_by: created_by.to_string(),
         }
     }
@@ -53,11 +59,17 @@ pub async fn insert_key<C: ConnectionTrait>(
     secret: Option<String>,
 ) -> Result<(api_key::Model, String), DbErr> {
     let secret = secret.unwrap_or_else(generate_secret);
-    let model = api_key::ActiveModel {
+    let model = key_row(now, key, &secret).insert(db).await?;
+    Ok((model, secret))
+}
+
+/// The row of a new key whose secret is `secret`.
+fn key_row(now: DateTime<Utc>, key: NewKey, secret: &str) -> api_key::ActiveModel {
+    api_key::ActiveModel {
         id: Set(Uuid::new_v4()),
         name: Set(key.name),
-        key_hash: Set(hash_secret(&secret)),
-        key_prefix: Set(display_prefix(&secret)),
+        key_hash: Set(hash_secret(secret)),
+        key_prefix: Set(display_prefix(secret)),
         permission: Set(key.permission.as_str().to_string()),
         site_id: Set(key.site_id),
         rate_limit_per_second: Set(key.rate_limit_per_second),
@@ -69,10 +81,12 @@ pub async fn insert_key<C: ConnectionTrait>(
         revoked_at: Set(None),
         last_used_at: Set(None),
         usage_count: Set(0),
+        description: Set(key.description),
+        expires_at: Set(key.expires_at),
+        blocked_at: Set(None),
+        blocked_reason: Set(None),
+        updated_at: Set(None),
     }
-    .insert(db)
-    .await?;
-    Ok((model, secret))
 }
 
 /// Start-up: with `PLINTH_BOOTSTRAP_API_KEY`, a live Master key with exactly that
@@ -123,9 +137,23 @@ fn check_limit(field: &str, value: Option<i32>, errors: &mut Vec<FieldError>) {
     }
 }
 
+/// A description as stored: empty means none; at most 1,000 characters of text.
+fn description(raw: Option<String>, errors: &mut Vec<FieldError>) -> Option<String> {
+    let raw = raw.filter(|d| !d.trim().is_empty())?;
+    required_text("description", &raw, 1000).map_err(|e| errors.push(e)).ok()
+}
+
+/// An expiry must lie ahead: a key made already expired is a mistake.
+fn check_expiry(expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>, errors: &mut Vec<FieldError>) {
+    if expires_at.is_some_and(|at| at <= now) {
+        errors.push(FieldError::new("expires_at", ErrorCode::ValidationOutOfRange, "must lie in the future"));
+    }
+}
+
 /// Checks a create request on its own (before any permission check): the
-/// permission named, the name, the scope of Master keys and the rate limits.
-pub fn check_new(body: CreateApiKey, created_by: String) -> ApiResult<NewKey> {
+/// permission named, the name, the scope of Master keys, the rate limits, the
+/// description and the expiry.
+pub fn check_new(body: CreateApiKey, created_by: String, now: DateTime<Utc>) -> ApiResult<NewKey> {
     let permission = KeyPermission::parse(&body.permission).ok_or_else(|| {
         ApiError::new(
             ErrorCode::ApiKeyInvalidPermission,
@@ -145,6 +173,8 @@ pub fn check_new(body: CreateApiKey, created_by: String) -> ApiResult<NewKey> {
     check_limit("rate_limit_per_minute", body.rate_limit_per_minute, &mut errors);
     check_limit("rate_limit_per_hour", body.rate_limit_per_hour, &mut errors);
     check_limit("rate_limit_per_day", body.rate_limit_per_day, &mut errors);
+    let description = description(body.description, &mut errors);
+    check_expiry(body.expires_at, now, &mut errors);
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
@@ -156,6 +186,8 @@ pub fn check_new(body: CreateApiKey, created_by: String) -> ApiResult<NewKey> {
         rate_limit_per_minute: body.rate_limit_per_minute,
         rate_limit_per_hour: body.rate_limit_per_hour,
         rate_limit_per_day: body.rate_limit_per_day,
+        description,
+        expires_at: body.expires_at,
         created_by,
     })
 }
@@ -165,45 +197,69 @@ pub async fn create(state: &AppState, actor: &str, now: DateTime<Utc>, key: NewK
     if let Some(site_id) = key.site_id {
         state.site_state(site_id).await?;
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (model, secret) = insert_key(&txn, now, key, None).await?;
-    let response = ApiKeyResponse::from(&model);
-    let entry = AuditEntry {
-        actor,
-        action: Action::Create,
-        entity_type: "api_key",
-        entity_id: model.id.to_string(),
-        site_id: model.site_id,
-    };
-    audit::record(&txn, now, entry, &(), &response).await?;
-    txn.commit().await?;
+    let secret = generate_secret();
+    let response = audited(state, actor, now, Action::Create, Value::Null)
+        .run(key_row(now, key, &secret), |m| ApiKeyResponse::at(m, now), ApiError::from)
+        .await?;
     Ok(CreatedApiKey { api_key: response, key: secret })
+}
+
+/// The one audited write of a key row (see `audit::Write`).
+fn audited<'a>(
+    state: &'a AppState,
+    actor: &'a str,
+    now: DateTime<Utc>,
+    action: Action,
+    before: Value,
+) -> audit::Write<'a, impl FnOnce(&api_key::Model) -> AuditEntry<'a>> {
+    audit::Write {
+        db: &state.db,
+        at: now,
+        action,
+        entry: move |m: &api_key::Model| AuditEntry {
+            actor,
+            action,
+            entity_type: "api_key",
+            entity_id: m.id.to_string(),
+            site_id: m.site_id,
+        },
+        before,
+        after: None,
+    }
 }
 
 /// Which keys a listing shows.
 pub struct KeyFilter<'a> {
-    /// `active` (default), `revoked` or `all`.
+    /// A [`KeyStatus`] (`active` by default) or `all`.
     pub status: Option<&'a str>,
     pub site_id: Option<Uuid>,
     /// Master keys are listed to system admins only.
     pub include_master: bool,
 }
 
-/// Newest first (`ix_api_keys_site_created` for a site's keys, else `ix_api_keys_created`).
-pub fn list_query(filter: &KeyFilter<'_>) -> ApiResult<Select<api_key::Entity>> {
-    let mut select =
-        api_key::Entity::find().order_by_desc(api_key::Column::CreatedAt).order_by_desc(api_key::Column::Id);
-    select = match filter.status.unwrap_or("active") {
-        "active" => select.filter(api_key::Column::RevokedAt.is_null()),
-        "revoked" => select.filter(api_key::Column::RevokedAt.is_not_null()),
-        "all" => select,
-        other => {
-            return Err(ApiError::new(
+/// Newest first (`ix_api_keys_site_created` for a site's keys, else
+/// `ix_api_keys_created`); the status, as it stands at `now`, filters that walk.
+pub fn list_query(filter: &KeyFilter<'_>, now: DateTime<Utc>) -> ApiResult<Select<api_key::Entity>> {
+    use api_key::Column;
+    use sea_orm::ExprTrait;
+    let mut select = api_key::Entity::find().order_by_desc(Column::CreatedAt).order_by_desc(Column::Id);
+    let raw = filter.status.unwrap_or("active");
+    if !raw.eq_ignore_ascii_case("all") {
+        let status = KeyStatus::parse(raw).ok_or_else(|| {
+            ApiError::new(
                 ErrorCode::ApiKeyInvalidStatus,
-                format!("'{other}' is not a key status: use active, revoked or all"),
-            ))
-        }
-    };
+                format!("'{raw}' is not a key status: use active, blocked, expired, revoked or all"),
+            )
+        })?;
+        let live = Column::RevokedAt.is_null();
+        let unexpired = Column::ExpiresAt.is_null().or(Column::ExpiresAt.gt(now));
+        select = select.filter(match status {
+            KeyStatus::Revoked => Column::RevokedAt.is_not_null(),
+            KeyStatus::Blocked => live.and(Column::BlockedAt.is_not_null()),
+            KeyStatus::Expired => live.and(Column::BlockedAt.is_null()).and(Column::ExpiresAt.lte(now)),
+            KeyStatus::Active => live.and(Column::BlockedAt.is_null()).and(unexpired),
+        });
+    }
     if let Some(site_id) = filter.site_id {
         select = select.filter(api_key::Column::SiteId.eq(site_id));
     }
@@ -213,9 +269,14 @@ pub fn list_query(filter: &KeyFilter<'_>) -> ApiResult<Select<api_key::Entity>> 
     Ok(select)
 }
 
-pub async fn list(db: &DatabaseConnection, filter: KeyFilter<'_>, page: Page) -> ApiResult<Paginated<ApiKeyResponse>> {
-    let keys = fetch_page(db, list_query(&filter)?, page).await?;
-    Ok(keys.map(|m| ApiKeyResponse::from(&m)))
+pub async fn list(
+    db: &DatabaseConnection,
+    filter: KeyFilter<'_>,
+    page: Page,
+    now: DateTime<Utc>,
+) -> ApiResult<Paginated<ApiKeyResponse>> {
+    let keys = fetch_page(db, list_query(&filter, now)?, page).await?;
+    Ok(keys.map(|m| ApiKeyResponse::at(&m, now)))
 }
 
 pub async fn find(db: &DatabaseConnection, id: Uuid) -> ApiResult<api_key::Model> {
@@ -223,22 +284,183 @@ pub async fn find(db: &DatabaseConnection, id: Uuid) -> ApiResult<api_key::Model
 }
 
 /// Revokes the key (once: a revoked key stays as it was) and forgets its cached
-/// verification and rate-limit counters.
-pub async fn revoke(state: &AppState, actor: &str, now: DateTime<Utc>, key: api_key::Model) -> ApiResult<()> {
-    let id = key.id;
-    let txn = crate::db::begin_write(&state.db).await?;
-    if key.revoked_at.is_none() {
-        let before = ApiKeyResponse::from(&key);
-        let site_id = key.site_id;
-        let mut row: api_key::ActiveModel = key.into();
-        row.revoked_at = Set(Some(now));
-        let revoked = row.update(&txn).await?;
-        let entry =
-            AuditEntry { actor, action: Action::Revoke, entity_type: "api_key", entity_id: id.to_string(), site_id };
-        audit::record(&txn, now, entry, &before, &ApiKeyResponse::from(&revoked)).await?;
+/// verification and rate-limit counters, here and on every instance.
+pub async fn revoke(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    key: api_key::Model,
+) -> ApiResult<ApiKeyResponse> {
+    if key.revoked_at.is_some() {
+        return Ok(ApiKeyResponse::at(&key, now));
     }
-    txn.commit().await?;
-    state.forget_key(id);
-    state.rate_limits.forget_key(id);
-    Ok(())
+    let before = json!(ApiKeyResponse::at(&key, now));
+    let mut row: api_key::ActiveModel = key.into();
+    row.revoked_at = Set(Some(now));
+    change(state, actor, now, Action::Revoke, before, row).await
+}
+
+/// Stores a changed key row with its audit entry, then makes every instance
+/// read the key again (its status and limits) on its next request.
+async fn change(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    action: Action,
+    before: Value,
+    row: api_key::ActiveModel,
+) -> ApiResult<ApiKeyResponse> {
+    let changed =
+        audited(state, actor, now, action, before).run(row, |m| ApiKeyResponse::at(m, now), ApiError::from).await?;
+    state.forget_key(changed.id);
+    state.rate_limits.forget_key(changed.id);
+    Ok(changed)
+}
+
+/// A checked change of a key's settings (see [`check_update`]).
+pub struct KeyUpdate {
+    name: Option<String>,
+    description: Option<Option<String>>,
+    /// The permission asked for; the caller's ceiling is checked by the handler.
+    pub permission: Option<KeyPermission>,
+    limits: [Option<Option<i32>>; 4],
+    expires_at: Option<Option<DateTime<Utc>>>,
+}
+
+/// Checks an update on its own, against the key it changes.
+pub fn check_update(key: &api_key::Model, body: UpdateApiKey, now: DateTime<Utc>) -> ApiResult<KeyUpdate> {
+    let permission = body
+        .permission
+        .map(|raw| {
+            KeyPermission::parse(&raw).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::ApiKeyInvalidPermission,
+                    format!("'{raw}' is not a permission: use Read, Write, Admin or Master"),
+                )
+            })
+        })
+        .transpose()?;
+    let mut errors = Vec::new();
+    let name = body.name.and_then(|n| required_line("name", &n, 200).map_err(|e| errors.push(e)).ok());
+    let description = body.description.map(|d| description(d, &mut errors));
+    if body.site_id.is_some_and(|site| Some(site) != key.site_id) {
+        errors.push(FieldError::new(
+            "site_id",
+            ErrorCode::ValidationInvalidFormat,
+            "a key's site never changes: create a key for the other site",
+        ));
+    }
+    if permission == Some(KeyPermission::Master) && key.site_id.is_some() {
+        errors.push(FieldError::new(
+            "permission",
+            ErrorCode::ValidationInvalidFormat,
+            "Master keys are never scoped to a site",
+        ));
+    }
+    let limits = [
+        ("rate_limit_per_second", body.rate_limit_per_second),
+        ("rate_limit_per_minute", body.rate_limit_per_minute),
+        ("rate_limit_per_hour", body.rate_limit_per_hour),
+        ("rate_limit_per_day", body.rate_limit_per_day),
+    ]
+    .map(|(field, value)| {
+        check_limit(field, value.flatten(), &mut errors);
+        value
+    });
+    check_expiry(body.expires_at.flatten(), now, &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    Ok(KeyUpdate { name, description, permission, limits, expires_at: body.expires_at })
+}
+
+/// Changes a key's settings.
+pub async fn update(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    key: api_key::Model,
+    update: KeyUpdate,
+) -> ApiResult<ApiKeyResponse> {
+    let before = json!(ApiKeyResponse::at(&key, now));
+    let mut row: api_key::ActiveModel = key.into();
+    if let Some(name) = update.name {
+        row.name = Set(name);
+    }
+    if let Some(description) = update.description {
+        row.description = Set(description);
+    }
+    if let Some(permission) = update.permission {
+        row.permission = Set(permission.as_str().to_string());
+    }
+    let [per_second, per_minute, per_hour, per_day] = update.limits;
+    if let Some(v) = per_second {
+        row.rate_limit_per_second = Set(v);
+    }
+    if let Some(v) = per_minute {
+        row.rate_limit_per_minute = Set(v);
+    }
+    if let Some(v) = per_hour {
+        row.rate_limit_per_hour = Set(v);
+    }
+    if let Some(v) = per_day {
+        row.rate_limit_per_day = Set(v);
+    }
+    if let Some(expires_at) = update.expires_at {
+        row.expires_at = Set(expires_at);
+    }
+    row.updated_at = Set(Some(now));
+    change(state, actor, now, Action::Update, before, row).await
+}
+
+/// A revoked key is over: it is neither blocked nor unblocked.
+fn refuse_revoked(key: &api_key::Model) -> ApiResult<()> {
+    match key.revoked_at {
+        Some(_) => Err(ApiError::new(ErrorCode::ApiKeyInvalidStatus, "the key is revoked; it cannot change status")),
+        None => Ok(()),
+    }
+}
+
+/// Blocks a key: from its next request on, on every instance, it gets 401
+/// AUTH_API_KEY_INVALID until unblocked. Blocking a blocked key replaces the reason.
+pub async fn block(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    key: api_key::Model,
+    body: BlockApiKey,
+) -> ApiResult<ApiKeyResponse> {
+    refuse_revoked(&key)?;
+    let reason = body
+        .reason
+        .filter(|r| !r.trim().is_empty())
+        .map(|r| required_line("reason", &r, 500))
+        .transpose()
+        .map_err(|e| ApiError::validation(vec![e]))?;
+    let before = json!(ApiKeyResponse::at(&key, now));
+    let blocked_at = key.blocked_at.unwrap_or(now);
+    let mut row: api_key::ActiveModel = key.into();
+    row.blocked_at = Set(Some(blocked_at));
+    row.blocked_reason = Set(reason);
+    row.updated_at = Set(Some(now));
+    change(state, actor, now, Action::Update, before, row).await
+}
+
+/// Lifts a block (a key that is not blocked stays as it is).
+pub async fn unblock(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    key: api_key::Model,
+) -> ApiResult<ApiKeyResponse> {
+    refuse_revoked(&key)?;
+    if key.blocked_at.is_none() {
+        return Ok(ApiKeyResponse::at(&key, now));
+    }
+    let before = json!(ApiKeyResponse::at(&key, now));
+    let mut row: api_key::ActiveModel = key.into();
+    row.blocked_at = Set(None);
+    row.blocked_reason = Set(None);
+    row.updated_at = Set(Some(now));
+    change(state, actor, now, Action::Update, before, row).await
 }

@@ -252,11 +252,9 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
 }
 
 async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> ApiResult<Principal> {
-    let key = state
-        .keys
-        .authenticate(&state.db, secret)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown or has been revoked"))?;
+    let key = state.keys.authenticate(&state.db, secret, state.clock.now()).await?.ok_or_else(|| {
+        ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown, revoked, blocked or expired")
+    })?;
 
     match state.rate_limits.check_key(key.id, key.limits).await {
         KeyDecision::Unlimited => {}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use plinth_actors::KeyLimits;
 use plinth_entities::api_key;
@@ -28,6 +29,8 @@ pub struct ApiKeyRecord {
     pub permission: KeyPermission,
     pub site_id: Option<Uuid>,
     pub limits: KeyLimits,
+    /// From this moment the key no longer authenticates.
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 impl ApiKeyRecord {
@@ -40,6 +43,7 @@ impl ApiKeyRecord {
             name: model.name.clone(),
             permission: KeyPermission::parse(&model.permission)?,
             site_id: model.site_id,
+            expires_at: model.expires_at,
             limits: KeyLimits {
                 per_second: limit(model.rate_limit_per_second, defaults.default_key_per_second),
                 per_minute: limit(model.rate_limit_per_minute, defaults.default_key_per_minute),
@@ -97,17 +101,22 @@ impl KeyStore {
         (u128::from(self.tag_keys.0.hash_one(secret)) << 64) | u128::from(self.tag_keys.1.hash_one(secret))
     }
 
-    /// The live key with this secret, or `None` (unknown or revoked).
+    /// The active key with this secret at `now`, or `None` (unknown, revoked,
+    /// blocked or expired). A revocation or block is seen when the cached entry
+    /// is forgotten (at once, on every instance: `AppState::forget_key`); an
+    /// expiry at the moment it passes, cached or not.
     pub async fn authenticate(
         &self,
         db: &DatabaseConnection,
         secret: &str,
+        now: DateTime<Utc>,
     ) -> Result<Option<Arc<ApiKeyRecord>>, DbErr> {
+        let live = |record: &Arc<ApiKeyRecord>| record.expires_at.is_none_or(|at| now < at);
         let tag = self.tag(secret);
         if let Some(hit) = self.by_tag.get(&tag) {
             if hit.loaded.elapsed() < self.ttl {
                 crate::observability::cache_hit(crate::observability::Cache::Keys);
-                return Ok(Some(Arc::clone(&hit.record)));
+                return Ok(Some(Arc::clone(&hit.record)).filter(live));
             }
         }
         crate::observability::cache_miss(crate::observability::Cache::Keys);
@@ -115,6 +124,7 @@ impl KeyStore {
         let model = api_key::Entity::find()
             .filter(api_key::Column::KeyHash.eq(hash.as_str()))
             .filter(api_key::Column::RevokedAt.is_null())
+            .filter(api_key::Column::BlockedAt.is_null())
             .one(db)
             .await?;
         let Some(record) = model.as_ref().and_then(|m| ApiKeyRecord::from_model(m, &self.defaults)) else {
@@ -123,7 +133,7 @@ impl KeyStore {
         };
         let record = Arc::new(record);
         self.by_tag.insert(tag, Cached { record: Arc::clone(&record), loaded: Instant::now() });
-        Ok(Some(record))
+        Ok(Some(record).filter(live))
     }
 
     /// Forgets a key at once (revoked or changed).

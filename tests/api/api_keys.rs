@@ -72,7 +72,7 @@ async fn site_admins_must_filter_key_listings_by_site() {
         .await;
     let mine: Value = app.get(&format!("/api-keys?site_id={site}"), &site_admin).await.json().await.unwrap();
     assert_eq!(mine["meta"]["total"], 1);
-    assert_problem(app.get("/api-keys?status=expired", &app.admin_key).await, 422, "API_KEY_INVALID_STATUS").await;
+    assert_problem(app.get("/api-keys?status=paused", &app.admin_key).await, 422, "API_KEY_INVALID_STATUS").await;
 }
 
 #[actix_web::test]
@@ -113,4 +113,173 @@ async fn key_listing_paginates_with_the_shared_envelope() {
     let clamped: Value = app.get("/api-keys?page=0&per_page=1000", &app.admin_key).await.json().await.unwrap();
     assert_eq!((clamped["meta"]["page"].as_u64(), clamped["meta"]["per_page"].as_u64()), (Some(1), Some(100)));
     assert_eq!(clamped["data"].as_array().unwrap().len(), 13);
+}
+
+/// Creates a key as the origin service's admin does, answering its id and secret.
+async fn key_for(app: &TestApp, body: Value) -> (String, String) {
+    let res = app.post("/api-keys", &app.admin_key, body).await;
+    assert_eq!(res.status(), 201);
+    let created: Value = res.json().await.unwrap();
+    (created["id"].as_str().unwrap().to_string(), created["key"].as_str().unwrap().to_string())
+}
+
+#[actix_web::test]
+async fn a_key_is_read_and_changed_with_the_origin_admins_bodies() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("key-admin").await;
+    let other = app.create_site_id("key-admin-other").await;
+    let expires_at = (chrono::Utc::now() + chrono::Duration::days(30)).to_rfc3339();
+    // CreateApiKeyRequest of the origin admin: user_id is sent and ignored.
+    let (id, _) = key_for(
+        &app,
+        json!({"name": "deploys", "description": "CI pipeline", "permission": "Write", "site_id": site,
+               "user_id": "user_1", "rate_limit_per_minute": 60, "expires_at": expires_at}),
+    )
+    .await;
+    let path = format!("/api-keys/{id}");
+    let key: Value = app.get(&path, &app.admin_key).await.json().await.unwrap();
+    assert_eq!(
+        (&key["name"], &key["description"], &key["status"], &key["total_requests"], &key["site_id"]),
+        (&json!("deploys"), &json!("CI pipeline"), &json!("active"), &json!(0), &json!(site))
+    );
+    assert!(key["expires_at"].as_str().is_some() && key["updated_at"] == key["created_at"]);
+    assert!(key.get("key").is_none() && key.get("key_hash").is_none(), "never the secret: {key}");
+
+    // Partial<CreateApiKeyRequest>: what is sent changes, null clears, the rest stays.
+    let changed = app
+        .put(
+            &path,
+            &app.admin_key,
+            json!({"name": "deploys v2", "description": null, "permission": "Read", "site_id": site,
+                   "rate_limit_per_minute": null, "rate_limit_per_hour": 500}),
+        )
+        .await;
+    assert_eq!(changed.status(), 200);
+    let changed: Value = changed.json().await.unwrap();
+    assert_eq!(
+        (&changed["name"], &changed["description"], &changed["permission"]),
+        (&json!("deploys v2"), &Value::Null, &json!("Read"))
+    );
+    assert_eq!((&changed["rate_limit_per_minute"], &changed["rate_limit_per_hour"]), (&Value::Null, &json!(500)));
+    assert_eq!(changed["expires_at"], key["expires_at"]);
+    assert_ne!(changed["updated_at"], key["updated_at"]);
+    assert_eq!(app.get(&path, &app.admin_key).await.json::<Value>().await.unwrap()["name"], "deploys v2");
+
+    let moved = app.put(&path, &app.admin_key, json!({"site_id": other})).await;
+    assert_problem(moved, 422, "VALIDATION_ERROR").await;
+    let past = app.put(&path, &app.admin_key, json!({"expires_at": "2001-01-01T00:00:00Z"})).await;
+    assert_problem(past, 422, "VALIDATION_ERROR").await;
+    let bad = app.put(&path, &app.admin_key, json!({"permission": "Superuser"})).await;
+    assert_problem(bad, 422, "API_KEY_INVALID_PERMISSION").await;
+    let made_expired = app
+        .post(
+            "/api-keys",
+            &app.admin_key,
+            json!({"name": "late", "permission": "Read", "expires_at": "2001-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_problem(made_expired, 422, "VALIDATION_ERROR").await;
+}
+
+#[actix_web::test]
+async fn a_blocked_key_is_refused_until_unblocked_and_a_revoked_one_for_good() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("blocking").await;
+    let (id, secret) = key_for(&app, json!({"name": "reader", "permission": "Read", "site_id": site})).await;
+    let site_path = format!("/sites/{site}");
+    assert_eq!(app.get(&site_path, &secret).await.status(), 200);
+
+    let blocked =
+        app.post(&format!("/api-keys/{id}/block"), &app.admin_key, json!({"reason": "leaked in a log"})).await;
+    assert_eq!(blocked.status(), 200);
+    let blocked: Value = blocked.json().await.unwrap();
+    assert_eq!((&blocked["status"], &blocked["blocked_reason"]), (&json!("blocked"), &json!("leaked in a log")));
+    assert!(blocked["blocked_at"].is_string());
+    assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
+    // The origin admin filters by its own spelling of the status.
+    let listed: Value = app.get("/api-keys?status=Blocked", &app.admin_key).await.json().await.unwrap();
+    assert_eq!(listed["data"].as_array().unwrap().iter().map(|k| k["id"].clone()).collect::<Vec<_>>(), [json!(id)]);
+    let active: Value = app.get("/api-keys", &app.admin_key).await.json().await.unwrap();
+    assert!(active["data"].as_array().unwrap().iter().all(|k| k["id"] != id.as_str()));
+
+    let unblocked = app.post(&format!("/api-keys/{id}/unblock"), &app.admin_key, json!({})).await;
+    assert_eq!(unblocked.status(), 200);
+    let unblocked: Value = unblocked.json().await.unwrap();
+    assert_eq!((&unblocked["status"], &unblocked["blocked_reason"]), (&json!("active"), &Value::Null));
+    assert_eq!(app.get(&site_path, &secret).await.status(), 200);
+
+    let revoked = app.post(&format!("/api-keys/{id}/revoke"), &app.admin_key, json!({})).await;
+    assert_eq!(revoked.status(), 200);
+    assert_eq!(revoked.json::<Value>().await.unwrap()["status"], "revoked");
+    assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
+    let again = app.post(&format!("/api-keys/{id}/block"), &app.admin_key, json!({"reason": "x"})).await;
+    assert_problem(again, 422, "API_KEY_INVALID_STATUS").await;
+    assert_problem(
+        app.post(&format!("/api-keys/{id}/unblock"), &app.admin_key, json!({})).await,
+        422,
+        "API_KEY_INVALID_STATUS",
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn a_key_stops_authenticating_when_its_expiry_passes() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("expiring").await;
+    let expires_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let (id, secret) =
+        key_for(&app, json!({"name": "temp", "permission": "Read", "site_id": site, "expires_at": expires_at})).await;
+    let site_path = format!("/sites/{site}");
+    // Used (and so cached) before its expiry…
+    assert_eq!(app.get(&site_path, &secret).await.status(), 200);
+    app.clock.advance(chrono::Duration::hours(2));
+    // …refused after it, from the cache too.
+    assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
+    let key: Value = app.get(&format!("/api-keys/{id}"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(key["status"], "expired");
+    let expired: Value = app.get("/api-keys?status=expired", &app.admin_key).await.json().await.unwrap();
+    assert_eq!(expired["data"][0]["id"], id.as_str());
+    // A new expiry brings it back.
+    let later = (chrono::Utc::now() + chrono::Duration::days(2)).to_rfc3339();
+    let renewed = app.put(&format!("/api-keys/{id}"), &app.admin_key, json!({"expires_at": later})).await;
+    assert_eq!(renewed.json::<Value>().await.unwrap()["status"], "active");
+    assert_eq!(app.get(&site_path, &secret).await.status(), 200);
+}
+
+#[actix_web::test]
+async fn managing_a_key_needs_rights_over_its_site_and_its_permission() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("managed").await;
+    let other = app.create_site_id("managed-other").await;
+    let site_admin = app.create_key("Admin", Some(&site)).await;
+    let writer = app.create_key("Write", Some(&site)).await;
+    let (own, _) = key_for(&app, json!({"name": "own", "permission": "Read", "site_id": site})).await;
+    let (foreign, _) = key_for(&app, json!({"name": "foreign", "permission": "Read", "site_id": other})).await;
+    let (master, _) = key_for(&app, json!({"name": "root", "permission": "Master"})).await;
+
+    assert_eq!(app.get(&format!("/api-keys/{own}"), &site_admin).await.status(), 200);
+    let raised = app.put(&format!("/api-keys/{own}"), &site_admin, json!({"permission": "Master"})).await;
+    assert_problem(raised, 422, "VALIDATION_ERROR").await;
+    let unscoped = app.post("/api-keys", &app.admin_key, json!({"name": "wide", "permission": "Write"})).await;
+    let unscoped = unscoped.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    for (path, body) in
+        [(format!("/api-keys/{foreign}/block"), Some(json!({"reason": "x"}))), (format!("/api-keys/{foreign}"), None)]
+    {
+        let res = match body {
+            Some(body) => app.post(&path, &site_admin, body).await,
+            None => app.get(&path, &site_admin).await,
+        };
+        assert_problem(res, 403, "AUTH_API_KEY_SITE_DENIED").await;
+    }
+    assert_problem(app.get(&format!("/api-keys/{unscoped}"), &site_admin).await, 403, "API_KEY_PERMISSION_EXCEEDED")
+        .await;
+    assert_problem(app.get(&format!("/api-keys/{master}"), &site_admin).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    assert_problem(app.get(&format!("/api-keys/{own}"), &writer).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    let unknown = uuid::Uuid::new_v4();
+    assert_problem(
+        app.post(&format!("/api-keys/{unknown}/unblock"), &app.admin_key, json!({})).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
 }

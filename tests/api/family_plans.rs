@@ -194,12 +194,15 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
         ),
         (
             "a site's API keys",
-            api_keys::service::list_query(&key_filter(Some(site))).unwrap().build(backend).to_string(),
+            api_keys::service::list_query(&key_filter(Some(site)), chrono::Utc::now())
+                .unwrap()
+                .build(backend)
+                .to_string(),
             "ix_api_keys_site_created|ix_api_keys_created",
         ),
         (
             "every API key",
-            api_keys::service::list_query(&key_filter(None)).unwrap().build(backend).to_string(),
+            api_keys::service::list_query(&key_filter(None), chrono::Utc::now()).unwrap().build(backend).to_string(),
             "ix_api_keys_created",
         ),
         (

@@ -82,6 +82,14 @@ async fn a_revoked_key_and_a_changed_setting_reach_the_other_instance() {
     })
     .await;
 
+    // A block holds on B from the key's next request there, and so does its lifting.
+    let blocked = a.post(&format!("/api-keys/{key_id}/block"), &a.admin_key, json!({"reason": "leaked"})).await;
+    assert_eq!(blocked.status(), 200);
+    within("a blocked key", || async { b.get(&site_path, &secret).await.status() == 401 }).await;
+    let unblocked = a.post(&format!("/api-keys/{key_id}/unblock"), &a.admin_key, json!({})).await;
+    assert_eq!(unblocked.status(), 200);
+    within("an unblocked key", || async { b.get(&site_path, &secret).await.status() == 200 }).await;
+
     assert_eq!(a.delete(&format!("/api-keys/{key_id}"), &a.admin_key).await.status(), 204);
     within("a revoked key", || async { b.get(&site_path, &secret).await.status() == 401 }).await;
 }
