@@ -232,6 +232,10 @@ pub struct ListApiKeysQuery {
     /// API_KEY_INVALID_STATUS.
     #[param(schema_with = key_statuses)]
     pub status: Option<String>,
+    /// Only keys with this permission: `Read`, `Write`, `Admin` or `Master` (any letter case); anything else is
+    /// API_KEY_INVALID_PERMISSION.
+    #[param(schema_with = key_permissions)]
+    pub permission: Option<String>,
     #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Items per page (default 10, at most 100). Also accepted as `page_size`.

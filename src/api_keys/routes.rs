@@ -77,7 +77,7 @@ pub async fn create_api_key(
 ///
 /// An API key with Admin permission or higher, or a JWT user who is admin of the filtered site; a caller who is no
 /// system admin must filter by site. Errors: API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS,
-/// AUTH_INSUFFICIENT_ROLE.
+/// API_KEY_INVALID_PERMISSION, AUTH_INSUFFICIENT_ROLE.
 #[utoipa::path(
     get,
     path = "/api-keys",
@@ -85,7 +85,7 @@ pub async fn create_api_key(
     params(ListApiKeysQuery),
     responses(
         (status = 200, body = Paginated<ApiKeyResponse>),
-        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, AUTH_*")
+        (status = "4XX", body = crate::error::Problem, description = "API_KEY_SITE_FILTER_REQUIRED, API_KEY_INVALID_STATUS, API_KEY_INVALID_PERMISSION, AUTH_*")
     )
 )]
 pub async fn list_api_keys(
@@ -110,6 +110,7 @@ pub async fn list_api_keys(
     crate::state::responses::depends_on_time();
     let filter = KeyFilter {
         status: query.status.as_deref(),
+        permission: query.permission.as_deref(),
         site_id: query.site_id,
         include_master: principal.is_system_admin(),
     };

@@ -127,6 +127,16 @@ pub async fn bootstrap(db: &DatabaseConnection, now: DateTime<Utc>, config: &Con
     Ok(Some(secret))
 }
 
+/// A permission named in a request (any letter case).
+fn parse_permission(raw: &str) -> ApiResult<KeyPermission> {
+    KeyPermission::parse(raw).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::ApiKeyInvalidPermission,
+            format!("'{raw}' is not a permission: use Read, Write, Admin or Master"),
+        )
+    })
+}
+
 fn check_limit(field: &str, value: Option<i32>, errors: &mut Vec<FieldError>) {
     if value.is_some_and(|v| v < 1) {
         errors.push(FieldError::new(
@@ -154,12 +164,7 @@ fn check_expiry(expires_at: Option<DateTime<Utc>>, now: DateTime<Utc>, errors: &
 /// permission named, the name, the scope of Master keys, the rate limits, the
 /// description and the expiry.
 pub fn check_new(body: CreateApiKey, created_by: String, now: DateTime<Utc>) -> ApiResult<NewKey> {
-    let permission = KeyPermission::parse(&body.permission).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::ApiKeyInvalidPermission,
-            format!("'{}' is not a permission: use Read, Write, Admin or Master", body.permission),
-        )
-    })?;
+    let permission = parse_permission(&body.permission)?;
     let mut errors = Vec::new();
     let name = required_line("name", &body.name, 200).map_err(|e| errors.push(e)).ok();
     if permission == KeyPermission::Master && body.site_id.is_some() {
@@ -232,6 +237,8 @@ fn audited<'a>(
 pub struct KeyFilter<'a> {
     /// A [`KeyStatus`] (`active` by default) or `all`.
     pub status: Option<&'a str>,
+    /// Only keys with this permission.
+    pub permission: Option<&'a str>,
     pub site_id: Option<Uuid>,
     /// Master keys are listed to system admins only.
     pub include_master: bool,
@@ -262,6 +269,9 @@ pub fn list_query(filter: &KeyFilter<'_>, now: DateTime<Utc>) -> ApiResult<Selec
     }
     if let Some(site_id) = filter.site_id {
         select = select.filter(api_key::Column::SiteId.eq(site_id));
+    }
+    if let Some(raw) = filter.permission {
+        select = select.filter(Column::Permission.eq(parse_permission(raw)?.as_str()));
     }
     if !filter.include_master {
         select = select.filter(api_key::Column::Permission.ne(KeyPermission::Master.as_str()));
@@ -329,17 +339,7 @@ pub struct KeyUpdate {
 
 /// Checks an update on its own, against the key it changes.
 pub fn check_update(key: &api_key::Model, body: UpdateApiKey, now: DateTime<Utc>) -> ApiResult<KeyUpdate> {
-    let permission = body
-        .permission
-        .map(|raw| {
-            KeyPermission::parse(&raw).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::ApiKeyInvalidPermission,
-                    format!("'{raw}' is not a permission: use Read, Write, Admin or Master"),
-                )
-            })
-        })
-        .transpose()?;
+    let permission = body.permission.as_deref().map(parse_permission).transpose()?;
     let mut errors = Vec::new();
     let name = body.name.and_then(|n| required_line("name", &n, 200).map_err(|e| errors.push(e)).ok());
     let description = body.description.map(|d| description(d, &mut errors));

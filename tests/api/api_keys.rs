@@ -164,6 +164,14 @@ async fn a_key_is_read_and_changed_with_the_origin_admins_bodies() {
     assert_eq!(changed["expires_at"], key["expires_at"]);
     assert_ne!(changed["updated_at"], key["updated_at"]);
     assert_eq!(app.get(&path, &app.admin_key).await.json::<Value>().await.unwrap()["name"], "deploys v2");
+    // The origin admin's list filters: status and permission, in its spelling.
+    let ids = |listed: Value| listed["data"].as_array().unwrap().iter().map(|k| k["id"].clone()).collect::<Vec<_>>();
+    let readers = app.get(&format!("/api-keys?site_id={site}&status=Active&permission=read"), &app.admin_key).await;
+    assert_eq!(ids(readers.json().await.unwrap()), [json!(id)]);
+    let writers = app.get(&format!("/api-keys?site_id={site}&permission=Write"), &app.admin_key).await;
+    assert_eq!(ids(writers.json().await.unwrap()), Vec::<Value>::new());
+    let unknown = app.get("/api-keys?permission=Superuser", &app.admin_key).await;
+    assert_problem(unknown, 422, "API_KEY_INVALID_PERMISSION").await;
 
     let moved = app.put(&path, &app.admin_key, json!({"site_id": other})).await;
     assert_problem(moved, 422, "VALIDATION_ERROR").await;

@@ -171,7 +171,8 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
         category: category.map(str::to_string),
         ..Default::default()
     };
-    let key_filter = |site_id| api_keys::service::KeyFilter { status: None, site_id, include_master: false };
+    let key_filter =
+        |site_id| api_keys::service::KeyFilter { status: None, permission: None, site_id, include_master: false };
     // Each list with the indexes that give its order (the first is its own; a
     // planner that knows every key is on one site, or every submission new,
     // may rightly walk the wider one).
