@@ -8,9 +8,10 @@ use uuid::Uuid;
 
 use crate::auth::KeyPermission;
 
-/// What a key can do now: `active`; `blocked` (until unblocked); `expired`
-/// (its `expires_at` has passed); `revoked` (for good). The first that holds of
-/// revoked, blocked, expired.
+/// What a key can do now: `Active`; `Blocked` (until unblocked); `Expired`
+/// (its `expires_at` has passed); `Revoked` (for good). The first that holds of
+/// revoked, blocked, expired. Spelled as the origin service's admin compares
+/// them (`status === 'Active'`), like the permissions beside them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyStatus {
     Active,
@@ -24,14 +25,14 @@ impl KeyStatus {
 
     pub fn as_str(self) -> &'static str {
         match self {
-            KeyStatus::Active => "active",
-            KeyStatus::Blocked => "blocked",
-            KeyStatus::Expired => "expired",
-            KeyStatus::Revoked => "revoked",
+            KeyStatus::Active => "Active",
+            KeyStatus::Blocked => "Blocked",
+            KeyStatus::Expired => "Expired",
+            KeyStatus::Revoked => "Revoked",
         }
     }
 
-    /// Any letter case (the origin service's admin sends `Active`).
+    /// Any letter case (`active` as well as `Active`).
     pub fn parse(raw: &str) -> Option<KeyStatus> {
         Self::ALL.into_iter().find(|s| s.as_str().eq_ignore_ascii_case(raw))
     }
@@ -73,7 +74,7 @@ pub struct ApiKeyResponse {
     pub rate_limit_per_hour: Option<i32>,
     /// Per day; null for not limited.
     pub rate_limit_per_day: Option<i32>,
-    /// `active`, `blocked`, `expired` or `revoked`: only an active key authenticates.
+    /// `Active`, `Blocked`, `Expired` or `Revoked`: only an active key authenticates.
     #[schema(schema_with = key_status_values)]
     pub status: String,
     pub created_at: DateTime<Utc>,
@@ -126,7 +127,7 @@ impl ApiKeyResponse {
 
 fn key_status_values() -> utoipa::openapi::Object {
     crate::values::one_of(
-        "What the key can do now: only `active` authenticates",
+        "What the key can do now: only `Active` authenticates",
         &KeyStatus::ALL.map(KeyStatus::as_str),
     )
 }
@@ -228,7 +229,7 @@ fn read_permission() -> String {
 pub struct ListApiKeysQuery {
     /// Only keys scoped to this site. Required for callers who administer single sites.
     pub site_id: Option<Uuid>,
-    /// `active` (default), `blocked`, `expired`, `revoked` or `all` (any letter case); anything else is
+    /// `Active` (default), `Blocked`, `Expired`, `Revoked` or `all` (any letter case); anything else is
     /// API_KEY_INVALID_STATUS.
     #[param(schema_with = key_statuses)]
     pub status: Option<String>,
@@ -246,8 +247,8 @@ pub struct ListApiKeysQuery {
 
 fn key_statuses() -> utoipa::openapi::Object {
     crate::values::one_of(
-        "Which keys: `active` (default), `blocked`, `expired`, `revoked` or `all`",
-        &["active", "blocked", "expired", "revoked", "all"],
+        "Which keys: `Active` (default), `Blocked`, `Expired`, `Revoked` or `all` (any letter case)",
+        &["Active", "Blocked", "Expired", "Revoked", "all"],
     )
 }
 

@@ -17,7 +17,7 @@ async fn a_created_key_shows_its_secret_once() {
     let created: Value = res.json().await.unwrap();
     let secret = created["key"].as_str().unwrap();
     assert!(secret.starts_with("plk_") && secret.len() > 40);
-    assert_eq!((created["permission"].as_str(), created["status"].as_str()), (Some("Write"), Some("active")));
+    assert_eq!((created["permission"].as_str(), created["status"].as_str()), (Some("Write"), Some("Active")));
     assert_eq!(created["rate_limit_per_minute"], 60);
     assert!(secret.starts_with(created["key_prefix"].as_str().unwrap()));
 
@@ -84,7 +84,7 @@ async fn revoked_keys_move_from_active_to_revoked_listings() {
     assert_eq!(app.delete(&format!("/api-keys/{id}"), &app.admin_key).await.status(), 204, "revoking is idempotent");
     let revoked: Value = app.get("/api-keys?status=revoked", &app.admin_key).await.json().await.unwrap();
     assert_eq!(revoked["data"][0]["id"], id.as_str());
-    assert_eq!(revoked["data"][0]["status"], "revoked");
+    assert_eq!(revoked["data"][0]["status"], "Revoked");
     let active: Value = app.get("/api-keys", &app.admin_key).await.json().await.unwrap();
     assert!(active["data"].as_array().unwrap().iter().all(|k| k["id"] != id.as_str()));
     assert_problem(
@@ -140,7 +140,7 @@ async fn a_key_is_read_and_changed_with_the_origin_admins_bodies() {
     let key: Value = app.get(&path, &app.admin_key).await.json().await.unwrap();
     assert_eq!(
         (&key["name"], &key["description"], &key["status"], &key["total_requests"], &key["site_id"]),
-        (&json!("deploys"), &json!("CI pipeline"), &json!("active"), &json!(0), &json!(site))
+        (&json!("deploys"), &json!("CI pipeline"), &json!("Active"), &json!(0), &json!(site))
     );
     assert!(key["expires_at"].as_str().is_some() && key["updated_at"] == key["created_at"]);
     assert!(key.get("key").is_none() && key.get("key_hash").is_none(), "never the secret: {key}");
@@ -201,7 +201,7 @@ async fn a_blocked_key_is_refused_until_unblocked_and_a_revoked_one_for_good() {
         app.post(&format!("/api-keys/{id}/block"), &app.admin_key, json!({"reason": "leaked in a log"})).await;
     assert_eq!(blocked.status(), 200);
     let blocked: Value = blocked.json().await.unwrap();
-    assert_eq!((&blocked["status"], &blocked["blocked_reason"]), (&json!("blocked"), &json!("leaked in a log")));
+    assert_eq!((&blocked["status"], &blocked["blocked_reason"]), (&json!("Blocked"), &json!("leaked in a log")));
     assert!(blocked["blocked_at"].is_string());
     assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
     // The origin admin filters by its own spelling of the status.
@@ -213,12 +213,12 @@ async fn a_blocked_key_is_refused_until_unblocked_and_a_revoked_one_for_good() {
     let unblocked = app.post(&format!("/api-keys/{id}/unblock"), &app.admin_key, json!({})).await;
     assert_eq!(unblocked.status(), 200);
     let unblocked: Value = unblocked.json().await.unwrap();
-    assert_eq!((&unblocked["status"], &unblocked["blocked_reason"]), (&json!("active"), &Value::Null));
+    assert_eq!((&unblocked["status"], &unblocked["blocked_reason"]), (&json!("Active"), &Value::Null));
     assert_eq!(app.get(&site_path, &secret).await.status(), 200);
 
     let revoked = app.post(&format!("/api-keys/{id}/revoke"), &app.admin_key, json!({})).await;
     assert_eq!(revoked.status(), 200);
-    assert_eq!(revoked.json::<Value>().await.unwrap()["status"], "revoked");
+    assert_eq!(revoked.json::<Value>().await.unwrap()["status"], "Revoked");
     assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
     let again = app.post(&format!("/api-keys/{id}/block"), &app.admin_key, json!({"reason": "x"})).await;
     assert_problem(again, 422, "API_KEY_INVALID_STATUS").await;
@@ -244,13 +244,13 @@ async fn a_key_stops_authenticating_when_its_expiry_passes() {
     // …refused after it, from the cache too.
     assert_problem(app.get(&site_path, &secret).await, 401, "AUTH_API_KEY_INVALID").await;
     let key: Value = app.get(&format!("/api-keys/{id}"), &app.admin_key).await.json().await.unwrap();
-    assert_eq!(key["status"], "expired");
+    assert_eq!(key["status"], "Expired");
     let expired: Value = app.get("/api-keys?status=expired", &app.admin_key).await.json().await.unwrap();
     assert_eq!(expired["data"][0]["id"], id.as_str());
     // A new expiry brings it back.
     let later = (chrono::Utc::now() + chrono::Duration::days(2)).to_rfc3339();
     let renewed = app.put(&format!("/api-keys/{id}"), &app.admin_key, json!({"expires_at": later})).await;
-    assert_eq!(renewed.json::<Value>().await.unwrap()["status"], "active");
+    assert_eq!(renewed.json::<Value>().await.unwrap()["status"], "Active");
     assert_eq!(app.get(&site_path, &secret).await.status(), 200);
 }
 
