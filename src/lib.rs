@@ -64,4 +64,7 @@ pub mod webhooks;
 
 pub use app::{Plinth, RunningServer};
 pub use config::Config;
+/// `crate::lenient_enum!` for every enum the API reads; defined below the
+/// entities, whose typed columns use it too.
+pub use plinth_entities::lenient_enum;
 pub use state::AppState;

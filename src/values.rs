@@ -308,37 +308,10 @@ where
     Ok(<Option<T> as serde::Deserialize>::deserialize(d)?.unwrap_or_default())
 }
 
-/// A name compared the way clients spell it: letter case, `_`, `-` and spaces
-/// do not count (`InReview`, `in_review` and `inreview` are one name).
 /// `base`, `base-2`, `base-3`, … for the numbers given (1 is `base` itself):
 /// the candidates of a free slug, looked up all at once.
 pub fn numbered(base: &str, numbers: std::ops::RangeInclusive<u32>) -> Vec<String> {
     numbers.map(|n| if n == 1 { base.to_string() } else { format!("{base}-{n}") }).collect()
 }
 
-pub fn wire_key(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
-}
-
-/// Deserializes a unit enum from any spelling of its names (see [`wire_key`]);
-/// each variant lists the names it answers to, its own first. The spec and the
-/// service it was written from spell values differently (`Approve` and
-/// `approve`, `RequestChanges` and `request_changes`): both work.
-#[macro_export]
-macro_rules! lenient_enum {
-    ($ty:ty { $($variant:expr => [$($name:literal),+ $(,)?]),+ $(,)? }) => {
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let raw = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
-                let key = $crate::values::wire_key(&raw);
-                $(
-                    if [$($name),+].iter().any(|n| $crate::values::wire_key(n) == key) {
-                        return Ok($variant);
-                    }
-                )+
-                let expected = [$([$($name),+][0]),+].join(", ");
-                Err(serde::de::Error::custom(format!("unknown value '{raw}': expected one of {expected}")))
-            }
-        }
-    };
-}
+pub use plinth_entities::values::wire_key;

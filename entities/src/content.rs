@@ -15,7 +15,7 @@ pub struct Model {
     pub excerpt: String,
     pub body: String,
     /// Draft, InReview, Published, Scheduled or Archived.
-    pub status: String,
+    pub status: crate::values::ContentStatus,
     pub author: Option<String>,
     /// The principal that created the item (`api_key:<id>` / `user:<idp id>`).
     pub created_by: Option<String>,

@@ -13,7 +13,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub subtype: String,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub status: String,
+    pub status: crate::values::ContentStatus,
     #[sea_orm(primary_key, auto_increment = false)]
     pub is_deleted: bool,
     pub n: i64,

@@ -15,7 +15,7 @@ pub struct Model {
     pub kind: String,
     pub slug: String,
     pub route: Option<String>,
-    pub status: String,
+    pub status: crate::values::ContentStatus,
     pub is_deleted: bool,
     pub subtype: Option<String>,
     pub is_featured: bool,

@@ -10,7 +10,7 @@ pub struct Model {
     pub site_id: Uuid,
     pub reference_code: String,
     /// new, in_review, resolved, archived
-    pub status: String,
+    pub status: crate::values::SubmissionStatus,
     /// The submitted values by field label.
     pub data: Json,
     pub consent_given: bool,

@@ -7,8 +7,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub submission_id: Uuid,
-    pub from_status: Option<String>,
-    pub to_status: String,
+    pub from_status: Option<crate::values::SubmissionStatus>,
+    pub to_status: crate::values::SubmissionStatus,
     pub actor: Option<String>,
     pub created_at: DateTimeUtc,
 }

@@ -56,6 +56,7 @@ pub mod term;
 pub mod term_localization;
 pub mod user_moderation;
 pub mod user_setting;
+pub mod values;
 pub mod webhook;
 pub mod webhook_attempt;
 pub mod webhook_buffer;

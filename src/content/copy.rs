@@ -110,7 +110,7 @@ async fn copy_item(
         row.slug = Set(slug.clone());
         row.title = Set(title);
         row.fields = Set(fields);
-        row.status = Set(ContentStatus::Draft.as_str().to_string());
+        row.status = Set(ContentStatus::Draft);
         row.created_by = Set(Some(principal.actor_id()));
         row.published_at = Set(None);
         row.is_featured = Set(false);

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
 use super::events::{commit_with_events, events_for};
 use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
-use super::relations::{self, status_of};
+use super::relations;
 use super::write::load_live;
 use super::ContentKind;
 use crate::audit::{self, Action, AuditEntry};
@@ -37,7 +37,7 @@ async fn editable_item(
     let role = role_on_all(state, principal, &sites).await?;
     require_module(state, kind, &sites).await?;
     let is_own = item.created_by.as_deref() == Some(principal.actor_id().as_str());
-    require_may_edit(role, is_own, status_of(&item), kind)?;
+    require_may_edit(role, is_own, item.status, kind)?;
     Ok((item, sites))
 }
 

@@ -102,7 +102,7 @@ impl ContentListItem {
             slug: model.slug.clone(),
             title: model.title.clone(),
             excerpt: model.excerpt.clone(),
-            status: ContentStatus::parse(&model.status).unwrap_or(ContentStatus::Draft),
+            status: model.status,
             author: model.author.clone(),
             published_date: model.published_at,
             cover_image_id: model.cover_image_id,

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::access::{check_status_move, require_may_edit, require_module};
 use super::events::{change_events, commit_with_events, events_for};
 use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, ReviewAction, ReviewRequest};
-use super::relations::{self, status_of};
+use super::relations;
 use super::write::{
     audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
 };
@@ -31,7 +31,7 @@ pub async fn review(
     role.ensure(Capability::ReviewContent, &format!("reviewing a {}", kind.as_str()))?;
     let txn = crate::db::begin_write(&state.db).await?;
     let current = still_unchanged(&txn, kind, &current).await?;
-    let from = status_of(&current);
+    let from = current.status;
     if from != ContentStatus::InReview {
         return Err(ApiError::new(
             ErrorCode::ContentReviewInvalidStatus,
@@ -50,7 +50,7 @@ pub async fn review(
     let before = relations::response(&current, rel);
     let published = published_at(to, from, current.published_at, now);
     let mut row: content::ActiveModel = current.into();
-    row.status = Set(to.as_str().to_string());
+    row.status = Set(to);
     row.published_at = Set(published);
     row.updated_at = Set(now);
     row.update(&txn).await?;
@@ -114,7 +114,7 @@ pub async fn bulk(
     let actor = principal.actor_id();
     let mut changed = Vec::new();
     for item in items {
-        let from = status_of(&item);
+        let from = item.status;
         let is_own = item.created_by.as_deref() == Some(actor.as_str());
         let mut row: content::ActiveModel = item.clone().into();
         match status {
@@ -127,7 +127,7 @@ pub async fn bulk(
                 if from != to {
                     validate::schedule(to, item.publish_start, now)?;
                 }
-                row.status = Set(to.as_str().to_string());
+                row.status = Set(to);
                 row.published_at = Set(published_at(to, from, item.published_at, now));
                 row.updated_at = Set(now);
             }
@@ -147,7 +147,7 @@ pub async fn bulk(
             now,
             entry,
             &json!({"status": item.status, "is_deleted": false}),
-            &json!({"status": status.map(|s| s.as_str()).unwrap_or(&item.status), "is_deleted": status.is_none()}),
+            &json!({"status": status.unwrap_or(item.status).as_str(), "is_deleted": status.is_none()}),
         )
         .await?;
         changed.push((item.id, from));

@@ -8,7 +8,6 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 use super::model::{ContentListItem, ContentResponse};
-use super::ContentStatus;
 use crate::error::ApiResult;
 
 #[derive(Clone, Debug, Default)]
@@ -67,10 +66,6 @@ pub async fn load<C: ConnectionTrait>(
     Ok(out)
 }
 
-pub fn status_of(model: &content::Model) -> ContentStatus {
-    ContentStatus::parse(&model.status).unwrap_or(ContentStatus::Draft)
-}
-
 pub fn response(model: &content::Model, relations: Relations) -> ContentResponse {
     let kind_fields = super::model::kind_fields(model, relations.route, true);
     ContentResponse {
@@ -80,7 +75,7 @@ pub fn response(model: &content::Model, relations: Relations) -> ContentResponse
         title: model.title.clone(),
         excerpt: model.excerpt.clone(),
         body: model.body.clone(),
-        status: status_of(model),
+        status: model.status,
         author: model.author.clone(),
         publish_start: model.publish_start,
         publish_end: model.publish_end,

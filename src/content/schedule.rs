@@ -10,7 +10,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::events::{change_events, commit_with_events};
-use super::relations::{self, status_of};
+use super::relations;
 use super::{ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::ApiResult;
@@ -20,13 +20,13 @@ use crate::state::AppState;
 pub async fn run_due(state: &AppState) -> ApiResult<usize> {
     let now = state.clock.now();
     let to_publish = content::Entity::find()
-        .filter(content::Column::Status.eq(ContentStatus::Scheduled.as_str()))
+        .filter(content::Column::Status.eq(ContentStatus::Scheduled))
         .filter(content::Column::PublishStart.lte(now))
         .filter(content::Column::IsDeleted.eq(false))
         .all(&state.db)
         .await?;
     let to_archive = content::Entity::find()
-        .filter(content::Column::Status.eq(ContentStatus::Published.as_str()))
+        .filter(content::Column::Status.eq(ContentStatus::Published))
         .filter(content::Column::PublishEnd.lte(now))
         .filter(content::Column::IsDeleted.eq(false))
         .all(&state.db)
@@ -52,7 +52,7 @@ async fn move_one(
     now: chrono::DateTime<chrono::Utc>,
 ) -> ApiResult<bool> {
     let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(false) };
-    let from = status_of(item);
+    let from = item.status;
     let txn = crate::db::begin_write(&state.db).await?;
     let mut update = content::Entity::update_many()
         .col_expr(content::Column::Status, Expr::value(to.as_str()))
@@ -60,11 +60,8 @@ async fn move_one(
     if to == ContentStatus::Published {
         update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
     }
-    let result = update
-        .filter(content::Column::Id.eq(item.id))
-        .filter(content::Column::Status.eq(from.as_str()))
-        .exec(&txn)
-        .await?;
+    let result =
+        update.filter(content::Column::Id.eq(item.id)).filter(content::Column::Status.eq(from)).exec(&txn).await?;
     if result.rows_affected != 1 {
         return Ok(false);
     }

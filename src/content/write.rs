@@ -15,7 +15,7 @@ use super::draft::{route_taken_error, slug_taken_error, store_relations, Draft, 
 use super::events::{change_events, commit_with_events, created_events, events_for};
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
-use super::relations::{self, status_of};
+use super::relations;
 use super::slug::{available_slug, slugify};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
@@ -322,7 +322,7 @@ pub(crate) async fn insert(
         title: Set(title),
         excerpt: Set(body.excerpt),
         body: Set(body.body),
-        status: Set(status.as_str().to_string()),
+        status: Set(status),
         author: Set(body.author),
         created_by: Set(Some(principal.actor_id())),
         publish_start: Set(body.publish_start),
@@ -411,7 +411,7 @@ pub async fn update(
             .map_err(ApiError::validation)?;
     let before = relations::response(&current, rel.clone());
     require_module(state, kind, &new_sites).await?;
-    let from = status_of(&current);
+    let from = current.status;
     let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
     // Reviewers move others' items between statuses; any other change is an edit.
     if !(body.is_status_only() && role.has(Capability::ReviewContent)) {
@@ -466,7 +466,7 @@ pub async fn update(
     if let Some(author) = body.author {
         row.author = Set(author);
     }
-    row.status = Set(to.as_str().to_string());
+    row.status = Set(to);
     row.publish_start = Set(publish_start);
     row.publish_end = Set(publish_end);
     row.published_at = Set(body.published_date.or(published_at(to, from, current.published_at, now)));

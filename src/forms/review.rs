@@ -75,7 +75,7 @@ pub fn response(s: &form_submission::Model) -> SubmissionResponse {
         form_id: s.form_id,
         site_id: s.site_id,
         reference_code: s.reference_code.clone(),
-        status: SubmissionStatus::parse(&s.status).unwrap_or(SubmissionStatus::New),
+        status: s.status,
         data: s.data.clone(),
         consent_given: s.consent_given,
         created_at: s.created_at,
@@ -92,7 +92,7 @@ pub fn list_query(form_id: Uuid, status: Option<SubmissionStatus>) -> Select<for
         .order_by_desc(form_submission::Column::CreatedAt)
         .order_by_desc(form_submission::Column::Id);
     match status {
-        Some(status) => select.filter(form_submission::Column::Status.eq(status.as_str())),
+        Some(status) => select.filter(form_submission::Column::Status.eq(status)),
         None => select,
     }
 }
@@ -138,7 +138,7 @@ pub async fn list(
 
 #[derive(FromQueryResult)]
 struct StatusCount {
-    status: String,
+    status: SubmissionStatus,
     count: i64,
 }
 
@@ -157,12 +157,11 @@ pub async fn counts(state: &AppState, form_id: Uuid) -> ApiResult<StatusCounts> 
     let mut out = StatusCounts::default();
     for row in rows {
         let n = u64::try_from(row.count).unwrap_or(0);
-        match SubmissionStatus::parse(&row.status) {
-            Some(SubmissionStatus::New) => out.new = n,
-            Some(SubmissionStatus::InReview) => out.in_review = n,
-            Some(SubmissionStatus::Resolved) => out.resolved = n,
-            Some(SubmissionStatus::Archived) => out.archived = n,
-            None => {}
+        match row.status {
+            SubmissionStatus::New => out.new = n,
+            SubmissionStatus::InReview => out.in_review = n,
+            SubmissionStatus::Resolved => out.resolved = n,
+            SubmissionStatus::Archived => out.archived = n,
         }
         out.total += n;
     }
@@ -189,13 +188,11 @@ pub async fn detail(state: &AppState, s: &form_submission::Model) -> ApiResult<S
         notes: notes.into_iter().map(note_response).collect(),
         status_history: history
             .into_iter()
-            .filter_map(|h| {
-                Some(StatusChange {
-                    from_status: h.from_status.as_deref().and_then(SubmissionStatus::parse),
-                    to_status: SubmissionStatus::parse(&h.to_status)?,
-                    actor: h.actor,
-                    created_at: h.created_at,
-                })
+            .map(|h| StatusChange {
+                from_status: h.from_status,
+                to_status: h.to_status,
+                actor: h.actor,
+                created_at: h.created_at,
             })
             .collect(),
     })
@@ -211,7 +208,7 @@ pub async fn change_status(
     s: form_submission::Model,
     to: SubmissionStatus,
 ) -> ApiResult<SubmissionDetail> {
-    let from = SubmissionStatus::parse(&s.status).unwrap_or(SubmissionStatus::New);
+    let from = s.status;
     if !from.may_move_to(to) {
         return Err(ApiError::new(
             ErrorCode::InvalidStatusTransition,
@@ -226,7 +223,7 @@ pub async fn change_status(
         .col_expr(form_submission::Column::Status, Expr::value(to.as_str()))
         .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
         .filter(form_submission::Column::Id.eq(s.id))
-        .filter(form_submission::Column::Status.eq(from.as_str()))
+        .filter(form_submission::Column::Status.eq(from))
         .exec(&*txn)
         .await?;
     if moved.rows_affected == 0 {
@@ -235,8 +232,8 @@ pub async fn change_status(
     form_submission_history::Entity::insert(form_submission_history::ActiveModel {
         id: Set(Uuid::new_v4()),
         submission_id: Set(s.id),
-        from_status: Set(Some(from.as_str().into())),
-        to_status: Set(to.as_str().into()),
+        from_status: Set(Some(from)),
+        to_status: Set(to),
         actor: Set(Some(actor.clone())),
         created_at: Set(now),
     })
@@ -246,7 +243,7 @@ pub async fn change_status(
         .await?;
     txn.commit().await?;
     let mut moved = s;
-    moved.status = to.as_str().into();
+    moved.status = to;
     moved.updated_at = now;
     detail(state, &moved).await
 }

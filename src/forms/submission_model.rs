@@ -20,47 +20,8 @@ pub struct SubmitForm {
     pub bot_protection_token: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SubmissionStatus {
-    New,
-    InReview,
-    Resolved,
-    Archived,
-}
-
-impl SubmissionStatus {
-    pub const ALL: [SubmissionStatus; 4] =
-        [SubmissionStatus::New, SubmissionStatus::InReview, SubmissionStatus::Resolved, SubmissionStatus::Archived];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubmissionStatus::New => "new",
-            SubmissionStatus::InReview => "in_review",
-            SubmissionStatus::Resolved => "resolved",
-            SubmissionStatus::Archived => "archived",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SubmissionStatus> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
-    }
-
-    /// The review state machine: new → in_review | resolved | archived;
-    /// in_review → resolved | archived; resolved → in_review (reopen) |
-    /// archived; archived → in_review (restore). Nothing returns to `new`
-    /// (it means "nobody looked yet") and nothing moves to itself.
-    pub fn may_move_to(self, to: SubmissionStatus) -> bool {
-        use SubmissionStatus::*;
-        matches!(
-            (self, to),
-            (New, InReview | Resolved | Archived)
-                | (InReview, Resolved | Archived)
-                | (Resolved, InReview | Archived)
-                | (Archived, InReview)
-        )
-    }
-}
+/// The type of the `status` columns, so it lives with the entities.
+pub use plinth_entities::values::SubmissionStatus;
 
 /// What a visitor is told when a submission is received.
 #[derive(Clone, Debug, Serialize, ToSchema)]

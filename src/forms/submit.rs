@@ -168,7 +168,7 @@ async fn store(
         form_id: Set(f.id),
         site_id: Set(f.site_id),
         reference_code: Set(code.to_string()),
-        status: Set(SubmissionStatus::New.as_str().into()),
+        status: Set(SubmissionStatus::New),
         data: Set(new.data.clone()),
         consent_given: Set(new.consent_given),
         created_at: Set(now),
@@ -185,7 +185,7 @@ async fn store(
         id: Set(Uuid::new_v4()),
         submission_id: Set(id),
         from_status: Set(None),
-        to_status: Set(SubmissionStatus::New.as_str().into()),
+        to_status: Set(SubmissionStatus::New),
         actor: Set(None),
         created_at: Set(now),
     })
@@ -231,10 +231,7 @@ async fn by_code(state: &AppState, site_id: Option<Uuid>, raw: &str) -> ApiResul
 
 pub async fn lookup(state: &AppState, site_id: Option<Uuid>, code: &str) -> ApiResult<SubmissionLookup> {
     let found = by_code(state, site_id, code).await?;
-    Ok(SubmissionLookup {
-        status: SubmissionStatus::parse(&found.status).unwrap_or(SubmissionStatus::New),
-        created_at: found.created_at,
-    })
+    Ok(SubmissionLookup { status: found.status, created_at: found.created_at })
 }
 
 pub async fn view(state: &AppState, site_id: Option<Uuid>, code: &str) -> ApiResult<VisitorSubmission> {
@@ -244,7 +241,7 @@ pub async fn view(state: &AppState, site_id: Option<Uuid>, code: &str) -> ApiRes
         reference_code: found.reference_code.clone(),
         form_slug: f.as_ref().map(|f| f.slug.clone()).unwrap_or_default(),
         form_name: f.as_ref().map(|f| f.name.clone()).unwrap_or_default(),
-        status: SubmissionStatus::parse(&found.status).unwrap_or(SubmissionStatus::New),
+        status: found.status,
         data: found.data,
         consent_given: found.consent_given,
         created_at: found.created_at,

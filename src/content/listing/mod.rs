@@ -390,7 +390,7 @@ pub fn counted(filter: &Filter) -> Option<Select<content_count::Entity>> {
         counts = counts.filter(content_count::Column::Kind.eq(kind.as_str()));
     }
     if let Some(status) = filter.status {
-        counts = counts.filter(content_count::Column::Status.eq(status.as_str()));
+        counts = counts.filter(content_count::Column::Status.eq(status));
     }
     if let Some(subtype) = &filter.subtype {
         counts = counts.filter(content_count::Column::Subtype.eq(subtype.as_str()));

@@ -1,0 +1,169 @@
+//! Values stored in enum-like columns, typed: a column holds one of its enum's
+//! values or reading the row fails. Stored as their names (`Published`), the
+//! spelling the API answers with; clients may send any spelling (`lenient_enum!`).
+
+use sea_orm::entity::prelude::*;
+use serde::Serialize;
+
+/// A name compared the way clients spell it: letter case, `_`, `-` and spaces
+/// do not count (`InReview`, `in_review` and `inreview` are one name).
+pub fn wire_key(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ')).flat_map(char::to_lowercase).collect()
+}
+
+/// Deserializes a unit enum from any spelling of its names (see [`wire_key`]);
+/// each variant lists the names it answers to, its own first. The spec and the
+/// service it was written from spell values differently (`Approve` and
+/// `approve`, `RequestChanges` and `request_changes`): both work.
+#[macro_export]
+macro_rules! lenient_enum {
+    ($ty:ty { $($variant:expr => [$($name:literal),+ $(,)?]),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                let key = $crate::values::wire_key(&raw);
+                $(
+                    if [$($name),+].iter().any(|n| $crate::values::wire_key(n) == key) {
+                        return Ok($variant);
+                    }
+                )+
+                let expected = [$([$($name),+][0]),+].join(", ");
+                Err(serde::de::Error::custom(format!("unknown value '{raw}': expected one of {expected}")))
+            }
+        }
+    };
+}
+
+/// The editorial status of a content item, shared by every kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum ContentStatus {
+    #[sea_orm(string_value = "Draft")]
+    Draft,
+    #[sea_orm(string_value = "InReview")]
+    InReview,
+    #[sea_orm(string_value = "Published")]
+    Published,
+    #[sea_orm(string_value = "Scheduled")]
+    Scheduled,
+    #[sea_orm(string_value = "Archived")]
+    Archived,
+}
+
+crate::lenient_enum!(ContentStatus {
+    ContentStatus::Draft => ["Draft"],
+    ContentStatus::InReview => ["InReview"],
+    ContentStatus::Published => ["Published"],
+    ContentStatus::Scheduled => ["Scheduled"],
+    ContentStatus::Archived => ["Archived"],
+});
+
+impl ContentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentStatus::Draft => "Draft",
+            ContentStatus::InReview => "InReview",
+            ContentStatus::Published => "Published",
+            ContentStatus::Scheduled => "Scheduled",
+            ContentStatus::Archived => "Archived",
+        }
+    }
+
+    /// Publishing moves: they need an editor (or review, under the workflow).
+    pub fn is_publishing(self) -> bool {
+        matches!(self, ContentStatus::Published | ContentStatus::Scheduled)
+    }
+
+    /// The moves the lifecycle allows. Staying put is always allowed. Archived
+    /// content returns through Draft; published content is withdrawn to Draft
+    /// or Archived, not sent back to review.
+    pub fn can_move_to(self, to: ContentStatus) -> bool {
+        use ContentStatus::*;
+        self == to
+            || match self {
+                Draft => true,
+                InReview => matches!(to, Draft | Published | Scheduled | Archived),
+                Published => matches!(to, Draft | Archived),
+                Scheduled => matches!(to, Draft | Published | Archived),
+                Archived => to == Draft,
+            }
+    }
+}
+
+/// Where a form submission stands in its review.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum SubmissionStatus {
+    #[sea_orm(string_value = "new")]
+    New,
+    #[sea_orm(string_value = "in_review")]
+    InReview,
+    #[sea_orm(string_value = "resolved")]
+    Resolved,
+    #[sea_orm(string_value = "archived")]
+    Archived,
+}
+
+impl SubmissionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubmissionStatus::New => "new",
+            SubmissionStatus::InReview => "in_review",
+            SubmissionStatus::Resolved => "resolved",
+            SubmissionStatus::Archived => "archived",
+        }
+    }
+
+    /// The review state machine: new → in_review | resolved | archived;
+    /// in_review → resolved | archived; resolved → in_review (reopen) |
+    /// archived; archived → in_review (restore). Nothing returns to `new`
+    /// (it means "nobody looked yet") and nothing moves to itself.
+    pub fn may_move_to(self, to: SubmissionStatus) -> bool {
+        use SubmissionStatus::*;
+        matches!(
+            (self, to),
+            (New, InReview | Resolved | Archived)
+                | (InReview, Resolved | Archived)
+                | (Resolved, InReview | Archived)
+                | (Archived, InReview)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sea_orm::{ActiveEnum, Iterable};
+
+    #[test]
+    fn every_value_is_stored_as_its_name_and_read_back() {
+        for status in ContentStatus::iter() {
+            assert_eq!(status.to_value(), status.as_str());
+            assert_eq!(ContentStatus::try_from_value(&status.as_str().to_string()).ok(), Some(status));
+        }
+        for status in SubmissionStatus::iter() {
+            assert_eq!(status.to_value(), status.as_str());
+            assert_eq!(SubmissionStatus::try_from_value(&status.as_str().to_string()).ok(), Some(status));
+        }
+    }
+
+    /// A row holding a value no variant stores fails to read, instead of
+    /// being taken for a draft or a new submission.
+    #[test]
+    fn an_unknown_stored_value_is_an_error_not_a_default() {
+        assert!(ContentStatus::try_from_value(&"Deleted".to_string()).is_err());
+        assert!(ContentStatus::try_from_value(&"published".to_string()).is_err());
+        assert!(SubmissionStatus::try_from_value(&"New".to_string()).is_err());
+    }
+
+    #[test]
+    fn clients_may_spell_a_content_status_their_way() {
+        let read = |raw: &str| serde_json::from_value::<ContentStatus>(serde_json::json!(raw)).ok();
+        assert_eq!(read("in_review"), Some(ContentStatus::InReview));
+        assert_eq!(read("PUBLISHED"), Some(ContentStatus::Published));
+        assert_eq!(read("gone"), None);
+    }
+}
