@@ -8,7 +8,7 @@ pub struct Model {
     pub id: Uuid,
     pub form_id: Uuid,
     pub label: String,
-    pub field_type: String,
+    pub field_type: crate::values::FieldType,
     pub required: bool,
     /// JSON array of option strings (select, radio, checkbox groups).
     pub options: Option<Json>,

@@ -1,6 +1,6 @@
 //! Values stored in enum-like columns, typed: a column holds one of its enum's
-//! values or reading the row fails. Stored as their names (`Published`), the
-//! spelling the API answers with; clients may send any spelling (`lenient_enum!`).
+//! values or reading the row fails. Each is stored as the API spells it
+//! (`Published`, `in_review`, `email`).
 
 use sea_orm::entity::prelude::*;
 use serde::Serialize;
@@ -133,6 +133,56 @@ impl SubmissionStatus {
     }
 }
 
+/// What a form field takes, and how its value is checked.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, EnumIter, DeriveActiveEnum, Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum FieldType {
+    #[sea_orm(string_value = "text")]
+    Text,
+    #[sea_orm(string_value = "textarea")]
+    Textarea,
+    #[sea_orm(string_value = "email")]
+    Email,
+    #[sea_orm(string_value = "number")]
+    Number,
+    #[sea_orm(string_value = "date")]
+    Date,
+    #[sea_orm(string_value = "select")]
+    Select,
+    #[sea_orm(string_value = "radio")]
+    Radio,
+    #[sea_orm(string_value = "checkbox")]
+    Checkbox,
+}
+
+impl FieldType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldType::Text => "text",
+            FieldType::Textarea => "textarea",
+            FieldType::Email => "email",
+            FieldType::Number => "number",
+            FieldType::Date => "date",
+            FieldType::Select => "select",
+            FieldType::Radio => "radio",
+            FieldType::Checkbox => "checkbox",
+        }
+    }
+
+    /// Types whose value must be one of the field's options.
+    pub fn has_options(self) -> bool {
+        matches!(self, FieldType::Select | FieldType::Radio)
+    }
+
+    /// Types whose value is text (length and pattern rules apply).
+    pub fn is_text(self) -> bool {
+        matches!(self, FieldType::Text | FieldType::Textarea | FieldType::Email)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +198,10 @@ mod tests {
             assert_eq!(status.to_value(), status.as_str());
             assert_eq!(SubmissionStatus::try_from_value(&status.as_str().to_string()).ok(), Some(status));
         }
+        for field_type in FieldType::iter() {
+            assert_eq!(field_type.to_value(), field_type.as_str());
+            assert_eq!(FieldType::try_from_value(&field_type.as_str().to_string()).ok(), Some(field_type));
+        }
     }
 
     /// A row holding a value no variant stores fails to read, instead of
@@ -157,6 +211,7 @@ mod tests {
         assert!(ContentStatus::try_from_value(&"Deleted".to_string()).is_err());
         assert!(ContentStatus::try_from_value(&"published".to_string()).is_err());
         assert!(SubmissionStatus::try_from_value(&"New".to_string()).is_err());
+        assert!(FieldType::try_from_value(&"file".to_string()).is_err());
     }
 
     #[test]

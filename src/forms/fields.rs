@@ -10,7 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::model::{
-    FieldInput, FieldLocalizationResponse, FieldResponse, FieldType, FormLocalizationInput, FormLocalizationResponse,
+    FieldInput, FieldLocalizationResponse, FieldResponse, FormLocalizationInput, FormLocalizationResponse,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::SiteState;
@@ -58,7 +58,7 @@ pub fn response(f: &form_field::Model) -> FieldResponse {
         id: f.id,
         field: FieldInput {
             label: f.label.clone(),
-            field_type: FieldType::parse(&f.field_type).unwrap_or(FieldType::Text),
+            field_type: f.field_type,
             required: f.required,
             options: f.options.as_ref().and_then(|o| serde_json::from_value(o.clone()).ok()),
             min_length: f.min_length.and_then(|v| u32::try_from(v).ok()),
@@ -94,7 +94,7 @@ pub async fn replace_fields<C: ConnectionTrait>(
             id: Uuid::new_v4(),
             form_id,
             label: f.label.clone(),
-            field_type: f.field_type.as_str().into(),
+            field_type: f.field_type,
             required: f.required,
             options: f.options.as_ref().map(|o| Value::from(o.clone())),
             min_length: to_i32(f.min_length),

@@ -2,53 +2,13 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::values::double_option;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FieldType {
-    Text,
-    Textarea,
-    Email,
-    Number,
-    Date,
-    Select,
-    Radio,
-    Checkbox,
-}
-
-impl FieldType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FieldType::Text => "text",
-            FieldType::Textarea => "textarea",
-            FieldType::Email => "email",
-            FieldType::Number => "number",
-            FieldType::Date => "date",
-            FieldType::Select => "select",
-            FieldType::Radio => "radio",
-            FieldType::Checkbox => "checkbox",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<FieldType> {
-        serde_json::from_value(Value::String(s.to_ascii_lowercase())).ok()
-    }
-
-    /// Types whose value must be one of the field's options.
-    pub fn has_options(self) -> bool {
-        matches!(self, FieldType::Select | FieldType::Radio)
-    }
-
-    /// Types whose value is text (length and pattern rules apply).
-    pub fn is_text(self) -> bool {
-        matches!(self, FieldType::Text | FieldType::Textarea | FieldType::Email)
-    }
-}
+/// The type of the `field_type` column, so it lives with the entities.
+pub use plinth_entities::values::FieldType;
 
 /// `none`: no check; `optional`: a given token is verified; `mandatory`: a
 /// token is required and verified.

@@ -104,7 +104,7 @@ fn options_of(field: &form_field::Model) -> Vec<String> {
 }
 
 fn check_value(field: &form_field::Model, value: Value) -> Result<Value, Refusal> {
-    let field_type = FieldType::parse(&field.field_type).unwrap_or(FieldType::Text);
+    let field_type = field.field_type;
     match field_type {
         FieldType::Text | FieldType::Textarea | FieldType::Email => {
             let Value::String(text) = value else { return Err(format_error("must be a string")) };
@@ -232,7 +232,7 @@ mod tests {
             id: Uuid::new_v4(),
             form_id: Uuid::nil(),
             label: label.into(),
-            field_type: field_type.into(),
+            field_type: serde_json::from_value(json!(field_type)).unwrap(),
             required,
             options: None,
             min_length: None,
