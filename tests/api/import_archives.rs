@@ -337,3 +337,36 @@ async fn while_a_big_import_writes_its_site_is_invisible_and_other_writes_go_on(
         app.get(&format!("/sites/{}/blogs", site["id"].as_str().unwrap()), &key).await.json().await.unwrap();
     assert_eq!(blogs["meta"]["total"], 10_000, "{}", blogs["meta"]);
 }
+
+/// A row whose status no item can have is refused with the archive, instead of
+/// arriving as an item that reads back as something else.
+#[actix_web::test]
+async fn an_item_with_an_unknown_status_refuses_the_archive() {
+    let app = TestApp::spawn().await;
+    let before = (site_count(&app).await, site_rows(&app).await);
+    let text = document_text(VERSION_1);
+    assert!(text.contains(r#""status": "Published""#), "the fixture has a published item");
+    let tampered = text.replacen(r#""status": "Published""#, r#""status": "Deleted""#, 1);
+    let problem = assert_problem(import(&app, with_document(VERSION_1, &tampered)).await, 400, "BAD_REQUEST").await;
+    assert!(problem["detail"].as_str().unwrap_or_default().contains("Deleted"), "{problem}");
+    assert_eq!((site_count(&app).await, site_rows(&app).await), before, "nothing half-written");
+    // The same archive untouched imports.
+    assert_eq!(import(&app, with_document(VERSION_1, &text)).await.status(), 201);
+}
+
+/// `zip_bytes` with its `archive.json` replaced by `text`, every other entry kept.
+fn with_document(zip_bytes: &[u8], text: &str) -> Vec<u8> {
+    let mut source = zip::ZipArchive::new(std::io::Cursor::new(zip_bytes.to_vec())).unwrap();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for i in 0..source.len() {
+        let mut entry = source.by_index(i).unwrap();
+        let name = entry.name().unwrap().to_string();
+        zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default()).unwrap();
+        if name == "archive.json" {
+            zip.write_all(text.as_bytes()).unwrap();
+        } else {
+            std::io::copy(&mut entry, &mut zip).unwrap();
+        }
+    }
+    zip.finish().unwrap().into_inner()
+}
