@@ -30,17 +30,19 @@ pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseCon
                 .foreign_keys(true)
         });
     } else {
-        // Every execution planned for the tables as they are now. PostgreSQL
-        // otherwise settles on a generic plan per statement and connection
-        // after five runs, and keeps it until the next ANALYZE: a plan made
-        // while a site's tables held a hundred rows (a seq scan is cheapest
-        // then) stayed in use at 40,000, and each post's slug check read the
-        // whole site (writes fell from 700/s to 65/s). Planning our statements
-        // costs tens of microseconds; a wrong plan costs the table.
+        // PostgreSQL's own choice between planning each run of a statement for
+        // its values and keeping one generic plan per statement and connection
+        // after five runs: planning a list costs three times its execution
+        // (0.3 ms against 0.1), and the generic plan of a list is its index
+        // range scan once the tables are large. A generic plan made while
+        // the tables were small (a scan and a sort) lasts until their
+        // statistics change: autovacuum's ANALYZE after each tenth of growth,
+        // or ours after a bulk write (tested in `generic_plans`). Writes do
+        // not wait for that: see `begin_write`.
         options
             .max_connections(16)
             .min_connections(1)
-            .map_sqlx_postgres_opts(|opts| opts.options([("plan_cache_mode", "force_custom_plan")]));
+            .map_sqlx_postgres_opts(|opts| opts.options([("plan_cache_mode", "auto")]));
     }
     Database::connect(options).await
 }
@@ -79,6 +81,13 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<WriteTxn, DbErr> {
             ..Default::default()
         })
         .await?;
+    if txn.get_database_backend() == DbBackend::Postgres {
+        // Every statement of a write planned for the tables as they are: a
+        // generic slug check kept from a site's first hundred posts read the
+        // whole site on each write until the next ANALYZE (writes fell from
+        // 700/s to 65/s at 40,000 posts). One statement per write is the price.
+        txn.execute_unprepared("SET LOCAL plan_cache_mode = force_custom_plan").await?;
+    }
     Ok(WriteTxn { txn, _turn: turn })
 }
 

@@ -20,7 +20,7 @@ pub mod queries;
 pub mod read;
 mod relations;
 pub mod schedule;
-mod slug;
+pub mod slug;
 mod status;
 pub mod trash;
 mod validate;

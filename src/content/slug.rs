@@ -2,7 +2,7 @@
 //! per kind on every site the item appears on with `-2`, `-3`, … suffixes.
 
 use plinth_entities::content_site;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Select};
 use uuid::Uuid;
 
 use super::ContentKind;
@@ -67,6 +67,18 @@ async fn taken_of<C: ConnectionTrait>(
     candidates: Vec<String>,
     exclude: Option<Uuid>,
 ) -> ApiResult<std::collections::HashSet<String>> {
+    let query = taken_query(kind, site_ids, candidates, exclude);
+    Ok(query.into_tuple::<String>().all(db).await?.into_iter().collect())
+}
+
+/// The query of [`taken_of`] (public for the plan tests): the slugs among
+/// `candidates` that items of `kind` other than `exclude` use on `site_ids`.
+pub fn taken_query(
+    kind: ContentKind,
+    site_ids: &[Uuid],
+    candidates: Vec<String>,
+    exclude: Option<Uuid>,
+) -> Select<content_site::Entity> {
     let mut query = content_site::Entity::find()
         .select_only()
         .column(content_site::Column::Slug)
@@ -76,7 +88,7 @@ async fn taken_of<C: ConnectionTrait>(
     if let Some(id) = exclude {
         query = query.filter(content_site::Column::ContentId.ne(id));
     }
-    Ok(query.into_tuple::<String>().all(db).await?.into_iter().collect())
+    query
 }
 
 #[cfg(test)]

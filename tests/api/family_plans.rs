@@ -4,7 +4,9 @@
 //! 10,000 rows, filled in bulk, names the list's index and sorts nothing. The
 //! queries are the ones the services run.
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, QueryTrait, Statement, TransactionTrait};
+use std::ops::RangeInclusive;
+
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, QueryTrait, Statement};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -69,14 +71,18 @@ fn value_of(backend: DbBackend, table: &str, column: &Column) -> String {
     }
 }
 
-/// Inserts `n` rows into `table` in one statement, as a bulk import would:
-/// `set` gives some columns' expressions over the row number `i`; every other
-/// column an insert cannot leave out gets a value of its type.
-async fn fill(db: &DatabaseConnection, table: &str, n: u32, set: &[(&str, String)]) {
+/// Inserts rows numbered `numbers` into `table` in one statement, as a bulk
+/// import would: `set` gives some columns' expressions over the row number
+/// `i`; every other column an insert cannot leave out gets a value of its type
+/// (distinct per number, so a later fill of other numbers adds to it).
+async fn fill(db: &DatabaseConnection, table: &str, numbers: &RangeInclusive<u32>, set: &[(&str, String)]) {
     let backend = db.get_database_backend();
+    let (first, last) = (numbers.start(), numbers.end());
     let numbers = match backend {
-        DbBackend::Postgres => format!("SELECT i FROM generate_series(1, {n}) AS g(i)"),
-        _ => format!("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {n}) SELECT i FROM g"),
+        DbBackend::Postgres => format!("SELECT i FROM generate_series({first}, {last}) AS g(i)"),
+        _ => format!(
+            "WITH RECURSIVE g(i) AS (SELECT {first} UNION ALL SELECT i + 1 FROM g WHERE i < {last}) SELECT i FROM g"
+        ),
     };
     let (mut names, mut values) = (Vec::new(), Vec::new());
     for column in columns(db, table).await {
@@ -117,40 +123,67 @@ fn flag(backend: DbBackend, condition: &str) -> String {
     }
 }
 
+/// The rows the family lists hang under: the site, its first webhook and form.
+#[derive(Clone, Copy)]
+pub struct Families {
+    pub site: Uuid,
+    webhook: Uuid,
+    form: Uuid,
+}
+
+/// Fills every family's tables with rows numbered `rows` on `site`, in bulk
+/// as an import would, without `ANALYZE`.
+pub async fn fill_families(db: &DatabaseConnection, site: Uuid, rows: RangeInclusive<u32>) -> Families {
+    let rows = &rows;
+    let backend = db.get_database_backend();
+    let site_value = uuid_literal(backend, site);
+    let on_site = || ("site_id", site_value.clone());
+
+    fill(db, "webhooks", rows, &[on_site()]).await;
+    let webhook = first_id(db, "webhooks").await;
+    let webhook_value = uuid_literal(backend, webhook);
+    fill(
+        db,
+        "webhook_deliveries",
+        &(*rows.start()..=*rows.start()),
+        &[on_site(), ("webhook_id", webhook_value.clone())],
+    )
+    .await;
+    let delivery = uuid_literal(backend, first_id(db, "webhook_deliveries").await);
+    fill(db, "webhook_attempts", rows, &[("webhook_id", webhook_value), ("delivery_id", delivery)]).await;
+    fill(db, "notifications", rows, &[("idp_user_id", "'plan-user'".into())]).await;
+    fill(db, "api_keys", rows, &[on_site()]).await;
+    fill(db, "audit_log", rows, &[]).await;
+    let audit_sites = format!("INSERT INTO audit_log_sites (site_id, audit_id, created_at) SELECT {site_value}, id, created_at FROM audit_log WHERE site_id IS NULL \
+        AND id NOT IN (SELECT audit_id FROM audit_log_sites)");
+    db.execute_unprepared(&audit_sites).await.unwrap();
+    fill(db, "documents", rows, &[on_site(), ("is_deleted", flag(backend, "i % 100 = 7"))]).await;
+    fill(db, "forms", rows, &[on_site()]).await;
+    let form = first_id(db, "forms").await;
+    fill(
+        db,
+        "form_submissions",
+        rows,
+        &[on_site(), ("form_id", uuid_literal(backend, form)), ("status", "'new'".into())],
+    )
+    .await;
+    let mime = "CASE WHEN i % 3 = 0 THEN 'image/png' WHEN i % 3 = 1 THEN 'application/pdf' ELSE 'video/mp4' END";
+    fill(db, "media_files", rows, &[("mime_type", mime.into()), ("is_deleted", flag(backend, "i % 100 = 7"))]).await;
+    let media_sites = format!(
+        "INSERT INTO media_sites (media_id, site_id) SELECT id, {site_value} FROM media_files \
+        WHERE id NOT IN (SELECT media_id FROM media_sites)"
+    );
+    db.execute_unprepared(&media_sites).await.unwrap();
+    Families { site, webhook, form }
+}
+
 #[actix_web::test]
 async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
     let app = TestApp::spawn().await;
     let db = &app.state.db;
     let backend = db.get_database_backend();
     let site: Uuid = app.create_site_id("family-plans").await.parse().unwrap();
-    let site_value = uuid_literal(backend, site);
-    let on_site = || ("site_id", site_value.clone());
-
-    fill(db, "webhooks", ROWS, &[on_site()]).await;
-    let webhook = first_id(db, "webhooks").await;
-    let webhook_value = uuid_literal(backend, webhook);
-    fill(db, "webhook_deliveries", 1, &[on_site(), ("webhook_id", webhook_value.clone())]).await;
-    let delivery = uuid_literal(backend, first_id(db, "webhook_deliveries").await);
-    fill(db, "webhook_attempts", ROWS, &[("webhook_id", webhook_value), ("delivery_id", delivery)]).await;
-    fill(db, "notifications", ROWS, &[("idp_user_id", "'plan-user'".into())]).await;
-    fill(db, "api_keys", ROWS, &[on_site()]).await;
-    fill(db, "audit_log", ROWS, &[]).await;
-    let audit_sites = format!("INSERT INTO audit_log_sites (site_id, audit_id, created_at) SELECT {site_value}, id, created_at FROM audit_log WHERE site_id IS NULL");
-    db.execute_unprepared(&audit_sites).await.unwrap();
-    fill(db, "documents", ROWS, &[on_site(), ("is_deleted", flag(backend, "i % 100 = 7"))]).await;
-    fill(db, "forms", ROWS, &[on_site()]).await;
-    let form = first_id(db, "forms").await;
-    fill(
-        db,
-        "form_submissions",
-        ROWS,
-        &[on_site(), ("form_id", uuid_literal(backend, form)), ("status", "'new'".into())],
-    )
-    .await;
-    let mime = "CASE WHEN i % 3 = 0 THEN 'image/png' WHEN i % 3 = 1 THEN 'application/pdf' ELSE 'video/mp4' END";
-    fill(db, "media_files", ROWS, &[("mime_type", mime.into()), ("is_deleted", flag(backend, "i % 100 = 7"))]).await;
-    let media_sites = format!("INSERT INTO media_sites (media_id, site_id) SELECT id, {site_value} FROM media_files");
-    db.execute_unprepared(&media_sites).await.unwrap();
+    let families = fill_families(db, site, 1..=ROWS).await;
 
     // These tables grow row by row through the app, so PostgreSQL's autovacuum
     // has analyzed them long before they are large (after 50 rows and every
@@ -163,102 +196,10 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
         db.execute_unprepared(&format!("ANALYZE {grown_by_the_app}")).await.unwrap();
     }
 
-    use plinth::{api_keys, audit_api, documents, forms, media, notifications, webhooks};
-    let form_query = |sort: serde_json::Value| serde_json::from_value::<forms::model::FormListQuery>(sort).unwrap();
-    let library = |deleted: bool, category: Option<&str>| media::listing::LibraryFilter {
-        site_id: site,
-        deleted,
-        category: category.map(str::to_string),
-        ..Default::default()
-    };
-    let key_filter =
-        |site_id| api_keys::service::KeyFilter { status: None, permission: None, site_id, include_master: false };
-    // Each list with the indexes that give its order (the first is its own; a
-    // planner that knows every key is on one site, or every submission new,
-    // may rightly walk the wider one).
-    let cases: Vec<(&str, String, &str)> = vec![
-        ("webhooks", webhooks::service::list_query(site).build(backend).to_string(), "ix_webhooks_site_created"),
-        (
-            "webhook deliveries",
-            webhooks::service::attempts_query(webhook).build(backend).to_string(),
-            "ix_webhook_attempts_webhook_time",
-        ),
-        (
-            "notifications",
-            notifications::service::list_query("plan-user", false).build(backend).to_string(),
-            "ix_notifications_user_time",
-        ),
-        (
-            "unread notifications",
-            notifications::service::list_query("plan-user", true).build(backend).to_string(),
-            "ix_notifications_user_time",
-        ),
-        (
-            "a site's API keys",
-            api_keys::service::list_query(&key_filter(Some(site)), chrono::Utc::now())
-                .unwrap()
-                .build(backend)
-                .to_string(),
-            "ix_api_keys_site_created|ix_api_keys_created",
-        ),
-        (
-            "every API key",
-            api_keys::service::list_query(&key_filter(None), chrono::Utc::now()).unwrap().build(backend).to_string(),
-            "ix_api_keys_created",
-        ),
-        (
-            "audit trail",
-            audit_api::service::site_entries_query(site, &Default::default()).build(backend).to_string(),
-            "ix_audit_log_sites_page",
-        ),
-        ("documents", documents::service::list_query(site, None).build(backend).to_string(), "ix_documents_list"),
-        (
-            "documents in the trash",
-            documents::trash::trash_query(site).build(backend).to_string(),
-            "ix_documents_trash",
-        ),
-        (
-            "forms, newest first",
-            forms::service::list_query(site, &form_query(json!({"sort_by": "created_at", "sort_dir": "desc"})))
-                .build(backend)
-                .to_string(),
-            "ix_forms_site_created",
-        ),
-        (
-            "forms by name",
-            forms::service::list_query(site, &form_query(json!({"sort_by": "name", "sort_dir": "asc"})))
-                .build(backend)
-                .to_string(),
-            "ix_forms_site_name",
-        ),
-        (
-            "submissions",
-            forms::review::list_query(form, None).build(backend).to_string(),
-            "ix_form_submissions_form_time",
-        ),
-        (
-            "submissions of one status",
-            forms::review::list_query(form, Some(forms::model::SubmissionStatus::New)).build(backend).to_string(),
-            "ix_form_submissions_form_status|ix_form_submissions_form_time",
-        ),
-        (
-            "media library",
-            media::listing::site_rows(&library(false, None)).build(backend).to_string(),
-            "ix_media_sites_live",
-        ),
-        (
-            "media of a category",
-            media::listing::site_rows(&library(false, Some("image"))).build(backend).to_string(),
-            "ix_media_sites_category",
-        ),
-        (
-            "media in the trash",
-            media::listing::site_rows(&library(true, None)).build(backend).to_string(),
-            "ix_media_sites_trash",
-        ),
-    ];
+    let cases = family_lists(backend, &families);
     let mut wrong = Vec::new();
-    for (name, sql, index) in cases {
+    for (name, statement, index) in cases {
+        let sql = statement.to_string();
         let plan = plan_of(db, &format!("{sql} LIMIT 10")).await;
         let names_index =
             plan.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| index.split('|').any(|i| i == word));
@@ -278,28 +219,78 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
     assert!(images["data"].as_array().unwrap().iter().all(|m| m["mime_type"] == "image/png"), "{images}");
 }
 
-/// A plan is made for the tables as they are when the statement runs, not
-/// kept from when they were small: PostgreSQL connections plan every
-/// execution (a generic plan made at a hundred rows read a 40,000-post site
-/// per write), and the bundled SQLite keeps a statement's plan independent of
-/// its bound values (QPSG) and has no statistics to go stale.
-#[actix_web::test]
-async fn plans_are_never_kept_from_smaller_tables() {
-    let app = TestApp::spawn().await;
-    let db = &app.state.db;
-    let backend = db.get_database_backend();
-    let (sql, wanted) = match backend {
-        DbBackend::Postgres => ("SHOW plan_cache_mode", "force_custom_plan"),
-        _ => {
-            ("SELECT compile_options FROM pragma_compile_options WHERE compile_options = 'ENABLE_QPSG'", "ENABLE_QPSG")
-        }
+/// Each family's list as its service builds it, with the indexes that give
+/// its order (the first is its own; a planner that knows every key is on one
+/// site, or every submission new, may rightly walk the wider one).
+pub fn family_lists(backend: DbBackend, families: &Families) -> Vec<(&'static str, Statement, &'static str)> {
+    let Families { site, webhook, form } = *families;
+    use plinth::{api_keys, audit_api, documents, forms, media, notifications, webhooks};
+    let form_query = |sort: serde_json::Value| serde_json::from_value::<forms::model::FormListQuery>(sort).unwrap();
+    let library = |deleted: bool, category: Option<&str>| media::listing::LibraryFilter {
+        site_id: site,
+        deleted,
+        category: category.map(str::to_string),
+        ..Default::default()
     };
-    // Every pooled connection, not only the first: hold several at once.
-    let held: Vec<_> = futures_util::future::join_all((0..4).map(|_| db.begin())).await;
-    for txn in held {
-        let txn = txn.unwrap();
-        let row = txn.query_one_raw(Statement::from_string(backend, sql)).await.unwrap().expect("one row");
-        assert_eq!(row.try_get_by_index::<String>(0).unwrap(), wanted);
-        txn.rollback().await.unwrap();
-    }
+    let key_filter =
+        |site_id| api_keys::service::KeyFilter { status: None, permission: None, site_id, include_master: false };
+    vec![
+        ("webhooks", webhooks::service::list_query(site).build(backend), "ix_webhooks_site_created"),
+        (
+            "webhook deliveries",
+            webhooks::service::attempts_query(webhook).build(backend),
+            "ix_webhook_attempts_webhook_time",
+        ),
+        (
+            "notifications",
+            notifications::service::list_query("plan-user", false).build(backend),
+            "ix_notifications_user_time",
+        ),
+        (
+            "unread notifications",
+            notifications::service::list_query("plan-user", true).build(backend),
+            "ix_notifications_user_time",
+        ),
+        (
+            "a site's API keys",
+            api_keys::service::list_query(&key_filter(Some(site)), chrono::Utc::now()).unwrap().build(backend),
+            "ix_api_keys_site_created|ix_api_keys_created",
+        ),
+        (
+            "every API key",
+            api_keys::service::list_query(&key_filter(None), chrono::Utc::now()).unwrap().build(backend),
+            "ix_api_keys_created",
+        ),
+        (
+            "audit trail",
+            audit_api::service::site_entries_query(site, &Default::default()).build(backend),
+            "ix_audit_log_sites_page",
+        ),
+        ("documents", documents::service::list_query(site, None).build(backend), "ix_documents_list"),
+        ("documents in the trash", documents::trash::trash_query(site).build(backend), "ix_documents_trash"),
+        (
+            "forms, newest first",
+            forms::service::list_query(site, &form_query(json!({"sort_by": "created_at", "sort_dir": "desc"})))
+                .build(backend),
+            "ix_forms_site_created",
+        ),
+        (
+            "forms by name",
+            forms::service::list_query(site, &form_query(json!({"sort_by": "name", "sort_dir": "asc"}))).build(backend),
+            "ix_forms_site_name",
+        ),
+        ("submissions", forms::review::list_query(form, None).build(backend), "ix_form_submissions_form_time"),
+        (
+            "submissions of one status",
+            forms::review::list_query(form, Some(forms::model::SubmissionStatus::New)).build(backend),
+            "ix_form_submissions_form_status|ix_form_submissions_form_time",
+        ),
+        ("media library", media::listing::site_rows(&library(false, None)).build(backend), "ix_media_sites_live"),
+        (
+            "media of a category",
+            media::listing::site_rows(&library(false, Some("image"))).build(backend),
+            "ix_media_sites_category",
+        ),
+        ("media in the trash", media::listing::site_rows(&library(true, None)).build(backend), "ix_media_sites_trash"),
+    ]
 }

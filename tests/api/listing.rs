@@ -104,10 +104,19 @@ async fn lists_and_totals_follow_every_kind_of_write() {
 /// Fills one site with `n` posts (a fifth drafts, every hundredth in the
 /// trash) straight in SQL, as a bulk import would, and no `ANALYZE`.
 pub async fn fill(db: &sea_orm::DatabaseConnection, site: Uuid, n: u32) {
+    fill_numbered(db, site, 1..=n).await
+}
+
+/// [`fill`] with the posts numbered `numbers` (`plan-<number>`), so a later
+/// fill of other numbers adds to the site.
+pub async fn fill_numbered(db: &sea_orm::DatabaseConnection, site: Uuid, numbers: std::ops::RangeInclusive<u32>) {
     let backend = db.get_database_backend();
+    let (first, last) = (numbers.start(), numbers.end());
     let numbers = match backend {
-        DbBackend::Postgres => format!("SELECT i FROM generate_series(1, {n}) AS g(i)"),
-        _ => format!("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {n}) SELECT i FROM g"),
+        DbBackend::Postgres => format!("SELECT i FROM generate_series({first}, {last}) AS g(i)"),
+        _ => format!(
+            "WITH RECURSIVE g(i) AS (SELECT {first} UNION ALL SELECT i + 1 FROM g WHERE i < {last}) SELECT i FROM g"
+        ),
     };
     // Ids as each backend stores a Uuid: a uuid, or 16 bytes on SQLite.
     let (id, site, at) = match backend {
@@ -137,7 +146,7 @@ pub async fn fill(db: &sea_orm::DatabaseConnection, site: Uuid, n: u32) {
     db.execute_unprepared(&insert).await.unwrap();
     let sites = format!(
         "INSERT INTO content_sites (content_id, site_id, kind, slug) SELECT id, {site}, kind, slug FROM contents \
-         WHERE slug LIKE 'plan-%'"
+         WHERE slug LIKE 'plan-%' AND id NOT IN (SELECT content_id FROM content_sites)"
     );
     db.execute_unprepared(&sites).await.unwrap();
 }

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod family_plans;
+mod generic_plans;
 mod helpers;
 mod idp;
 mod idp_users;
