@@ -29,6 +29,15 @@ pub struct PageParams {
     pub per_page: Option<u32>,
 }
 
+/// The direction of a list's order, as the lists with `sort_dir` name it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SortDir {
+    Asc,
+    #[default]
+    Desc,
+}
+
 /// [`PageParams`] of the lists whose pages hold 20 by default, so the
 /// document states that default.
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]

@@ -6,6 +6,7 @@ pub mod altcha_spent;
 pub mod analytics_daily;
 pub mod analytics_event;
 pub mod api_key;
+pub mod api_key_request;
 pub mod audit_log;
 pub mod audit_log_site;
 pub mod blog_document;

@@ -34,6 +34,8 @@ mod m20261126_000027_content_search;
 mod m20261126_000028_content_search_unweighted;
 mod m20261126_000029_content_search_scopes;
 mod m20261126_000030_api_key_lifecycle;
+mod m20261127_000031_site_notifications;
+mod m20261127_000032_api_key_requests;
 
 pub struct Migrator;
 
@@ -71,6 +73,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000028_content_search_unweighted::Migration),
             Box::new(m20261126_000029_content_search_scopes::Migration),
             Box::new(m20261126_000030_api_key_lifecycle::Migration),
+            Box::new(m20261127_000031_site_notifications::Migration),
+            Box::new(m20261127_000032_api_key_requests::Migration),
         ]
     }
 }

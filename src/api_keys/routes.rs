@@ -121,7 +121,7 @@ pub async fn list_api_keys(
 /// The key `id`, once `principal` may manage it: only system admins manage
 /// Master keys; others need what creating a key of its site needs, and a
 /// permission at least the key's. Answers the key and the caller's ceiling.
-async fn managed_key(
+pub(super) async fn managed_key(
     state: &AppState,
     principal: &Principal,
     id: Uuid,

@@ -251,6 +251,11 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
     Err(error)
 }
 
+/// Marks a request made with an authenticated API key: its answer is kept
+/// among the key's newest requests once it is known (`system::metrics`).
+#[derive(Clone, Copy, Debug)]
+pub struct UsedKey(pub Uuid);
+
 async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> ApiResult<Principal> {
     let key = state.keys.authenticate(&state.db, secret, state.clock.now()).await?.ok_or_else(|| {
         ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown, revoked, blocked or expired")
@@ -265,6 +270,7 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
         KeyDecision::Unavailable => return Err(limits_unavailable()),
     }
     state.key_usage.record(key.id, state.clock.now());
+    req.extensions_mut().insert(UsedKey(key.id));
     Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
 }
 

@@ -296,13 +296,7 @@ pub enum FormSortBy {
     UpdatedAt,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SortDir {
-    Asc,
-    #[default]
-    Desc,
-}
+pub use crate::pagination::SortDir;
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

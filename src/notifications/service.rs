@@ -5,15 +5,16 @@ use chrono::{DateTime, Utc};
 use plinth_entities::{notification, site_member};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Select,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select,
 };
 use uuid::Uuid;
 
-use super::model::{MarkedRead, NotificationQuery, NotificationResponse};
+use super::model::{MarkedRead, NotificationQuery, NotificationResponse, SiteNotificationQuery, UnreadCount};
 use crate::auth::{Capability, Role};
 use crate::content::hooks::SubmittedForReview;
 use crate::error::{ApiError, ApiResult};
-use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::pagination::{fetch_page, PageParams, Paginated, SortDir};
 use crate::state::AppState;
 
 pub const DEFAULT_PER_PAGE: u64 = 20;
@@ -90,18 +91,87 @@ pub async fn mark_read(
     if found.read_at.is_some() {
         return Ok(NotificationResponse::from(&found));
     }
+    // The site's cached notification reads (its list, the unread count) are
+    // dropped when this write returns.
+    if let Some(site_id) = found.site_id {
+        crate::state::responses::note_site(site_id);
+    }
     let mut row: notification::ActiveModel = found.into();
     row.read_at = Set(Some(now));
     let updated = row.update(&state.db).await?;
     Ok(NotificationResponse::from(&updated))
 }
 
-pub async fn mark_all_read(state: &AppState, now: DateTime<Utc>, idp_user_id: &str) -> ApiResult<MarkedRead> {
-    let result = notification::Entity::update_many()
+/// Marks the user's unread notifications read at `now`: all of them, or
+/// those of one site.
+pub async fn mark_all_read(
+    state: &AppState,
+    now: DateTime<Utc>,
+    idp_user_id: &str,
+    site_id: Option<Uuid>,
+) -> ApiResult<MarkedRead> {
+    let mut update = notification::Entity::update_many()
         .col_expr(notification::Column::ReadAt, Expr::value(now))
         .filter(notification::Column::IdpUserId.eq(idp_user_id))
-        .filter(notification::Column::ReadAt.is_null())
-        .exec(&state.db)
-        .await?;
+        .filter(notification::Column::ReadAt.is_null());
+    match site_id {
+        Some(site_id) => update = update.filter(notification::Column::SiteId.eq(site_id)),
+        // Every site with an unread one has its cached notification reads
+        // dropped when this write returns (at most the user's sites).
+        None => {
+            let sites = notification::Entity::find()
+                .select_only()
+                .column(notification::Column::SiteId)
+                .distinct()
+                .filter(notification::Column::IdpUserId.eq(idp_user_id))
+                .filter(notification::Column::ReadAt.is_null())
+                .into_tuple::<Option<Uuid>>()
+                .all(&state.db)
+                .await?;
+            sites.into_iter().flatten().for_each(crate::state::responses::note_site);
+        }
+    }
+    let result = update.exec(&state.db).await?;
     Ok(MarkedRead { updated: result.rows_affected })
+}
+
+/// The user's notifications on one site (or the unread ones), in order of
+/// creation (`ix_notifications_user_site_time`, walked either way).
+pub fn site_list_query(idp_user_id: &str, site_id: Uuid, unread: bool, order: SortDir) -> Select<notification::Entity> {
+    let select = notification::Entity::find()
+        .filter(notification::Column::IdpUserId.eq(idp_user_id))
+        .filter(notification::Column::SiteId.eq(site_id));
+    let select = match order {
+        SortDir::Desc => select.order_by_desc(notification::Column::CreatedAt).order_by_desc(notification::Column::Id),
+        SortDir::Asc => select.order_by_asc(notification::Column::CreatedAt).order_by_asc(notification::Column::Id),
+    };
+    match unread {
+        true => select.filter(notification::Column::ReadAt.is_null()),
+        false => select,
+    }
+}
+
+pub async fn list_on_site(
+    state: &AppState,
+    idp_user_id: &str,
+    site_id: Uuid,
+    query: &SiteNotificationQuery,
+) -> ApiResult<Paginated<NotificationResponse>> {
+    let select = site_list_query(idp_user_id, site_id, query.unread, query.sort_dir.unwrap_or_default());
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(DEFAULT_PER_PAGE);
+    Ok(fetch_page(&state.db, select, page).await?.map(|m| NotificationResponse::from(&m)))
+}
+
+/// The count of the user's unread notifications on a site: the entries of
+/// `ix_notifications_user_site_unread`, which holds only unread ones.
+pub fn unread_query(idp_user_id: &str, site_id: Uuid) -> Select<notification::Entity> {
+    notification::Entity::find()
+        .filter(notification::Column::IdpUserId.eq(idp_user_id))
+        .filter(notification::Column::SiteId.eq(site_id))
+        .filter(notification::Column::ReadAt.is_null())
+}
+
+pub async fn unread_count(state: &AppState, idp_user_id: &str, site_id: Uuid) -> ApiResult<UnreadCount> {
+    let unread_count = unread_query(idp_user_id, site_id).count(&state.db).await?;
+    Ok(UnreadCount { unread_count })
 }

@@ -15,13 +15,15 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
+use plinth_actors::key_usage::KeyRequest;
 use plinth_entities::{event_outbox, webhook_buffer, webhook_delivery};
 use prometheus::{Encoder, TextEncoder};
 use sea_orm::{ColumnTrait, DbBackend, DbErr, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 use sha2::{Digest, Sha256};
 
+use crate::auth::UsedKey;
 use crate::connection::Listener;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::observability::http::Route;
@@ -75,7 +77,19 @@ pub async fn record_request<B: MessageBody + 'static>(
         };
         let status = res.status();
         let metrics = &state.observability.http;
-        metrics.observe(route, request.method(), status, started.elapsed().as_secs_f64());
+        let seconds = started.elapsed().as_secs_f64();
+        metrics.observe(route, request.method(), status, seconds);
+        if let Some(UsedKey(key)) = request.extensions().get::<UsedKey>().copied() {
+            let made = KeyRequest {
+                id: uuid::Uuid::new_v4(),
+                endpoint: route.label(),
+                method: request.method().to_string(),
+                status_code: status.as_u16(),
+                response_time_ms: seconds * 1000.0,
+                at: state.clock.now(),
+            };
+            state.key_usage.record_request(key, made);
+        }
         if status == StatusCode::TOO_MANY_REQUESTS {
             let code = res.response().error().and_then(|e| e.as_error::<ApiError>()).map(|e| e.code().as_str());
             metrics.rate_limited(code.unwrap_or("unknown"), route);

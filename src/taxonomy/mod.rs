@@ -1,6 +1,7 @@
 //! Categories and tags of a site: one implementation, two URL families.
 
 mod localizations;
+mod origin;
 mod routes;
 
 pub use localizations::{CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
@@ -8,7 +9,7 @@ pub(crate) use routes::*;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::term;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -16,7 +17,8 @@ use uuid::Uuid;
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::slugify;
-use crate::error::{on_constraint, ApiError, ApiResult, Constraint};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
@@ -27,8 +29,10 @@ pub fn routes(r: &mut Routes) {
         r.variant("categories", plural, taxonomy, |r| {
             crate::mount!(r, routes => [list_terms, create_term, update_term_localization, delete_term_localization,
                 update_term, delete_term, list_term_localizations, create_term_localization]);
+            crate::mount!(r, origin => [create_term_with_site]);
         });
     }
+    crate::mount!(r, origin => [category_blog_counts, assign_category, remove_category]);
 }
 
 /// Which of the two taxonomies a request is about; set per resource as app data.
@@ -55,6 +59,9 @@ pub struct TermResponse {
     pub site_id: Uuid,
     /// Unique per taxonomy on the site.
     pub slug: String,
+    /// Always false: a term belongs to its site. (The origin service also has
+    /// terms shared by every site; Plinth refuses to create one.)
+    pub is_global: bool,
     /// Its name.
     pub name: String,
     /// Free text; may be empty.
@@ -69,6 +76,7 @@ impl From<&term::Model> for TermResponse {
             id: m.id,
             site_id: m.site_id,
             slug: m.slug.clone(),
+            is_global: false,
             name: m.name.clone(),
             description: m.description.clone(),
             created_at: m.created_at,
@@ -88,11 +96,19 @@ pub struct CreateTerm {
     pub slug: Option<String>,
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub description: String,
+    /// Accepted as the origin service's admin sends it: `false` or absent
+    /// (a term belongs to its site).
+    #[serde(default)]
+    pub is_global: Option<bool>,
+    /// Accepted as the origin service's admin sends it: absent or null (the
+    /// categories of a site are flat).
+    #[serde(default)]
+    pub parent_id: Option<Uuid>,
 }
 
 impl utoipa::PartialSchema for CreateTerm {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::AnyOf(create_term_schema()))
+        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::AnyOf(create_term_schema(false)))
     }
 }
 
@@ -100,8 +116,8 @@ impl ToSchema for CreateTerm {}
 
 /// `{name, slug?, description?}` with a name that is one line of 1 to 200
 /// characters, or `{slug, name?, description?}` where a blank name becomes the
-/// slug's text.
-fn create_term_schema() -> utoipa::openapi::schema::AnyOf {
+/// slug's text; with `site_id` as well where the path names no site.
+pub(super) fn create_term_schema(with_site: bool) -> utoipa::openapi::schema::AnyOf {
     use utoipa::openapi::{ObjectBuilder, Type};
     let text = |pattern: &str, min: Option<usize>, max: usize, description: &str| {
         ObjectBuilder::new()
@@ -118,6 +134,30 @@ fn create_term_schema() -> utoipa::openapi::schema::AnyOf {
     };
     let description =
         || ObjectBuilder::new().schema_type(Type::String).description(Some("Free text; empty when omitted"));
+    let is_global = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Boolean)
+            .enum_values(Some([false]))
+            .description(Some("Only `false`: a term belongs to its site"))
+    };
+    let parent_id = || {
+        ObjectBuilder::new().schema_type(Type::Null).description(Some("Only null: the categories of a site are flat"))
+    };
+    let origin_fields = |object: ObjectBuilder| {
+        let object = object.property("is_global", is_global()).property("parent_id", parent_id());
+        match with_site {
+            true => object
+                .property(
+                    "site_id",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Uuid)))
+                        .description(Some("The site the term belongs to")),
+                )
+                .required("site_id"),
+            false => object,
+        }
+    };
     let named = ObjectBuilder::new()
         .property("name", name())
         .required("name")
@@ -128,7 +168,7 @@ fn create_term_schema() -> utoipa::openapi::schema::AnyOf {
         .property("slug", slug())
         .required("slug")
         .property("description", description());
-    utoipa::openapi::schema::AnyOfBuilder::new().item(named).item(by_slug).build()
+    utoipa::openapi::schema::AnyOfBuilder::new().item(origin_fields(named)).item(origin_fields(by_slug)).build()
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
@@ -141,6 +181,24 @@ pub struct UpdateTerm {
     pub slug: Option<String>,
     /// Free text.
     pub description: Option<String>,
+    /// Only `false`, as the origin service's admin may send it.
+    pub is_global: Option<bool>,
+    /// Only null, as the origin service's admin may send it.
+    #[schema(value_type = Option<()>)]
+    pub parent_id: Option<Uuid>,
+}
+
+/// The origin service's shared terms and parent categories, which Plinth
+/// does not keep: accepted only as "not shared" and "no parent".
+fn refuse_origin_only(is_global: Option<bool>, parent_id: Option<Uuid>, errors: &mut Vec<FieldError>) {
+    if is_global == Some(true) {
+        let message = "a term belongs to its site; shared terms are not kept";
+        errors.push(FieldError::new("is_global", ErrorCode::ValidationOutOfRange, message));
+    }
+    if parent_id.is_some() {
+        let message = "the categories of a site are flat; a parent is not kept";
+        errors.push(FieldError::new("parent_id", ErrorCode::ValidationOutOfRange, message));
+    }
 }
 
 fn audit_entry<'a>(actor: &'a str, action: Action, taxonomy: Taxonomy, term: &term::Model) -> AuditEntry<'a> {
@@ -153,30 +211,33 @@ fn audit_entry<'a>(actor: &'a str, action: Action, taxonomy: Taxonomy, term: &te
     }
 }
 
+/// A site's terms of one taxonomy by name (`ix_terms_site_name`).
+pub fn list_query(site_id: Uuid, taxonomy: Taxonomy) -> Select<term::Entity> {
+    term::Entity::find()
+        .filter(term::Column::SiteId.eq(site_id))
+        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
+        .order_by_asc(term::Column::Name)
+        .order_by_asc(term::Column::Id)
+}
+
 async fn list(
     state: &AppState,
     principal: &Principal,
     taxonomy: Taxonomy,
     site_id: Uuid,
-    locale_id: Option<Uuid>,
-) -> ApiResult<Vec<TermResponse>> {
+    query: &TermListQuery,
+) -> ApiResult<Paginated<TermResponse>> {
     principal.require(state, site_id, Capability::Read).await?;
     state.site_state(site_id).await?;
-    let terms = term::Entity::find()
-        .filter(term::Column::SiteId.eq(site_id))
-        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
-        .order_by_asc(term::Column::Name)
-        .order_by_asc(term::Column::Id)
-        .all(&state.db)
-        .await?;
-    let mut terms: Vec<TermResponse> = terms.iter().map(TermResponse::from).collect();
-    if let Some(locale_id) = locale_id {
-        localizations::localize(state, &mut terms, locale_id).await?;
+    let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
+    let mut terms = fetch_page(&state.db, list_query(site_id, taxonomy), page).await?.map(|t| TermResponse::from(&t));
+    if let Some(locale_id) = query.locale_id {
+        localizations::localize(state, &mut terms.data, locale_id).await?;
     }
     Ok(terms)
 }
 
-async fn create(
+pub(super) async fn create(
     state: &AppState,
     principal: &Principal,
     taxonomy: Taxonomy,
@@ -194,6 +255,7 @@ async fn create(
     };
     let name = required_line("name", given_name, 200).map_err(|e| errors.push(e)).ok();
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    refuse_origin_only(body.is_global, body.parent_id, &mut errors);
     let (Some(name), true) = (name, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
@@ -242,6 +304,7 @@ async fn update(
     let mut errors = Vec::new();
     let name = body.name.as_deref().and_then(|n| required_line("name", n, 200).map_err(|e| errors.push(e)).ok());
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
+    refuse_origin_only(body.is_global, body.parent_id, &mut errors);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }

@@ -11,12 +11,14 @@ use super::localizations::{self, CreateTermLocalization, TermLocalizationRespons
 use super::{create, list, remove, update, CreateTerm, Taxonomy, TermResponse, UpdateTerm};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
+use crate::pagination::Paginated;
 use crate::state::AppState;
 
 /// Operation ids of the taxonomy endpoints, as documented for categories.
-pub const TAXONOMY_OPERATIONS: [&str; 8] = [
+pub const TAXONOMY_OPERATIONS: [&str; 9] = [
     "list_categories",
     "create_category",
+    "create_category_with_site",
     "update_category",
     "delete_category",
     "list_category_localizations",
@@ -28,20 +30,26 @@ pub const TAXONOMY_OPERATIONS: [&str; 8] = [
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TermListQuery {
+    #[param(schema_with = crate::pagination::page_number_schema)]
+    pub page: Option<u64>,
+    /// Items per page (default 10, at most 100). Also accepted as `page_size`.
+    #[serde(alias = "page_size")]
+    #[param(schema_with = crate::pagination::per_page_schema)]
+    pub per_page: Option<u32>,
     /// Names and descriptions in this locale where a localization exists.
     pub locale_id: Option<Uuid>,
 }
 
 /// List a site's categories
 ///
-/// Read role or higher on the site.
+/// Read role or higher on the site. Paginated, by name.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/categories",
     tag = "Taxonomy",
     operation_id = "list_categories",
     params(("site_id" = Uuid, Path), TermListQuery),
-    responses((status = 200, body = Vec<TermResponse>))
+    responses((status = 200, body = Paginated<TermResponse>))
 )]
 pub async fn list_terms(
     taxonomy: web::Data<Taxonomy>,
@@ -50,7 +58,7 @@ pub async fn list_terms(
     site_id: web::Path<Uuid>,
     query: web::Query<TermListQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), query.locale_id).await?))
+    Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), &query).await?))
 }
 
 /// Create a category

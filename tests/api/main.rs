@@ -20,6 +20,7 @@ mod listing;
 mod account;
 mod ai;
 mod analytics;
+mod api_key_usage;
 mod api_keys;
 mod audit_api;
 mod auth;

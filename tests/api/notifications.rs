@@ -49,3 +49,88 @@ async fn reviewers_are_notified_when_content_is_submitted() {
 
     assert_problem(app.get("/notifications", &app.admin_key).await, 403, "NOTIFICATION_REQUIRES_IDP").await;
 }
+
+/// A post submitted for review on `site` by `writer`: the reviewers of the
+/// site get one notification each.
+async fn submit_for_review(app: &crate::helpers::TestApp, site: &str, writer: &str, title: &str) {
+    let body = json!({"site_ids": [site], "title": title});
+    let post: Value = app.bearer(Method::POST, "/blogs", writer, Some(body)).await.json().await.unwrap();
+    let path = format!("/blogs/{}", post["id"].as_str().unwrap());
+    let res = app.bearer(Method::PUT, &path, writer, Some(json!({"status": "InReview"}))).await;
+    assert_eq!(res.status(), 200);
+}
+
+/// The origin service's admin reads a user's notifications per site: its
+/// bell polls the unread count, its page lists them with `page_size` and
+/// `sort_dir`, and it marks them read with PUT.
+#[actix_web::test]
+async fn the_origin_admin_reads_and_marks_a_users_notifications_per_site() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (site, other) = (app.create_site_id("bell").await, app.create_site_id("bell-other").await);
+    for site in [&site, &other] {
+        add_member(&app, site, "writer", "author").await;
+        add_member(&app, site, "rev", "reviewer").await;
+    }
+    let (writer, rev) = (user_token("writer"), user_token("rev"));
+    for title in ["First", "Second", "Third"] {
+        submit_for_review(&app, &site, &writer, title).await;
+    }
+    submit_for_review(&app, &other, &writer, "Elsewhere").await;
+
+    let count = |site: &str| format!("/sites/{site}/notifications/unread-count");
+    let unread: Value = app.bearer(Method::GET, &count(&site), &rev, None).await.json().await.unwrap();
+    assert_eq!(unread, json!({"unread_count": 3}));
+    let page = format!("/sites/{site}/notifications?page=1&page_size=2&sort_by=created_at&sort_dir=desc");
+    let list: Value = app.bearer(Method::GET, &page, &rev, None).await.json().await.unwrap();
+    assert_eq!((list["meta"]["total"].as_u64(), list["meta"]["per_page"].as_u64()), (Some(3), Some(2)), "{list}");
+    let newest = &list["data"][0];
+    assert_eq!(newest["title"], "Review requested: Third");
+    assert_eq!(
+        (newest["notification_type"].as_str(), newest["site_id"].as_str()),
+        (Some("content_submitted"), Some(site.as_str()))
+    );
+    assert_eq!(newest["message"], newest["body"]);
+    let oldest: Value = app
+        .bearer(Method::GET, &format!("/sites/{site}/notifications?sort_dir=asc"), &rev, None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(oldest["data"][0]["title"], "Review requested: First", "{oldest}");
+
+    // One read with PUT, as the admin marks it; the author may not.
+    let read_path = format!("/notifications/{}/read", newest["id"].as_str().unwrap());
+    assert_problem(app.bearer(Method::PUT, &read_path, &writer, None).await, 403, "NOTIFICATION_ACCESS_DENIED").await;
+    let read: Value = app.bearer(Method::PUT, &read_path, &rev, None).await.json().await.unwrap();
+    assert_eq!((read["is_read"].as_bool(), read["read_at"].is_string()), (Some(true), true), "{read}");
+    let unread: Value = app.bearer(Method::GET, &count(&site), &rev, None).await.json().await.unwrap();
+    assert_eq!(unread["unread_count"], 2);
+    let unread_list: Value = app
+        .bearer(Method::GET, &format!("/sites/{site}/notifications?unread=true"), &rev, None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(unread_list["meta"]["total"], 2);
+
+    // Read-all of one site leaves the other site's unread.
+    let all = format!("/sites/{site}/notifications/read-all");
+    let marked: Value = app.bearer(Method::PUT, &all, &rev, None).await.json().await.unwrap();
+    assert_eq!(marked, json!({"updated": 2}));
+    let unread: Value = app.bearer(Method::GET, &count(&site), &rev, None).await.json().await.unwrap();
+    assert_eq!(unread["unread_count"], 0);
+    let elsewhere: Value = app.bearer(Method::GET, &count(&other), &rev, None).await.json().await.unwrap();
+    assert_eq!(elsewhere["unread_count"], 1);
+    // Reading all of them, on every site, shows in the count just read (and cached).
+    let marked: Value = app.bearer(Method::POST, "/notifications/read-all", &rev, None).await.json().await.unwrap();
+    assert_eq!(marked, json!({"updated": 1}));
+    let elsewhere: Value = app.bearer(Method::GET, &count(&other), &rev, None).await.json().await.unwrap();
+    assert_eq!(elsewhere["unread_count"], 0);
+
+    // An API key has no notifications; a user outside the site reads none of it.
+    assert_problem(app.get(&count(&site), &app.admin_key).await, 403, "NOTIFICATION_REQUIRES_IDP").await;
+    let stranger = user_token("stranger");
+    let res = app.bearer(Method::GET, &format!("/sites/{site}/notifications"), &stranger, None).await;
+    assert!(matches!(res.status().as_u16(), 403 | 404), "a stranger gets {}", res.status());
+}

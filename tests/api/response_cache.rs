@@ -41,6 +41,7 @@ async fn every_family_shows_a_write_on_the_next_read() {
     let menu = id_of(app.post(&format!("/sites/{site}/menus"), writer, json!({"slug": "main"})).await).await;
     let hook = json!({"url": receiver.url, "events": ["blog.updated"]});
     let hook = id_of(app.post(&format!("/sites/{site}/webhooks"), writer, hook).await).await;
+    let topic = id_of(app.post(&format!("/sites/{site}/categories"), writer, json!({"name": "Topic"})).await).await;
 
     let s = |path: &str| format!("/sites/{site}{path}");
     let rows: Vec<(String, Method, String, Value)> = vec![
@@ -48,6 +49,13 @@ async fn every_family_shows_a_write_on_the_next_read() {
         (format!("/blogs/{blog}"), Method::PUT, format!("/blogs/{blog}"), json!({"title": "Renamed"})),
         (s("/categories"), Method::POST, s("/categories"), json!({"name": "Travel"})),
         (s("/tags"), Method::POST, s("/tags"), json!({"name": "rust"})),
+        (s("/tags"), Method::POST, "/tags".into(), json!({"slug": "web", "is_global": false, "site_id": site})),
+        (
+            s("/categories/blog-counts"),
+            Method::POST,
+            format!("/content/{blog}/categories"),
+            json!({"category_id": topic, "is_primary": true}),
+        ),
         (s("/menus"), Method::PUT, format!("/menus/{menu}"), json!({"name": "Main menu"})),
         (
             format!("/menus/{menu}"),

@@ -88,6 +88,15 @@ const ENDPOINTS: &[Endpoint] = &[
         success: 201,
         success_code: None,
     },
+    // The site named in the body, not the path (the origin admin's form).
+    Endpoint {
+        needs: Needs::Role("editor"),
+        method: Method::POST,
+        path: "/tags",
+        body: Some(r#"{"slug": "matrix-{n}", "is_global": false, "site_id": "{site}"}"#),
+        success: 201,
+        success_code: None,
+    },
     Endpoint {
         needs: Needs::Role("admin"),
         method: Method::GET,

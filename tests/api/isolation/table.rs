@@ -145,6 +145,13 @@ fn family_rows(rows: &mut Vec<Row>) {
         ("DELETE /categories/localizations/{loc_id}", "/categories/localizations/{category_loc}", None),
         ("GET /sites/{site_id}/categories", "/sites/{site}/categories", None),
         ("POST /sites/{site_id}/categories", "/sites/{site}/categories", NAME),
+        ("GET /sites/{site_id}/categories/blog-counts", "/sites/{site}/categories/blog-counts", None),
+        (
+            "POST /content/{content_id}/categories",
+            "/content/{blog}/categories",
+            Some(r#"{"category_id": "{category}"}"#),
+        ),
+        ("DELETE /content/{content_id}/categories/{category_id}", "/content/{blog}/categories/{category}", None),
         ("PUT /tags/{id}", "/tags/{tag}", NAME),
         ("DELETE /tags/{id}", "/tags/{tag}", None),
         ("GET /tags/{id}/localizations", "/tags/{tag}/localizations", None),

@@ -79,6 +79,7 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ),
             ("DELETE /api-keys/{id}", "/api-keys/{api_key}", None),
             ("GET /api-keys/{id}", "/api-keys/{api_key}", None),
+            ("GET /api-keys/{id}/usage", "/api-keys/{api_key}/usage", None),
             ("PUT /api-keys/{id}", "/api-keys/{api_key}", Some(r#"{"name": "Alpha key"}"#)),
             ("POST /api-keys/{id}/block", "/api-keys/{api_key}/block", Some(r#"{"reason": "Alpha"}"#)),
             ("POST /api-keys/{id}/unblock", "/api-keys/{api_key}/unblock", Some("{}")),
@@ -116,7 +117,25 @@ pub fn more_rows(rows: &mut Vec<Row>) {
     // Another user's notification: keys cannot use notifications at all, and a
     // user may only touch their own (whatever site it is about).
     let own_only = Refusal { key: (403, "NOTIFICATION_REQUIRES_IDP"), member: (403, "NOTIFICATION_ACCESS_DENIED") };
-    push_refused(rows, own_only, &[("POST /notifications/{id}/read", "/notifications/{notification}/read", None)]);
+    push_refused(
+        rows,
+        own_only,
+        &[
+            ("POST /notifications/{id}/read", "/notifications/{notification}/read", None),
+            ("PUT /notifications/{id}/read", "/notifications/{notification}/read", None),
+        ],
+    );
+    // A site's notifications: a key has none, a user outside B reads none of B's.
+    let users_of_the_site = Refusal { key: (403, "NOTIFICATION_REQUIRES_IDP"), member: SITE_DENIED.member };
+    push_refused(
+        rows,
+        users_of_the_site,
+        &[
+            ("GET /sites/{site_id}/notifications", "/sites/{site}/notifications", None),
+            ("GET /sites/{site_id}/notifications/unread-count", "/sites/{site}/notifications/unread-count", None),
+            ("PUT /sites/{site_id}/notifications/read-all", "/sites/{site}/notifications/read-all", None),
+        ],
+    );
     // B's users as accounts: only system admins moderate accounts; a site
     // admin elsewhere is refused for its role.
     let system_only = Refusal { key: (403, "AUTH_INSUFFICIENT_ROLE"), member: (403, "AUTH_INSUFFICIENT_ROLE") };
