@@ -5,7 +5,7 @@
 mod model;
 mod routes;
 pub mod service;
-mod usage;
+pub mod usage;
 
 pub use model::{ApiKeyResponse, CreateApiKey, CreatedApiKey, KeyStatus};
 pub use service::{bootstrap, insert_key, NewKey};

@@ -139,7 +139,7 @@ async fn user_on_site<'p>(state: &AppState, principal: &'p Principal, site_id: U
     get,
     path = "/sites/{site_id}/notifications",
     tag = "Notifications",
-    params(("site_id" = Uuid, Path), SiteNotificationQuery),
+    params(("site_id" = Uuid, Path), NotificationQuery),
     responses(
         (status = 200, body = Paginated<NotificationResponse>, description = "The caller's notifications on the site"),
         (status = "4XX", body = Problem, description = "NOTIFICATION_REQUIRES_IDP for API keys")
@@ -150,7 +150,7 @@ pub async fn list_site_notifications(
     state: web::Data<AppState>,
     principal: Principal,
     site_id: web::Path<Uuid>,
-    query: web::Query<SiteNotificationQuery>,
+    query: web::Query<NotificationQuery>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     let user = user_on_site(&state, &principal, site_id).await?;

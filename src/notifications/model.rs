@@ -62,30 +62,10 @@ fn origin_type(kind: &str) -> &str {
     }
 }
 
+/// A list of the caller's notifications (all of them, or one site's).
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct NotificationQuery {
-    #[param(schema_with = crate::pagination::page_number_schema)]
-    pub page: Option<u64>,
-    /// Default 20, at most 100. Also accepted as `page_size`.
-    #[serde(alias = "page_size")]
-    #[param(schema_with = crate::pagination::per_page_20_schema)]
-    pub per_page: Option<u32>,
-    /// Only unread ones.
-    #[serde(default)]
-    pub unread: bool,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct MarkedRead {
-    /// How many notifications were marked read.
-    pub updated: u64,
-}
-
-/// The caller's notifications on one site, as the origin service's admin asks.
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct SiteNotificationQuery {
     #[param(schema_with = crate::pagination::page_number_schema)]
     pub page: Option<u64>,
     /// Default 20, at most 100. Also accepted as `page_size`.
@@ -101,6 +81,12 @@ pub struct SiteNotificationQuery {
     /// `desc` (default, newest first) or `asc`.
     #[param(inline)]
     pub sort_dir: Option<SortDir>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MarkedRead {
+    /// How many notifications were marked read.
+    pub updated: u64,
 }
 
 #[derive(Serialize, ToSchema)]

@@ -10,7 +10,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use super::model::{MarkedRead, NotificationQuery, NotificationResponse, SiteNotificationQuery, UnreadCount};
+use super::model::{MarkedRead, NotificationQuery, NotificationResponse, UnreadCount};
 use crate::auth::{Capability, Role};
 use crate::content::hooks::SubmittedForReview;
 use crate::error::{ApiError, ApiResult};
@@ -55,13 +55,19 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: SubmittedForR
     Ok(())
 }
 
-/// The user's notifications (or the unread ones), newest first
-/// (`ix_notifications_user_time`).
-pub fn list_query(idp_user_id: &str, unread: bool) -> Select<notification::Entity> {
-    let select = notification::Entity::find()
-        .filter(notification::Column::IdpUserId.eq(idp_user_id))
-        .order_by_desc(notification::Column::CreatedAt)
-        .order_by_desc(notification::Column::Id);
+/// The user's notifications (or the unread ones), in order of creation
+/// (`ix_notifications_user_time`, walked either way).
+pub fn list_query(idp_user_id: &str, unread: bool, order: SortDir) -> Select<notification::Entity> {
+    let select = notification::Entity::find().filter(notification::Column::IdpUserId.eq(idp_user_id));
+    in_order(select, unread, order)
+}
+
+/// `select` in order of creation (ties by id), only the unread ones if asked.
+fn in_order(select: Select<notification::Entity>, unread: bool, order: SortDir) -> Select<notification::Entity> {
+    let select = match order {
+        SortDir::Desc => select.order_by_desc(notification::Column::CreatedAt).order_by_desc(notification::Column::Id),
+        SortDir::Asc => select.order_by_asc(notification::Column::CreatedAt).order_by_asc(notification::Column::Id),
+    };
     match unread {
         true => select.filter(notification::Column::ReadAt.is_null()),
         false => select,
@@ -73,7 +79,15 @@ pub async fn list(
     idp_user_id: &str,
     query: &NotificationQuery,
 ) -> ApiResult<Paginated<NotificationResponse>> {
-    let select = list_query(idp_user_id, query.unread);
+    let select = list_query(idp_user_id, query.unread, query.sort_dir.unwrap_or_default());
+    page_of(state, select, query).await
+}
+
+async fn page_of(
+    state: &AppState,
+    select: Select<notification::Entity>,
+    query: &NotificationQuery,
+) -> ApiResult<Paginated<NotificationResponse>> {
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(DEFAULT_PER_PAGE);
     Ok(fetch_page(&state.db, select, page).await?.map(|m| NotificationResponse::from(&m)))
 }
@@ -141,25 +155,17 @@ pub fn site_list_query(idp_user_id: &str, site_id: Uuid, unread: bool, order: So
     let select = notification::Entity::find()
         .filter(notification::Column::IdpUserId.eq(idp_user_id))
         .filter(notification::Column::SiteId.eq(site_id));
-    let select = match order {
-        SortDir::Desc => select.order_by_desc(notification::Column::CreatedAt).order_by_desc(notification::Column::Id),
-        SortDir::Asc => select.order_by_asc(notification::Column::CreatedAt).order_by_asc(notification::Column::Id),
-    };
-    match unread {
-        true => select.filter(notification::Column::ReadAt.is_null()),
-        false => select,
-    }
+    in_order(select, unread, order)
 }
 
 pub async fn list_on_site(
     state: &AppState,
     idp_user_id: &str,
     site_id: Uuid,
-    query: &SiteNotificationQuery,
+    query: &NotificationQuery,
 ) -> ApiResult<Paginated<NotificationResponse>> {
     let select = site_list_query(idp_user_id, site_id, query.unread, query.sort_dir.unwrap_or_default());
-    let page = PageParams { page: query.page, per_page: query.per_page }.resolve_with_default(DEFAULT_PER_PAGE);
-    Ok(fetch_page(&state.db, select, page).await?.map(|m| NotificationResponse::from(&m)))
+    page_of(state, select, query).await
 }
 
 /// The count of the user's unread notifications on a site: the entries of

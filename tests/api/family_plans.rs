@@ -129,6 +129,7 @@ pub struct Families {
     pub site: Uuid,
     webhook: Uuid,
     form: Uuid,
+    key: Uuid,
 }
 
 /// Fills every family's tables with rows numbered `rows` on `site`, in bulk
@@ -151,8 +152,11 @@ pub async fn fill_families(db: &DatabaseConnection, site: Uuid, rows: RangeInclu
     .await;
     let delivery = uuid_literal(backend, first_id(db, "webhook_deliveries").await);
     fill(db, "webhook_attempts", rows, &[("webhook_id", webhook_value), ("delivery_id", delivery)]).await;
-    fill(db, "notifications", rows, &[("idp_user_id", "'plan-user'".into())]).await;
+    fill(db, "notifications", rows, &[("idp_user_id", "'plan-user'".into()), on_site()]).await;
     fill(db, "api_keys", rows, &[on_site()]).await;
+    let key = first_id(db, "api_keys").await;
+    fill(db, "api_key_requests", rows, &[("api_key_id", uuid_literal(backend, key))]).await;
+    fill(db, "terms", rows, &[on_site(), ("taxonomy", "'category'".into())]).await;
     fill(db, "audit_log", rows, &[]).await;
     let audit_sites = format!("INSERT INTO audit_log_sites (site_id, audit_id, created_at) SELECT {site_value}, id, created_at FROM audit_log WHERE site_id IS NULL \
         AND id NOT IN (SELECT audit_id FROM audit_log_sites)");
@@ -174,7 +178,7 @@ pub async fn fill_families(db: &DatabaseConnection, site: Uuid, rows: RangeInclu
         WHERE id NOT IN (SELECT media_id FROM media_sites)"
     );
     db.execute_unprepared(&media_sites).await.unwrap();
-    Families { site, webhook, form }
+    Families { site, webhook, form, key }
 }
 
 #[actix_web::test]
@@ -191,8 +195,8 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
     // one family an archive brings) is left unanalyzed: its partial indexes
     // hold exactly each list's rows, as the content lists' do.
     if backend == DbBackend::Postgres {
-        let grown_by_the_app = "webhooks, webhook_attempts, notifications, api_keys, audit_log, audit_log_sites, \
-            documents, forms, form_submissions";
+        let grown_by_the_app = "webhooks, webhook_attempts, notifications, api_keys, api_key_requests, audit_log, \
+            audit_log_sites, documents, forms, form_submissions, terms";
         db.execute_unprepared(&format!("ANALYZE {grown_by_the_app}")).await.unwrap();
     }
 
@@ -223,8 +227,9 @@ async fn every_family_list_is_an_index_range_scan_in_its_own_order() {
 /// its order (the first is its own; a planner that knows every key is on one
 /// site, or every submission new, may rightly walk the wider one).
 pub fn family_lists(backend: DbBackend, families: &Families) -> Vec<(&'static str, Statement, &'static str)> {
-    let Families { site, webhook, form } = *families;
-    use plinth::{api_keys, audit_api, documents, forms, media, notifications, webhooks};
+    let Families { site, webhook, form, key } = *families;
+    use plinth::pagination::SortDir;
+    use plinth::{api_keys, audit_api, documents, forms, media, notifications, taxonomy, webhooks};
     let form_query = |sort: serde_json::Value| serde_json::from_value::<forms::model::FormListQuery>(sort).unwrap();
     let library = |deleted: bool, category: Option<&str>| media::listing::LibraryFilter {
         site_id: site,
@@ -243,13 +248,34 @@ pub fn family_lists(backend: DbBackend, families: &Families) -> Vec<(&'static st
         ),
         (
             "notifications",
-            notifications::service::list_query("plan-user", false).build(backend),
+            notifications::service::list_query("plan-user", false, SortDir::Desc).build(backend),
             "ix_notifications_user_time",
         ),
         (
             "unread notifications",
-            notifications::service::list_query("plan-user", true).build(backend),
+            notifications::service::list_query("plan-user", true, SortDir::Desc).build(backend),
             "ix_notifications_user_time",
+        ),
+        (
+            "a site's notifications",
+            notifications::service::site_list_query("plan-user", site, false, SortDir::Desc).build(backend),
+            "ix_notifications_user_site_time",
+        ),
+        (
+            "a site's notifications, oldest first",
+            notifications::service::site_list_query("plan-user", site, false, SortDir::Asc).build(backend),
+            "ix_notifications_user_site_time",
+        ),
+        (
+            "a site's unread notifications, counted",
+            notifications::service::unread_query("plan-user", site).build(backend),
+            "ix_notifications_user_site_unread",
+        ),
+        ("a key's newest requests", api_keys::usage::stored_query(key).build(backend), "ix_api_key_requests_key_time"),
+        (
+            "a site's categories",
+            taxonomy::list_query(site, taxonomy::Taxonomy::Category).build(backend),
+            "ix_terms_site_name",
         ),
         (
             "a site's API keys",
