@@ -6,6 +6,7 @@
 //! key, so they cost a bounded table however busy a key is.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +24,12 @@ use uuid::Uuid;
 /// How many of a key's newest requests are kept, in memory between flushes
 /// and in the database: what an admin's usage view shows, not a log.
 pub const KEPT_REQUESTS: usize = 100;
+
+/// How many requests all keys together keep in memory between flushes
+/// (about 4 MB): past it, a key's new request takes the place of its own
+/// oldest, and a key with none kept is not recorded until the next flush.
+/// Thousands of busy keys cannot grow the server.
+pub const PENDING_REQUESTS: usize = 20_000;
 
 /// One request made with a key.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +54,8 @@ struct Pending {
 #[derive(Default)]
 pub struct KeyUsageCounters {
     pending: DashMap<Uuid, Pending>,
+    /// Requests held in `pending`, over every key.
+    held: AtomicUsize,
 }
 
 impl KeyUsageCounters {
@@ -60,8 +69,13 @@ impl KeyUsageCounters {
     /// Keeps one answered request of `key` among its newest.
     pub fn record_request(&self, key: Uuid, request: KeyRequest) {
         let mut entry = self.pending.entry(key).or_default();
-        if entry.requests.len() == KEPT_REQUESTS {
+        let full = self.held.load(Ordering::Relaxed) >= PENDING_REQUESTS;
+        if entry.requests.len() == KEPT_REQUESTS || (full && !entry.requests.is_empty()) {
             entry.requests.pop_front();
+        } else if full {
+            return;
+        } else {
+            self.held.fetch_add(1, Ordering::Relaxed);
         }
         entry.requests.push_back(request);
     }
@@ -73,7 +87,10 @@ impl KeyUsageCounters {
 
     fn drain(&self) -> Vec<(Uuid, Pending)> {
         let keys: Vec<Uuid> = self.pending.iter().map(|e| *e.key()).collect();
-        keys.into_iter().filter_map(|k| self.pending.remove(&k)).collect()
+        let drained: Vec<(Uuid, Pending)> = keys.into_iter().filter_map(|k| self.pending.remove(&k)).collect();
+        let requests = drained.iter().map(|(_, p)| p.requests.len()).sum();
+        self.held.fetch_sub(requests, Ordering::Relaxed);
+        drained
     }
 
     /// Puts back what a failed flush could not write, before what came since.
@@ -82,6 +99,7 @@ impl KeyUsageCounters {
         entry.count += unwritten.count;
         entry.last_used = Ord::max(entry.last_used, unwritten.last_used);
         let since = std::mem::take(&mut entry.requests);
+        let before = since.len();
         entry.requests = unwritten.requests;
         for request in since {
             if entry.requests.len() == KEPT_REQUESTS {
@@ -89,6 +107,8 @@ impl KeyUsageCounters {
             }
             entry.requests.push_back(request);
         }
+        // Held again: what came back, less what the key's own cap let go.
+        self.held.fetch_add(entry.requests.len().saturating_sub(before), Ordering::Relaxed);
     }
 }
 
@@ -221,6 +241,26 @@ mod tests {
         let kept = counters.unwritten_requests(key);
         assert_eq!(kept.len(), KEPT_REQUESTS);
         assert_eq!((kept[0].endpoint.as_str(), kept[KEPT_REQUESTS - 1].endpoint.as_str()), ("/r/104", "/r/5"));
+    }
+
+    #[test]
+    fn all_keys_together_hold_a_bounded_number_of_requests() {
+        let counters = KeyUsageCounters::default();
+        let keys: Vec<Uuid> = (0..PENDING_REQUESTS / KEPT_REQUESTS + 10).map(|_| Uuid::new_v4()).collect();
+        for key in &keys {
+            for n in 0..KEPT_REQUESTS {
+                counters.record_request(*key, request(n));
+            }
+        }
+        assert_eq!(counters.held.load(Ordering::Relaxed), PENDING_REQUESTS);
+        let last = *keys.last().unwrap();
+        assert!(counters.unwritten_requests(last).is_empty(), "a key past the bound is not recorded");
+        // A key already held keeps its newest in the places it has.
+        counters.record_request(keys[0], request(1_000));
+        assert_eq!(counters.unwritten_requests(keys[0])[0].endpoint, "/r/1000");
+        assert_eq!(counters.held.load(Ordering::Relaxed), PENDING_REQUESTS);
+        counters.drain();
+        assert_eq!(counters.held.load(Ordering::Relaxed), 0);
     }
 
     #[test]
