@@ -30,6 +30,7 @@ pub mod http_cache;
 pub mod idp;
 pub mod instances;
 pub mod legal;
+pub mod literal_paging;
 pub mod locales;
 pub mod media;
 pub mod members;

@@ -121,7 +121,8 @@ pub async fn list_trash(
         .offset(skipped)
         .to_owned();
     let backend = state.db.get_database_backend();
-    let items = TrashItem::find_by_statement(backend.build(&page)).all(&state.db).await?;
+    let statement = crate::literal_paging::with_literal_paging(backend.build(&page));
+    let items = TrashItem::find_by_statement(statement).all(&state.db).await?;
     Ok(HttpResponse::Ok().json(TrashPage { items, total }))
 }
 

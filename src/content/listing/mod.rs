@@ -352,7 +352,7 @@ pub async fn related_ids<C: ConnectionTrait>(
 /// the rows themselves (featured, a locale), then a count on the list's index.
 pub async fn total<C: ConnectionTrait>(db: &C, filter: &Filter) -> ApiResult<u64> {
     if let Some(count) = search_count(filter) {
-        let row = db.query_one(&count).await?;
+        let row = db.query_one_raw(literal_paging(db, &count)).await?;
         let n = row.map(|row| row.try_get_by_index::<i64>(0)).transpose()?.unwrap_or(0);
         return Ok(u64::try_from(n).unwrap_or(0));
     }
@@ -398,6 +398,11 @@ pub fn counted(filter: &Filter) -> Option<Select<content_count::Entity>> {
     Some(counts)
 }
 
+/// `query` for `db`, its LIMIT and OFFSET as numbers (see [`crate::literal_paging`]).
+fn literal_paging<C: ConnectionTrait>(db: &C, query: &impl sea_orm::StatementBuilder) -> sea_orm::Statement {
+    crate::literal_paging::with_literal_paging(query.build(&db.get_database_backend()))
+}
+
 /// A row of [`page_with_sites`]: an item, its sites and the list's total.
 #[derive(FromQueryResult)]
 struct ListedRow {
@@ -424,10 +429,13 @@ fn sites_of_item(backend: DbBackend) -> sea_orm::sea_query::SimpleExpr {
     })
 }
 
-/// A page's route (any of its sites'; they share it) as a column.
+/// A page's route as a column: its sites' rows share it (null for other
+/// kinds), so the first by the primary key is read. (A filter on the route
+/// let PostgreSQL walk the route index instead: every route of the site per
+/// item when few rows have one.)
 fn route_of_item() -> sea_orm::sea_query::SimpleExpr {
     Expr::cust(
-        r#"(SELECT "r"."route" FROM "content_sites" AS "r" WHERE "r"."content_id" = "contents"."id" AND "r"."route" IS NOT NULL LIMIT 1)"#,
+        r#"(SELECT "r"."route" FROM "content_sites" AS "r" WHERE "r"."content_id" = "contents"."id" ORDER BY "r"."site_id" LIMIT 1)"#,
     )
 }
 
@@ -455,7 +463,7 @@ pub async fn page_with_sites(
             let sum = sea_orm::sea_query::SubQueryStatement::SelectStatement(counts.clone().into_query());
             select = select.column_as(sea_orm::sea_query::SimpleExpr::SubQuery(None, Box::new(sum)), "list_total");
         }
-        rows = select.into_model::<ListedRow>().all(db).await?;
+        rows = ListedRow::find_by_statement(literal_paging(db, &select.into_query())).all(db).await?;
     }
     let total = match (rows.first().and_then(|row| row.list_total), known_total) {
         (Some(n), _) => u64::try_from(n).unwrap_or(0),
@@ -493,7 +501,7 @@ async fn searched<C: ConnectionTrait>(db: &C, filter: &Filter, page: Page) -> Ap
     let (Some(search), Some(count)) = (&filter.search, search_count(filter)) else {
         return Ok((filter.clone(), None));
     };
-    let row = db.query_one(&count).await?;
+    let row = db.query_one_raw(literal_paging(db, &count)).await?;
     let matches = u64::try_from(row.map(|row| row.try_get_by_index::<i64>(0)).transpose()?.unwrap_or(0)).unwrap_or(0);
     if matches <= BROAD_SEARCH {
         return Ok((filter.clone(), Some(matches)));
