@@ -208,6 +208,15 @@ pub fn required_line(field: &str, raw: &str, max: usize) -> Result<String, Field
     Ok(line)
 }
 
+/// An optional line (an alt text, a description): blank or absent is none,
+/// anything else is a [`required_line`] of at most `max` characters.
+pub fn optional_line(field: &str, raw: Option<&str>, max: usize) -> Result<Option<String>, FieldError> {
+    match raw {
+        Some(raw) if !raw.trim().is_empty() => required_line(field, raw, max).map(Some),
+        _ => Ok(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

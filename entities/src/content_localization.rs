@@ -9,10 +9,16 @@ pub struct Model {
     pub content_id: Uuid,
     pub locale_id: Uuid,
     pub title: String,
+    /// A line under the title; empty when not set. (Archives taken before it
+    /// was kept read as empty.)
+    #[serde(default)]
+    pub subtitle: String,
     pub excerpt: String,
     pub body: String,
     pub meta_title: String,
     pub meta_description: String,
+    #[serde(default)]
+    pub translation_status: crate::values::TranslationStatus,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

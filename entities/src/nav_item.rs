@@ -15,6 +15,12 @@ pub struct Model {
     pub url: Option<String>,
     pub content_id: Option<Uuid>,
     pub display_order: i32,
+    /// An icon name the site shows beside the label; none when not set.
+    #[serde(default)]
+    pub icon: Option<String>,
+    /// The link opens in a new tab.
+    #[serde(default)]
+    pub open_in_new_tab: bool,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub deleted_at: Option<DateTimeUtc>,

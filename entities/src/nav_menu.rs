@@ -9,6 +9,18 @@ pub struct Model {
     pub site_id: Uuid,
     pub name: String,
     pub slug: String,
+    /// What the menu is for; none when not set.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// How many levels of items it may hold (1 to 10).
+    #[serde(default = "crate::values::menu_depth_max")]
+    pub max_depth: i32,
+    /// Shown by the site.
+    #[serde(default = "crate::values::yes")]
+    pub is_active: bool,
+    /// Localized names: `{"de": "Hauptmenü"}`.
+    #[serde(default = "crate::values::empty_object")]
+    pub names: Json,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub deleted_at: Option<DateTimeUtc>,

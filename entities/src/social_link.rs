@@ -11,6 +11,8 @@ pub struct Model {
     pub platform: String,
     pub url: String,
     pub label: String,
+    /// What a screen reader says for the link's icon.
+    pub alt_text: Option<String>,
     pub display_order: i32,
     pub is_active: bool,
     pub created_at: DateTimeUtc,

@@ -34,6 +34,23 @@ macro_rules! lenient_enum {
     };
 }
 
+/// Serde defaults of columns added after archives were first taken: an
+/// archive without them reads as these.
+/// The deepest a menu may be; what menus made before depths were kept get.
+pub const MENU_DEPTH_MAX: i32 = 10;
+
+pub fn menu_depth_max() -> i32 {
+    MENU_DEPTH_MAX
+}
+
+pub fn yes() -> bool {
+    true
+}
+
+pub fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
 /// The editorial status of a content item, shared by every kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema)]
 #[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
@@ -56,6 +73,32 @@ crate::lenient_enum!(ContentStatus {
     ContentStatus::Published => ["Published"],
     ContentStatus::Scheduled => ["Scheduled"],
     ContentStatus::Archived => ["Archived"],
+});
+
+/// Where a translation stands, as the origin service's admin tracks it; a new
+/// localization (and one stored before this was kept) is `Pending`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum TranslationStatus {
+    #[default]
+    #[sea_orm(string_value = "Pending")]
+    Pending,
+    #[sea_orm(string_value = "InProgress")]
+    InProgress,
+    #[sea_orm(string_value = "Review")]
+    Review,
+    #[sea_orm(string_value = "Approved")]
+    Approved,
+    #[sea_orm(string_value = "Outdated")]
+    Outdated,
+}
+
+crate::lenient_enum!(TranslationStatus {
+    TranslationStatus::Pending => ["Pending"],
+    TranslationStatus::InProgress => ["InProgress"],
+    TranslationStatus::Review => ["Review"],
+    TranslationStatus::Approved => ["Approved"],
+    TranslationStatus::Outdated => ["Outdated"],
 });
 
 impl ContentStatus {

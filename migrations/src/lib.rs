@@ -36,6 +36,9 @@ mod m20261126_000029_content_search_scopes;
 mod m20261126_000030_api_key_lifecycle;
 mod m20261127_000031_site_notifications;
 mod m20261127_000032_api_key_requests;
+mod m20261128_000033_social_link_alt_text;
+mod m20261128_000034_localization_subtitle_status;
+mod m20261128_000035_navigation_origin_fields;
 
 pub struct Migrator;
 
@@ -75,6 +78,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000030_api_key_lifecycle::Migration),
             Box::new(m20261127_000031_site_notifications::Migration),
             Box::new(m20261127_000032_api_key_requests::Migration),
+            Box::new(m20261128_000033_social_link_alt_text::Migration),
+            Box::new(m20261128_000034_localization_subtitle_status::Migration),
+            Box::new(m20261128_000035_navigation_origin_fields::Migration),
         ]
     }
 }

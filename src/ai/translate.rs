@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use plinth_entities::values::TranslationStatus;
 use plinth_entities::{content, content_localization, content_site, site_locale};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
@@ -208,6 +209,9 @@ async fn store(
                 body: get(TranslateField::Body),
                 meta_title: get(TranslateField::MetaTitle),
                 meta_description: get(TranslateField::MetaDescription),
+                // A machine translation waits for a person to check it.
+                translation_status: Some(TranslationStatus::Review),
+                ..Default::default()
             };
             localizations::update(state, principal, to.kind, id, changes).await?
         }
@@ -219,6 +223,8 @@ async fn store(
                 body: get(TranslateField::Body).unwrap_or_default(),
                 meta_title: get(TranslateField::MetaTitle).unwrap_or_default(),
                 meta_description: get(TranslateField::MetaDescription).unwrap_or_default(),
+                subtitle: String::new(),
+                translation_status: TranslationStatus::Review,
             };
             localizations::create(state, principal, to.kind, content_id, input).await?
         }

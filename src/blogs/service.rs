@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use plinth_entities::values::TranslationStatus;
 use plinth_entities::{content, content_localization};
 use quick_xml::events::BytesText;
 use quick_xml::Writer;
@@ -147,10 +148,12 @@ pub async fn seed(
             content_id: Set(inserted.id),
             locale_id: Set(locale_id),
             title: Set(title.into()),
+            subtitle: Set(String::new()),
             excerpt: Set(excerpt.into()),
             body: Set(body.into()),
             meta_title: Set(title.into()),
             meta_description: Set(excerpt.into()),
+            translation_status: Set(TranslationStatus::Approved),
             created_at: Set(now),
             updated_at: Set(now),
         }

@@ -21,6 +21,8 @@ pub struct KindInput {
     pub document_type: Option<LegalDocumentType>,
     pub category: Option<String>,
     pub proficiency: Option<i64>,
+    pub allow_comments: Option<bool>,
+    pub reading_time_minutes: Option<Option<i64>>,
 }
 
 impl From<&CreateContent> for KindInput {
@@ -38,6 +40,8 @@ impl From<&CreateContent> for KindInput {
             document_type: b.document_type,
             category: b.category.clone(),
             proficiency: b.proficiency,
+            allow_comments: b.allow_comments,
+            reading_time_minutes: b.reading_time_minutes.map(Some),
         }
     }
 }
@@ -57,6 +61,8 @@ impl From<&UpdateContent> for KindInput {
             document_type: b.document_type,
             category: b.category.clone(),
             proficiency: b.proficiency,
+            allow_comments: b.allow_comments,
+            reading_time_minutes: b.reading_time_minutes,
         }
     }
 }

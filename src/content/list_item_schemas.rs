@@ -55,7 +55,14 @@ fn body_of_kind(shared: &Value, kind: ContentKind, create: bool) -> Value {
 fn kinds() -> [(&'static str, &'static str, Value); 6] {
     let date = |description: &str| json!({"type": "string", "format": "date", "description": description});
     [
-        ("blogs", "Blog", json!({})),
+        (
+            "blogs",
+            "Blog",
+            json!({
+                "allow_comments": {"type": "boolean", "description": "Whether the site shows comments (true unless set)"},
+                "reading_time_minutes": {"type": ["integer", "null"], "minimum": 0, "maximum": 32767, "description": "Minutes to read it; null when not given"}
+            }),
+        ),
         ("pages", "Page", json!({"route": {"type": "string", "description": "The page's route, e.g. `/about/team`"}})),
         (
             "cv",

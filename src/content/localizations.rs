@@ -14,7 +14,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
-use crate::values::required_line;
+use crate::values::{optional_line, required_line};
 
 fn not_found(kind: ContentKind, id: Uuid) -> ApiError {
     ApiError::entity(
@@ -83,6 +83,13 @@ fn checked_texts(excerpt: Option<&str>, body: Option<&str>) -> ApiResult<()> {
     }
 }
 
+/// A subtitle: one line as long as a title at most, or empty.
+fn checked_subtitle(raw: &str) -> ApiResult<String> {
+    let line =
+        optional_line("subtitle", Some(raw), super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
+    Ok(line.unwrap_or_default())
+}
+
 pub async fn create(
     state: &AppState,
     principal: &Principal,
@@ -92,6 +99,7 @@ pub async fn create(
 ) -> ApiResult<LocalizationResponse> {
     let title =
         required_line("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
+    let subtitle = checked_subtitle(&body.subtitle)?;
     checked_texts(Some(&body.excerpt), Some(&body.body))?;
     let (item, sites) = editable_item(state, principal, kind, content_id).await?;
     let txn = crate::db::begin_write(&state.db).await?;
@@ -128,10 +136,12 @@ pub async fn create(
         content_id: Set(content_id),
         locale_id: Set(body.locale_id),
         title: Set(title),
+        subtitle: Set(subtitle),
         excerpt: Set(body.excerpt),
         body: Set(body.body),
         meta_title: Set(body.meta_title),
         meta_description: Set(body.meta_description),
+        translation_status: Set(body.translation_status),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -170,6 +180,7 @@ pub async fn update(
     body: UpdateLocalization,
 ) -> ApiResult<LocalizationResponse> {
     checked_texts(body.excerpt.as_deref(), body.body.as_deref())?;
+    let subtitle = body.subtitle.as_deref().map(checked_subtitle).transpose()?;
     let now = state.clock.now();
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
@@ -179,6 +190,9 @@ pub async fn update(
         row.title =
             Set(required_line("title", &title, super::validate::TITLE_MAX)
                 .map_err(|e| ApiError::validation(vec![e]))?);
+    }
+    if let Some(subtitle) = subtitle {
+        row.subtitle = Set(subtitle);
     }
     if let Some(excerpt) = body.excerpt {
         row.excerpt = Set(excerpt);
@@ -191,6 +205,9 @@ pub async fn update(
     }
     if let Some(meta_description) = body.meta_description {
         row.meta_description = Set(meta_description);
+    }
+    if let Some(status) = body.translation_status {
+        row.translation_status = Set(status);
     }
     row.updated_at = Set(now);
     let txn = crate::db::begin_write(&state.db).await?;

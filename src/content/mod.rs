@@ -13,6 +13,7 @@ mod kind;
 mod kind_input;
 pub mod list_item_schemas;
 pub mod listing;
+mod localization_model;
 pub mod localizations;
 pub mod model;
 pub mod moves;

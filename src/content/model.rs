@@ -1,7 +1,7 @@
 //! Request and response bodies shared by every content kind.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use plinth_entities::{content, content_localization};
+use plinth_entities::content;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -14,6 +14,8 @@ use crate::values::double_option;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ContentResponse {
     pub id: Uuid,
+    /// `id` again, under the name the origin service's admin reads.
+    pub content_id: Uuid,
     /// The sites the item appears on.
     pub site_ids: Vec<Uuid>,
     /// Unique per kind on each of its sites; names the item in public paths.
@@ -60,6 +62,8 @@ pub struct ContentResponse {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ContentListItem {
     pub id: Uuid,
+    /// `id` again, under the name the origin service's admin reads.
+    pub content_id: Uuid,
     /// The sites the item appears on.
     pub site_ids: Vec<Uuid>,
     /// Unique per kind on each of its sites.
@@ -98,6 +102,7 @@ impl ContentListItem {
     pub fn new(model: &content::Model, site_ids: Vec<Uuid>, route: Option<String>) -> Self {
         Self {
             id: model.id,
+            content_id: model.id,
             site_ids,
             slug: model.slug.clone(),
             title: model.title.clone(),
@@ -129,49 +134,17 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections:
     if let Some(route) = route {
         fields.insert("route".into(), Value::String(route));
     }
+    if model.kind == "blog" {
+        // As the service the spec was written from: comments allowed, and no
+        // reading time until one is given (also for blogs stored before either).
+        fields.entry("allow_comments").or_insert(Value::Bool(true));
+        fields.entry("reading_time_minutes").or_insert(Value::Null);
+    }
     if model.kind == "skill" {
         // The spec calls a skill's title its name.
         fields.insert("name".into(), Value::String(model.title.clone()));
     }
     fields
-}
-
-#[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct LocalizationResponse {
-    pub id: Uuid,
-    /// The item it translates.
-    pub content_id: Uuid,
-    /// The global locale it is in.
-    pub locale_id: Uuid,
-    /// The translated title.
-    pub title: String,
-    /// The translated summary.
-    pub excerpt: String,
-    /// The translated text.
-    pub body: String,
-    /// Title for search engines; may be empty.
-    pub meta_title: String,
-    /// Description for search engines; may be empty.
-    pub meta_description: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-impl From<&content_localization::Model> for LocalizationResponse {
-    fn from(m: &content_localization::Model) -> Self {
-        Self {
-            id: m.id,
-            content_id: m.content_id,
-            locale_id: m.locale_id,
-            title: m.title.clone(),
-            excerpt: m.excerpt.clone(),
-            body: m.body.clone(),
-            meta_title: m.meta_title.clone(),
-            meta_description: m.meta_description.clone(),
-            created_at: m.created_at,
-            updated_at: m.updated_at,
-        }
-    }
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -283,6 +256,11 @@ pub struct CreateContent {
     #[serde(alias = "proficiency_level")]
     #[schema(minimum = 0, maximum = 100)]
     pub proficiency: Option<i64>,
+    /// Blogs: whether the site shows comments (default true).
+    pub allow_comments: Option<bool>,
+    /// Blogs: minutes to read it, 0 to 32,767; null (default) for not given.
+    #[schema(minimum = 0, maximum = 32767)]
+    pub reading_time_minutes: Option<i64>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
@@ -372,6 +350,12 @@ pub struct UpdateContent {
     #[serde(alias = "proficiency_level")]
     #[schema(minimum = 0, maximum = 100)]
     pub proficiency: Option<i64>,
+    /// Blogs: whether the site shows comments.
+    pub allow_comments: Option<bool>,
+    /// Blogs: minutes to read it, 0 to 32,767; `null` clears it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 32767)]
+    pub reading_time_minutes: Option<Option<i64>>,
 }
 
 impl UpdateContent {
@@ -408,6 +392,8 @@ impl UpdateContent {
             document_type,
             category,
             proficiency,
+            allow_comments,
+            reading_time_minutes,
         } = self;
         status.is_some()
             && site_ids.is_none()
@@ -438,6 +424,8 @@ impl UpdateContent {
             && document_type.is_none()
             && category.is_none()
             && proficiency.is_none()
+            && allow_comments.is_none()
+            && reading_time_minutes.is_none()
     }
 }
 
@@ -516,44 +504,5 @@ pub struct PageSection {
     pub cover_image_id: Option<Uuid>,
 }
 
-#[derive(Clone, Debug, Deserialize, ToSchema)]
-pub struct LocalizationInput {
-    /// A locale assigned to one of the item's sites (422 otherwise); one localization per locale (ENTITY_LOCALIZATION_EXISTS).
-    pub locale_id: Uuid,
-    /// One line of 1 to 300 characters (trimmed), without control characters.
-    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
-    pub title: String,
-    /// Text without control characters but tab and line breaks.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    #[schema(pattern = "<text>")]
-    pub excerpt: String,
-    /// Text without control characters but tab and line breaks.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    #[schema(pattern = "<text>")]
-    pub body: String,
-    /// Title for search engines, free text; empty when omitted.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    pub meta_title: String,
-    /// Description for search engines, free text; empty when omitted.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    pub meta_description: String,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
-pub struct UpdateLocalization {
-    /// One line of 1 to 300 characters (trimmed), without control characters.
-    #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
-    pub title: Option<String>,
-    /// Text without control characters but tab and line breaks.
-    #[schema(pattern = "<text>")]
-    pub excerpt: Option<String>,
-    /// Text without control characters but tab and line breaks.
-    #[schema(pattern = "<text>")]
-    pub body: Option<String>,
-    /// Title for search engines, free text.
-    pub meta_title: Option<String>,
-    /// Description for search engines, free text.
-    pub meta_description: Option<String>,
-}
-
 pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
+pub use super::localization_model::{LocalizationInput, LocalizationResponse, UpdateLocalization};

@@ -70,6 +70,7 @@ pub fn response(model: &content::Model, relations: Relations) -> ContentResponse
     let kind_fields = super::model::kind_fields(model, relations.route, true);
     ContentResponse {
         id: model.id,
+        content_id: model.id,
         site_ids: relations.site_ids,
         slug: model.slug.clone(),
         title: model.title.clone(),

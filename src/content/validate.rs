@@ -93,7 +93,7 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
 
 /// Every field that belongs to one kind or another: what `allowed_fields`
 /// hands out (the OpenAPI document leaves the others' out of each kind's bodies).
-pub(crate) const KIND_FIELDS: [&str; 13] = [
+pub(crate) const KIND_FIELDS: [&str; 15] = [
     "route",
     "sections",
     "entry_type",
@@ -107,12 +107,17 @@ pub(crate) const KIND_FIELDS: [&str; 13] = [
     "document_type",
     "category",
     "proficiency",
+    "allow_comments",
+    "reading_time_minutes",
 ];
+
+/// The longest reading time a blog may give, in minutes (the origin's 16-bit column).
+const READING_TIME_MAX: i64 = 32767;
 
 /// The fields each kind may carry (besides the shared ones).
 pub(crate) fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
     match kind {
-        ContentKind::Blog => &[],
+        ContentKind::Blog => &["allow_comments", "reading_time_minutes"],
         ContentKind::Page => &["route", "sections"],
         ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
         ContentKind::Project => &["links", "client", "media_ids"],
@@ -144,6 +149,8 @@ pub fn kind_data(
         ("document_type", input.document_type.is_some()),
         ("category", input.category.is_some()),
         ("proficiency", input.proficiency.is_some()),
+        ("allow_comments", input.allow_comments.is_some()),
+        ("reading_time_minutes", input.reading_time_minutes.is_some()),
     ];
     for (field, present) in given {
         if present && !allowed_fields(kind).contains(&field) {
@@ -202,6 +209,18 @@ pub fn kind_data(
         } else {
             errors.push(FieldError::new("proficiency", ErrorCode::ValidationOutOfRange, "must be 0 to 100"));
         }
+    }
+    if let Some(allow) = input.allow_comments {
+        put("allow_comments", json!(allow));
+    }
+    match input.reading_time_minutes {
+        Some(Some(minutes)) if !(0..=READING_TIME_MAX).contains(&minutes) => errors.push(FieldError::new(
+            "reading_time_minutes",
+            ErrorCode::ValidationOutOfRange,
+            format!("must be 0 to {READING_TIME_MAX}"),
+        )),
+        Some(minutes) => put("reading_time_minutes", json!(minutes)),
+        None => {}
     }
     let mut subtype = None;
     if kind == ContentKind::Skill {

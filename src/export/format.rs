@@ -14,6 +14,7 @@
 //! import writes them batch after batch without foreign keys pointing ahead.
 
 use chrono::{DateTime, Utc};
+use plinth_entities::values::TranslationStatus;
 use plinth_entities::{
     content, content_category, content_localization, content_tag, media_file, media_metadata, nav_item, nav_menu, site,
     term_localization,
@@ -201,10 +202,16 @@ pub struct Placement {
 pub struct ContentText {
     pub locale: String,
     pub title: String,
+    /// Absent in archives taken before subtitles were kept.
+    #[serde(default)]
+    pub subtitle: String,
     pub excerpt: String,
     pub body: String,
     pub meta_title: String,
     pub meta_description: String,
+    /// Absent in archives taken before translation statuses were kept.
+    #[serde(default)]
+    pub translation_status: TranslationStatus,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -216,10 +223,12 @@ impl ContentText {
         Some(ContentText {
             locale: code(row.locale_id)?,
             title: row.title,
+            subtitle: row.subtitle,
             excerpt: row.excerpt,
             body: row.body,
             meta_title: row.meta_title,
             meta_description: row.meta_description,
+            translation_status: row.translation_status,
             created_at: row.created_at,
             updated_at: row.updated_at,
         })

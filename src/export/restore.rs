@@ -321,10 +321,12 @@ impl<'a> Writer<'a> {
                 content_id: Set(id),
                 locale_id: Set(locale_id),
                 title: Set(text.title),
+                subtitle: Set(text.subtitle),
                 excerpt: Set(text.excerpt),
                 body: Set(text.body),
                 meta_title: Set(text.meta_title),
                 meta_description: Set(text.meta_description),
+                translation_status: Set(text.translation_status),
                 created_at: Set(text.created_at),
                 updated_at: Set(text.updated_at),
             });

@@ -12,6 +12,8 @@ use uuid::Uuid;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::site_rows::SiteRow;
+use crate::state::SiteLocaleResponse;
+use crate::values::{required_line, Slug};
 
 use super::model::*;
 
@@ -75,8 +77,140 @@ pub(super) async fn live_items<C: ConnectionTrait>(db: &C, menu_id: Uuid) -> Api
         .await?)
 }
 
-/// The tree: items whose parent is not a live item of the menu sit at the top.
-pub(super) fn tree(items: &[nav_item::Model], locale: Option<&str>) -> Vec<MenuItemNode> {
+/// One item as a node without children; `slugs` names the linked items' slugs.
+pub(super) fn flat_node(item: &nav_item::Model, locale: Option<&str>, slugs: &HashMap<Uuid, String>) -> MenuItemNode {
+    let label =
+        locale.and_then(|code| item.labels.get(code)).and_then(Value::as_str).unwrap_or(&item.label).to_string();
+    let external = item.url.as_deref().filter(|url| url.starts_with("http://") || url.starts_with("https://"));
+    MenuItemNode {
+        id: item.id,
+        menu_id: item.menu_id,
+        parent_id: item.parent_id,
+        title: label.clone(),
+        label,
+        labels: item.labels.clone(),
+        url: item.url.clone(),
+        external_url: external.map(str::to_string),
+        content_id: item.content_id,
+        page_id: item.content_id,
+        page_slug: item.content_id.and_then(|id| slugs.get(&id).cloned()),
+        icon: item.icon.clone(),
+        open_in_new_tab: item.open_in_new_tab,
+        display_order: item.display_order,
+        children: Vec::new(),
+    }
+}
+
+/// The slugs of the live content items the menu's items link to, in one query.
+pub(super) async fn linked_slugs<C: ConnectionTrait>(
+    db: &C,
+    items: &[nav_item::Model],
+) -> ApiResult<HashMap<Uuid, String>> {
+    let ids: Vec<Uuid> = items.iter().filter_map(|i| i.content_id).collect();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let found = content::Entity::find()
+        .filter(content::Column::Id.is_in(ids))
+        .filter(content::Column::IsDeleted.eq(false))
+        .all(db)
+        .await?;
+    Ok(found.into_iter().map(|c| (c.id, c.slug)).collect())
+}
+
+/// Each item's parent, by item: what a depth check walks.
+pub(super) fn parents(items: &[nav_item::Model]) -> HashMap<Uuid, Option<Uuid>> {
+    items.iter().map(|i| (i.id, i.parent_id)).collect()
+}
+
+/// How deep the deepest item sits (1 for items at the top; 0 for none), or
+/// `None` when some item sits under itself. Parents outside the map count as
+/// the top.
+pub(super) fn depth(parent_of: &HashMap<Uuid, Option<Uuid>>) -> Option<i32> {
+    let limit = i32::try_from(parent_of.len()).unwrap_or(i32::MAX);
+    let mut deepest = 0;
+    for parent in parent_of.values() {
+        let mut levels = 1;
+        let mut at = *parent;
+        while let Some(parent) = at.filter(|p| parent_of.contains_key(p)) {
+            levels += 1;
+            if levels > limit {
+                return None; // more levels than items: a cycle
+            }
+            at = parent_of[&parent];
+        }
+        deepest = deepest.max(levels);
+    }
+    Some(deepest)
+}
+
+/// The items, after a change, must fit in the menu's levels.
+pub(super) fn check_depth(parent_of: &HashMap<Uuid, Option<Uuid>>, max_depth: i32) -> ApiResult<()> {
+    let Some(deepest) = depth(parent_of) else {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "parent_id",
+            ErrorCode::ValidationInvalidFormat,
+            "an item cannot sit under itself",
+        )]));
+    };
+    if deepest > max_depth {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "parent_id",
+            ErrorCode::ValidationOutOfRange,
+            format!("the menu holds {max_depth} levels of items; this makes {deepest}"),
+        )]));
+    }
+    Ok(())
+}
+
+/// Localized texts given by locale id (`[{locale_id, title}]`), as `{"de": …}`
+/// by the site's locale codes; each a line of 1 to 100 characters.
+pub(super) fn texts_by_code<'a>(
+    field: &str,
+    given: impl Iterator<Item = (Uuid, &'a str)>,
+    locales: &[SiteLocaleResponse],
+) -> ApiResult<Map<String, Value>> {
+    let mut texts = Map::new();
+    let mut errors = Vec::new();
+    for (i, (locale_id, text)) in given.enumerate() {
+        let at = format!("localizations[{i}]");
+        match locales.iter().find(|l| l.locale_id == locale_id) {
+            None => errors.push(FieldError::new(
+                format!("{at}.locale_id"),
+                ErrorCode::ValidationInvalidFormat,
+                "not a locale of the site",
+            )),
+            Some(locale) => match required_line(&format!("{at}.{field}"), text, 100) {
+                Ok(line) => {
+                    texts.insert(locale.code.clone(), Value::String(line));
+                }
+                Err(e) => errors.push(e),
+            },
+        }
+    }
+    if errors.is_empty() {
+        Ok(texts)
+    } else {
+        Err(ApiError::validation(errors))
+    }
+}
+
+/// An icon name: a slug of at most 50 characters, as the origin service allows.
+pub(super) fn check_icon(raw: &str) -> Result<String, FieldError> {
+    let icon = Slug::parse("icon", raw.trim())?.into_inner();
+    if icon.len() > 50 {
+        return Err(FieldError::new("icon", ErrorCode::ValidationOutOfRange, "must be at most 50 characters"));
+    }
+    Ok(icon)
+}
+
+/// The tree: items whose parent is not a live item of the menu sit at the top;
+/// `slugs` names the linked items' slugs (`page_slug`).
+pub(super) fn tree(
+    items: &[nav_item::Model],
+    locale: Option<&str>,
+    slugs: &HashMap<Uuid, String>,
+) -> Vec<MenuItemNode> {
     let live: std::collections::HashSet<Uuid> = items.iter().map(|i| i.id).collect();
     let mut children: HashMap<Option<Uuid>, Vec<&nav_item::Model>> = HashMap::new();
     for item in items {
@@ -87,6 +221,7 @@ pub(super) fn tree(items: &[nav_item::Model], locale: Option<&str>) -> Vec<MenuI
         parent: Option<Uuid>,
         children: &HashMap<Option<Uuid>, Vec<&nav_item::Model>>,
         locale: Option<&str>,
+        slugs: &HashMap<Uuid, String>,
     ) -> Vec<MenuItemNode> {
         children
             .get(&parent)
@@ -94,24 +229,14 @@ pub(super) fn tree(items: &[nav_item::Model], locale: Option<&str>) -> Vec<MenuI
                 items
                     .iter()
                     .map(|item| MenuItemNode {
-                        id: item.id,
-                        parent_id: item.parent_id,
-                        label: locale
-                            .and_then(|code| item.labels.get(code))
-                            .and_then(Value::as_str)
-                            .unwrap_or(&item.label)
-                            .to_string(),
-                        labels: item.labels.clone(),
-                        url: item.url.clone(),
-                        content_id: item.content_id,
-                        display_order: item.display_order,
-                        children: build(Some(item.id), children, locale),
+                        children: build(Some(item.id), children, locale, slugs),
+                        ..flat_node(item, locale, slugs)
                     })
                     .collect()
             })
             .unwrap_or_default()
     }
-    build(None, &children, locale)
+    build(None, &children, locale, slugs)
 }
 
 pub(super) fn check_url(raw: &str) -> Result<String, FieldError> {
@@ -229,6 +354,8 @@ mod tests {
             url: Some("/".into()),
             content_id: None,
             display_order: order,
+            icon: None,
+            open_in_new_tab: false,
             created_at: Utc::now(),
             updated_at: Utc::now(),
             deleted_at: None,
@@ -240,11 +367,16 @@ mod tests {
     fn trees_nest_localize_and_refuse_cycles() {
         let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
         let items = vec![item(a, None, 1), item(b, Some(a), 2), item(c, Some(b), 3)];
-        let nodes = tree(&items, Some("de"));
+        let nodes = tree(&items, Some("de"), &HashMap::new());
         assert_eq!(nodes.len(), 1);
         assert_eq!(nodes[0].children[0].children[0].label, "Eintrag 3");
         assert!(check_parent(&items, Some(a), c).is_err(), "a under its own grandchild");
         assert!(check_parent(&items, Some(c), a).is_ok());
         assert_eq!(subtree(&items, b), vec![b, c]);
+        assert_eq!(depth(&parents(&items)), Some(3));
+        assert!(check_depth(&parents(&items), 2).is_err() && check_depth(&parents(&items), 3).is_ok());
+        let cycle = parents(&[item(a, Some(b), 1), item(b, Some(a), 2)]);
+        assert_eq!(depth(&cycle), None, "a cycle is found, and the walk ends");
+        assert!(check_depth(&cycle, 10).is_err());
     }
 }

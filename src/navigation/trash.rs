@@ -58,7 +58,7 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         )
         .await?;
         txn.commit().await?;
-        return Ok(json!(super::MenuResponse::from(&restored)));
+        return Ok(json!(super::service::menu_response(state, &restored).await?));
     }
     let item =
         nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;

@@ -1,7 +1,9 @@
 //! Social links of a site, ordered by `display_order`. Deleting one moves it to
-//! the trash (`entity_type=social`).
+//! the trash (`entity_type=social`). Served at Plinth's paths (`/social-links`)
+//! and at the origin service admin's (`/social`, see [`origin`]).
 
 mod model;
+mod origin;
 mod service;
 pub mod trash;
 
@@ -18,7 +20,8 @@ use crate::site_rows;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [list_social_links, create_social_link, update_social_link, delete_social_link]);
+    crate::mount!(r, self => [list_social_links, create_social_link, update_social_link, delete_social_link],
+        origin => [list_site_social, create_site_social, get_social, update_social, delete_social, reorder_social]);
 }
 
 /// List a site's social links

@@ -3,16 +3,21 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::social_link;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::model::{CreateSocialLink, SocialLinkResponse, UpdateSocialLink};
+use super::model::{CreateSocialLink, ReorderSocialLinks, SocialLinkResponse, UpdateSocialLink};
 use crate::audit::{self, Action};
-use crate::error::{ApiError, ApiResult, FieldError};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::values::{required_line, Slug};
+use crate::values::{optional_line, required_line, Slug};
+
+/// The longest alt text, as the origin service allows.
+const ALT_TEXT_MAX: usize = 200;
+/// The most links one reordering names.
+const REORDER_MAX: usize = 1000;
 
 impl SiteRow for social_link::Model {
     type Table = social_link::Entity;
@@ -67,10 +72,14 @@ pub async fn create(
 ) -> ApiResult<SocialLinkResponse> {
     state.site_state(site_id).await?;
     let mut errors = Vec::new();
+    if body.site_id.is_some_and(|given| given != site_id) {
+        errors.push(FieldError::new("site_id", ErrorCode::ValidationInvalidFormat, "must be the site of the path"));
+    }
+    let alt_text = optional_line("alt_text", body.alt_text.as_deref(), ALT_TEXT_MAX).map_err(|e| errors.push(e)).ok();
     let given_platform = body.platform.clone().unwrap_or_else(|| platform_of(&body.url));
     let platform = check_platform(&given_platform).map_err(|e| errors.push(e)).ok();
     let url = check_url(&body.url).map_err(|e| errors.push(e)).ok();
-    let (Some(platform), Some(url), true) = (platform, url, errors.is_empty()) else {
+    let (Some(platform), Some(url), Some(alt_text), true) = (platform, url, alt_text, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
     let label = match body.label.as_deref() {
@@ -83,6 +92,7 @@ pub async fn create(
         platform: Set(platform),
         url: Set(url),
         label: Set(label),
+        alt_text: Set(alt_text),
         display_order: Set(body.display_order),
         is_active: Set(body.is_active.unwrap_or(true)),
         created_at: Set(now),
@@ -106,6 +116,13 @@ pub async fn update(
     let platform = body.platform.as_deref().and_then(|p| check_platform(p).map_err(|e| errors.push(e)).ok());
     let url = body.url.as_deref().and_then(|u| check_url(u).map_err(|e| errors.push(e)).ok());
     let label = body.label.as_deref().and_then(|l| required_line("label", l, 100).map_err(|e| errors.push(e)).ok());
+    let alt_text = body
+        .alt_text
+        .map(|given| optional_line("alt_text", given.as_deref(), ALT_TEXT_MAX))
+        .transpose()
+        .map_err(|e| errors.push(e))
+        .ok()
+        .flatten();
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -120,6 +137,9 @@ pub async fn update(
     if let Some(label) = label {
         row.label = Set(label);
     }
+    if let Some(alt_text) = alt_text {
+        row.alt_text = Set(alt_text);
+    }
     if let Some(order) = body.display_order {
         row.display_order = Set(order);
     }
@@ -130,6 +150,58 @@ pub async fn update(
     site_rows::audited_write(&state.db, now, actor, Action::Update, json!(before))
         .run(row, |m| SocialLinkResponse::from(m), ApiError::from)
         .await
+}
+
+/// Gives each named live link of the site its new position, in one
+/// transaction with an audit entry per link that moved. A link that is not on
+/// the site (or in the trash) is a 404 and nothing moves.
+pub async fn reorder(
+    state: &AppState,
+    actor: &str,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+    body: ReorderSocialLinks,
+) -> ApiResult<()> {
+    if body.items.len() > REORDER_MAX {
+        let detail = format!("at most {REORDER_MAX} links at once");
+        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationOutOfRange, detail)]));
+    }
+    let mut ids: Vec<Uuid> = body.items.iter().map(|item| item.id).collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|pair| pair[0] == pair[1]) {
+        let detail = "names a link twice";
+        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationInvalidFormat, detail)]));
+    }
+    let txn = crate::db::begin_write(&state.db).await?;
+    let found = social_link::Entity::find()
+        .filter(social_link::Column::SiteId.eq(site_id))
+        .filter(social_link::Column::IsDeleted.eq(false))
+        .filter(social_link::Column::Id.is_in(ids))
+        .all(&txn)
+        .await?;
+    for item in &body.items {
+        let Some(current) = found.iter().find(|link| link.id == item.id) else {
+            return Err(ApiError::not_found(social_link::Model::KIND, item.id));
+        };
+        if current.display_order == item.display_order {
+            continue;
+        }
+        let before = SocialLinkResponse::from(current);
+        let mut row: social_link::ActiveModel = current.clone().into();
+        row.display_order = Set(item.display_order);
+        row.updated_at = Set(now);
+        let stored = row.update(&txn).await?;
+        audit::record(
+            &txn,
+            now,
+            stored.audit_entry(actor, Action::Update),
+            &before,
+            &SocialLinkResponse::from(&stored),
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(())
 }
 
 /// Moves the link to the trash.

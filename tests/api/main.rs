@@ -44,6 +44,8 @@ mod metrics;
 mod moderation;
 mod navigation;
 mod notifications;
+mod origin_blogs;
+mod origin_navigation;
 mod outbound;
 mod pages;
 mod portfolio;

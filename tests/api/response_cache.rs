@@ -35,6 +35,8 @@ async fn every_family_shows_a_write_on_the_next_read() {
     let writer = &app.admin_key;
     let locales: Vec<Value> = app.get("/locales", writer).await.json().await.unwrap();
     let de = locales.iter().find(|l| l["code"] == "de").unwrap()["id"].as_str().unwrap().to_string();
+    // The site's default locale (`de` is assigned by a row below).
+    let en = locales.iter().find(|l| l["code"] == "en").unwrap()["id"].as_str().unwrap().to_string();
     let blog = id_of(app.post("/blogs", writer, json!({"site_ids": [site], "title": "First"})).await).await;
     let link = json!({"platform": "github", "url": "https://github.com/ann"});
     let link = id_of(app.post(&format!("/sites/{site}/social-links"), writer, link).await).await;
@@ -61,9 +63,16 @@ async fn every_family_shows_a_write_on_the_next_read() {
             format!("/menus/{menu}"),
             Method::POST,
             format!("/menus/{menu}/items"),
-            json!({"external_url": "https://example.org", "localizations": [{"locale_id": de, "title": "Home"}]}),
+            json!({"external_url": "https://example.org", "localizations": [{"locale_id": en, "title": "Home"}]}),
         ),
         (s("/social-links"), Method::PUT, format!("/social-links/{link}"), json!({"label": "Code"})),
+        (
+            format!("/menus/{menu}/tree"),
+            Method::POST,
+            s("/navigation"),
+            json!({"menu_id": menu, "external_url": "https://example.org/docs", "open_in_new_tab": true}),
+        ),
+        (s("/social"), Method::POST, s("/social/reorder"), json!({"items": [{"id": link, "display_order": 7}]})),
         (s("/redirects"), Method::POST, s("/redirects"), json!({"source_path": "/old", "destination_path": "/new"})),
         (s("/webhooks"), Method::PUT, format!("/webhooks/{hook}"), json!({"description": "CI"})),
         (s("/members"), Method::POST, s("/members"), json!({"idp_user_id": "bob", "role": "editor"})),

@@ -88,6 +88,15 @@ const ENDPOINTS: &[Endpoint] = &[
         success: 201,
         success_code: None,
     },
+    // The origin admin's path and body for a site's social links.
+    Endpoint {
+        needs: Needs::Role("editor"),
+        method: Method::POST,
+        path: "/sites/{site}/social",
+        body: Some(r#"{"title": "Matrix", "url": "https://example.org/{n}", "icon": "matrix", "display_order": 0}"#),
+        success: 201,
+        success_code: None,
+    },
     // The site named in the body, not the path (the origin admin's form).
     Endpoint {
         needs: Needs::Role("editor"),
