@@ -208,6 +208,25 @@ pub fn required_line(field: &str, raw: &str, max: usize) -> Result<String, Field
     Ok(line)
 }
 
+/// The most entries one reordering names (links, menu items).
+pub const REORDER_MAX: usize = 1000;
+
+/// The ids of a reordering's `items`: at most [`REORDER_MAX`], each once.
+pub fn reorder_ids(ids: impl ExactSizeIterator<Item = uuid::Uuid>) -> Result<(), crate::error::ApiError> {
+    use crate::error::ApiError;
+    if ids.len() > REORDER_MAX {
+        let detail = format!("at most {REORDER_MAX} at once");
+        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationOutOfRange, detail)]));
+    }
+    let mut sorted: Vec<uuid::Uuid> = ids.collect();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+        let detail = "names an entry twice";
+        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationInvalidFormat, detail)]));
+    }
+    Ok(())
+}
+
 /// An optional line (an alt text, a description): blank or absent is none,
 /// anything else is a [`required_line`] of at most `max` characters.
 pub fn optional_line(field: &str, raw: Option<&str>, max: usize) -> Result<Option<String>, FieldError> {

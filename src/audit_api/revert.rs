@@ -166,7 +166,16 @@ mod tests {
             let known = err.is_some()
                 || matches!(
                     *field,
-                    "title" | "slug" | "excerpt" | "body" | "author" | "route" | "organization" | "client" | "category"
+                    "title"
+                        | "slug"
+                        | "excerpt"
+                        | "body"
+                        | "author"
+                        | "route"
+                        | "organization"
+                        | "client"
+                        | "category"
+                        | "template"
                 );
             assert!(known, "{field} is not a field of UpdateContent");
         }

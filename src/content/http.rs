@@ -11,6 +11,7 @@ use super::model::{
     BulkRequest, BulkResult, ContentDetail, ContentListItem, ContentResponse, CreateContent, LocalizationInput,
     LocalizationResponse, ReviewRequest, UpdateContent,
 };
+use super::moves::ReviewAnswer;
 use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::{copy, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
@@ -258,7 +259,7 @@ pub async fn clone_item(
     params(("id" = Uuid, Path)),
     request_body = ReviewRequest,
     responses(
-        (status = 200, body = ContentResponse, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
+        (status = 200, body = ReviewAnswer, description = "Approve publishes (or schedules when publish_start is ahead); RequestChanges returns to Draft"),
         (status = "4XX", body = Problem, description = "CONTENT_REVIEW_INVALID_STATUS when not InReview")
     )
 )]
@@ -269,7 +270,8 @@ pub async fn review_item(
     id: web::Path<Uuid>,
     body: crate::body::Json<ReviewRequest>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+    let reviewed = moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(ReviewAnswer::new(reviewed)))
 }
 
 /// Change or delete many items of the kind

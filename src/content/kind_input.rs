@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use uuid::Uuid;
 
-use super::model::{CreateContent, CvEntryType, LegalDocumentType, PageSection, ProjectLink, UpdateContent};
+use super::model::{CreateContent, CvEntryType, LegalDocumentType, PageSection, PageType, ProjectLink, UpdateContent};
 
 /// The fields of one kind only, as given in a create or update body.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +23,11 @@ pub struct KindInput {
     pub proficiency: Option<i64>,
     pub allow_comments: Option<bool>,
     pub reading_time_minutes: Option<Option<i64>>,
+    pub page_type: Option<PageType>,
+    pub template: Option<Option<String>>,
+    pub is_in_navigation: Option<bool>,
+    pub navigation_order: Option<Option<i32>>,
+    pub parent_page_id: Option<Option<Uuid>>,
 }
 
 impl From<&CreateContent> for KindInput {
@@ -42,6 +47,11 @@ impl From<&CreateContent> for KindInput {
             proficiency: b.proficiency,
             allow_comments: b.allow_comments,
             reading_time_minutes: b.reading_time_minutes.map(Some),
+            page_type: b.page_type,
+            template: b.template.clone().map(Some),
+            is_in_navigation: b.is_in_navigation,
+            navigation_order: b.navigation_order.map(Some),
+            parent_page_id: b.parent_page_id.map(Some),
         }
     }
 }
@@ -63,6 +73,11 @@ impl From<&UpdateContent> for KindInput {
             proficiency: b.proficiency,
             allow_comments: b.allow_comments,
             reading_time_minutes: b.reading_time_minutes,
+            page_type: b.page_type,
+            template: b.template.clone(),
+            is_in_navigation: b.is_in_navigation,
+            navigation_order: b.navigation_order,
+            parent_page_id: b.parent_page_id,
         }
     }
 }

@@ -63,7 +63,18 @@ fn kinds() -> [(&'static str, &'static str, Value); 6] {
                 "reading_time_minutes": {"type": ["integer", "null"], "minimum": 0, "maximum": 32767, "description": "Minutes to read it; null when not given"}
             }),
         ),
-        ("pages", "Page", json!({"route": {"type": "string", "description": "The page's route, e.g. `/about/team`"}})),
+        (
+            "pages",
+            "Page",
+            json!({
+                "route": {"type": "string", "description": "The page's route, e.g. `/about/team`"},
+                "page_type": {"type": "string", "enum": ["Static", "Landing", "Contact", "BlogIndex", "Custom"], "description": "What the page is for (Static unless set)"},
+                "template": {"type": ["string", "null"], "description": "The template a front end renders it with"},
+                "is_in_navigation": {"type": "boolean", "description": "Listed in the site's navigation"},
+                "navigation_order": {"type": ["integer", "null"], "description": "Its place in the navigation"},
+                "parent_page_id": {"type": ["string", "null"], "format": "uuid", "description": "The page above it"}
+            }),
+        ),
         (
             "cv",
             "CvEntry",

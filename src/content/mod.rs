@@ -17,6 +17,7 @@ mod localization_model;
 pub mod localizations;
 pub mod model;
 pub mod moves;
+mod page_parent;
 pub mod queries;
 pub mod read;
 mod relations;

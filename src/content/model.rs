@@ -134,6 +134,14 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections:
     if let Some(route) = route {
         fields.insert("route".into(), Value::String(route));
     }
+    if model.kind == "page" {
+        // As the service the spec was written from (also for pages stored before these were kept).
+        fields.entry("page_type").or_insert_with(|| Value::String("Static".into()));
+        fields.entry("is_in_navigation").or_insert(Value::Bool(false));
+        for optional in ["template", "navigation_order", "parent_page_id"] {
+            fields.entry(optional).or_insert(Value::Null);
+        }
+    }
     if model.kind == "blog" {
         // As the service the spec was written from: comments allowed, and no
         // reading time until one is given (also for blogs stored before either).
@@ -261,6 +269,17 @@ pub struct CreateContent {
     /// Blogs: minutes to read it, 0 to 32,767; null (default) for not given.
     #[schema(minimum = 0, maximum = 32767)]
     pub reading_time_minutes: Option<i64>,
+    /// Pages: Static (default), Landing, Contact, BlogIndex or Custom.
+    pub page_type: Option<PageType>,
+    /// Pages: the template a front end renders it with, one line of at most 100 characters.
+    #[schema(max_length = 100, pattern = "<optional line>")]
+    pub template: Option<String>,
+    /// Pages: listed in the site's navigation (default false).
+    pub is_in_navigation: Option<bool>,
+    /// Pages: its place in the navigation, ascending.
+    pub navigation_order: Option<i32>,
+    /// Pages: the page above it, a live page on one of its sites.
+    pub parent_page_id: Option<Uuid>,
 }
 
 /// Every field optional; only given ones change. `null` clears the nullable ones.
@@ -356,6 +375,22 @@ pub struct UpdateContent {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 32767)]
     pub reading_time_minutes: Option<Option<i64>>,
+    /// Pages: Static, Landing, Contact, BlogIndex or Custom.
+    pub page_type: Option<PageType>,
+    /// Pages: one line of at most 100 characters; blank or `null` removes it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 100, pattern = "<optional line>")]
+    pub template: Option<Option<String>>,
+    /// Pages: listed in the site's navigation.
+    pub is_in_navigation: Option<bool>,
+    /// Pages: its place in the navigation; `null` clears it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<i32>)]
+    pub navigation_order: Option<Option<i32>>,
+    /// Pages: a live page on one of its sites, not itself nor one below it; `null` clears it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    pub parent_page_id: Option<Option<Uuid>>,
 }
 
 impl UpdateContent {
@@ -394,6 +429,11 @@ impl UpdateContent {
             proficiency,
             allow_comments,
             reading_time_minutes,
+            page_type,
+            template,
+            is_in_navigation,
+            navigation_order,
+            parent_page_id,
         } = self;
         status.is_some()
             && site_ids.is_none()
@@ -426,6 +466,11 @@ impl UpdateContent {
             && proficiency.is_none()
             && allow_comments.is_none()
             && reading_time_minutes.is_none()
+            && page_type.is_none()
+            && template.is_none()
+            && is_in_navigation.is_none()
+            && navigation_order.is_none()
+            && parent_page_id.is_none()
     }
 }
 
@@ -468,6 +513,24 @@ crate::lenient_enum!(CvEntryType {
     CvEntryType::Volunteer => ["volunteer"],
     CvEntryType::Certification => ["certification"],
     CvEntryType::Project => ["project"],
+});
+
+/// What a page is for, as the service the spec was written from names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub enum PageType {
+    Static,
+    Landing,
+    Contact,
+    BlogIndex,
+    Custom,
+}
+
+crate::lenient_enum!(PageType {
+    PageType::Static => ["Static"],
+    PageType::Landing => ["Landing"],
+    PageType::Contact => ["Contact"],
+    PageType::BlogIndex => ["BlogIndex"],
+    PageType::Custom => ["Custom"],
 });
 
 // The longer names are the ones of the service the spec was written from.

@@ -3,7 +3,9 @@
 
 use plinth_entities::{content, content_site};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use serde::Serialize;
 use serde_json::json;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module};
@@ -166,4 +168,27 @@ pub async fn bulk(
     }
     commit_with_events(state, txn, events).await?;
     Ok(BulkResult::all_of(format!("{:?}", body.action), &body.ids))
+}
+
+/// A review's answer: the item as it now is, and `message`, what became of
+/// it, as the origin service's admin reads a review's answer (`{status, message}`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReviewAnswer {
+    #[serde(flatten)]
+    pub item: ContentResponse,
+    /// `published`, `scheduled for <time>` or `returned to draft for changes`.
+    pub message: String,
+}
+
+impl ReviewAnswer {
+    pub fn new(item: ContentResponse) -> Self {
+        let message = match (item.status, item.publish_start) {
+            (ContentStatus::Published, _) => "published".to_string(),
+            (ContentStatus::Scheduled, Some(start)) => format!("scheduled for {}", start.to_rfc3339()),
+            (ContentStatus::Scheduled, None) => "scheduled".to_string(),
+            (ContentStatus::Draft, _) => "returned to draft for changes".to_string(),
+            (other, _) => format!("now {}", other.as_str()),
+        };
+        ReviewAnswer { item, message }
+    }
 }

@@ -93,7 +93,7 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
 
 /// Every field that belongs to one kind or another: what `allowed_fields`
 /// hands out (the OpenAPI document leaves the others' out of each kind's bodies).
-pub(crate) const KIND_FIELDS: [&str; 15] = [
+pub(crate) const KIND_FIELDS: [&str; 20] = [
     "route",
     "sections",
     "entry_type",
@@ -109,6 +109,11 @@ pub(crate) const KIND_FIELDS: [&str; 15] = [
     "proficiency",
     "allow_comments",
     "reading_time_minutes",
+    "page_type",
+    "template",
+    "is_in_navigation",
+    "navigation_order",
+    "parent_page_id",
 ];
 
 /// The longest reading time a blog may give, in minutes (the origin's 16-bit column).
@@ -118,7 +123,9 @@ const READING_TIME_MAX: i64 = 32767;
 pub(crate) fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
     match kind {
         ContentKind::Blog => &["allow_comments", "reading_time_minutes"],
-        ContentKind::Page => &["route", "sections"],
+        ContentKind::Page => {
+            &["route", "sections", "page_type", "template", "is_in_navigation", "navigation_order", "parent_page_id"]
+        }
         ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
         ContentKind::Project => &["links", "client", "media_ids"],
         ContentKind::Legal => &["document_type"],
@@ -151,6 +158,11 @@ pub fn kind_data(
         ("proficiency", input.proficiency.is_some()),
         ("allow_comments", input.allow_comments.is_some()),
         ("reading_time_minutes", input.reading_time_minutes.is_some()),
+        ("page_type", input.page_type.is_some()),
+        ("template", input.template.is_some()),
+        ("is_in_navigation", input.is_in_navigation.is_some()),
+        ("navigation_order", input.navigation_order.is_some()),
+        ("parent_page_id", input.parent_page_id.is_some()),
     ];
     for (field, present) in given {
         if present && !allowed_fields(kind).contains(&field) {
@@ -221,6 +233,26 @@ pub fn kind_data(
         )),
         Some(minutes) => put("reading_time_minutes", json!(minutes)),
         None => {}
+    }
+    if let Some(page_type) = input.page_type {
+        put("page_type", json!(page_type));
+    }
+    if let Some(template) = &input.template {
+        match crate::values::optional_line("template", template.as_deref(), 100) {
+            Ok(template) => put("template", json!(template)),
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Some(listed) = input.is_in_navigation {
+        put("is_in_navigation", json!(listed));
+    }
+    if let Some(order) = input.navigation_order {
+        put("navigation_order", json!(order));
+    }
+    // Where the parent is and what is below the page are checked in the
+    // write's transaction (`page_parent`).
+    if let Some(parent) = input.parent_page_id {
+        put("parent_page_id", json!(parent));
     }
     let mut subtype = None;
     if kind == ContentKind::Skill {

@@ -284,6 +284,9 @@ pub(crate) async fn insert(
     let CheckedNew { body, kind_fields: (fields, subtype), title, explicit_slug, route, status, now } = checked;
     let title_for_notice = title.clone();
     validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
+    if let Some(parent) = body.parent_page_id {
+        super::page_parent::check(txn, &body.site_ids, None, parent).await?;
+    }
     let slug = match explicit_slug {
         Some(slug) => {
             if validate::slug_taken(txn, kind, &body.site_ids, slug.as_str(), None).await? {
@@ -437,6 +440,9 @@ pub async fn update(
     let primary = body.primary_category_id.unwrap_or(rel.primary_category_id);
     let tag_ids = body.tag_ids.clone().unwrap_or_else(|| rel.tag_ids.clone());
     validate::taxonomy(&txn, &new_sites, &category_ids, primary, &tag_ids).await?;
+    if let Some(Some(parent)) = body.parent_page_id {
+        super::page_parent::check(&txn, &new_sites, Some(id), parent).await?;
+    }
 
     let slug = explicit_slug.map(Slug::into_inner).unwrap_or_else(|| current.slug.clone());
     let route = if kind == ContentKind::Page { route.or_else(|| rel.route.clone()) } else { None };

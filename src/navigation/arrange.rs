@@ -18,9 +18,6 @@ use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::SiteRow;
 use crate::state::AppState;
 
-/// The most items one reordering names.
-const REORDER_MAX: usize = 1000;
-
 /// The menu the origin service's admin means by a site's navigation.
 pub const PRIMARY_MENU: &str = "primary";
 
@@ -43,7 +40,7 @@ pub async fn reorder(
     scope: Reorder,
     body: ReorderItems,
 ) -> ApiResult<()> {
-    check_named_once(&body.items)?;
+    crate::values::reorder_ids(body.items.iter().map(|item| item.id))?;
     let txn = crate::db::begin_write(&state.db).await?;
     let (items, max_depth) = match &scope {
         Reorder::Menu(menu) => (live_items(&txn, menu.id).await?, Some(menu.max_depth)),
@@ -104,20 +101,6 @@ pub async fn reorder(
         events.push(event("updated", now, stored.site_id, stored.id, &stored.label, stored.url.as_deref()));
     }
     commit_with_events(state, txn, events).await
-}
-
-fn check_named_once(items: &[ItemPlace]) -> ApiResult<()> {
-    if items.len() > REORDER_MAX {
-        let detail = format!("at most {REORDER_MAX} items at once");
-        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationOutOfRange, detail)]));
-    }
-    let mut ids: Vec<Uuid> = items.iter().map(|i| i.id).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|pair| pair[0] == pair[1]) {
-        let detail = "names an item twice";
-        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationInvalidFormat, detail)]));
-    }
-    Ok(())
 }
 
 /// The item's labels by the site's locales.

@@ -16,8 +16,6 @@ use crate::values::{optional_line, required_line, Slug};
 
 /// The longest alt text, as the origin service allows.
 const ALT_TEXT_MAX: usize = 200;
-/// The most links one reordering names.
-const REORDER_MAX: usize = 1000;
 
 impl SiteRow for social_link::Model {
     type Table = social_link::Entity;
@@ -162,16 +160,8 @@ pub async fn reorder(
     site_id: Uuid,
     body: ReorderSocialLinks,
 ) -> ApiResult<()> {
-    if body.items.len() > REORDER_MAX {
-        let detail = format!("at most {REORDER_MAX} links at once");
-        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationOutOfRange, detail)]));
-    }
-    let mut ids: Vec<Uuid> = body.items.iter().map(|item| item.id).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|pair| pair[0] == pair[1]) {
-        let detail = "names a link twice";
-        return Err(ApiError::validation(vec![FieldError::new("items", ErrorCode::ValidationInvalidFormat, detail)]));
-    }
+    crate::values::reorder_ids(body.items.iter().map(|item| item.id))?;
+    let ids: Vec<Uuid> = body.items.iter().map(|item| item.id).collect();
     let txn = crate::db::begin_write(&state.db).await?;
     let found = social_link::Entity::find()
         .filter(social_link::Column::SiteId.eq(site_id))

@@ -208,6 +208,24 @@ pub struct TestResult {
     pub duration_ms: i64,
     /// Why the call failed; null when it succeeded.
     pub error: Option<String>,
+    /// The delivery as the origin service's admin reads a test's answer (a
+    /// `WebhookDelivery`): `delivery_id` again.
+    pub id: Uuid,
+    /// The webhook tested.
+    pub webhook_id: Uuid,
+    /// `webhook.test`.
+    pub event_type: String,
+    /// The body that was sent.
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+    /// The start of the endpoint's answer body; null when none was read.
+    pub response_body: Option<String>,
+    /// `error`.
+    pub error_message: Option<String>,
+    /// Always 1: a test is not retried.
+    pub attempt_number: i32,
+    /// When the attempt was made.
+    pub delivered_at: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

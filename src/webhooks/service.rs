@@ -227,6 +227,14 @@ pub async fn send_test(
         status_code: result.status_code,
         duration_ms: result.duration_ms,
         error: None,
+        id: stored.id,
+        webhook_id: hook.id,
+        event_type: stored.event.clone(),
+        payload: body,
+        response_body: result.response_excerpt,
+        error_message: None,
+        attempt_number: 1,
+        delivered_at: now,
     })
 }
 

@@ -167,13 +167,18 @@ async fn the_editorial_workflow_goes_through_review() {
     let res = app
         .bearer(Method::POST, &review, &reviewer, Some(json!({"action": "RequestChanges", "comment": "more detail"})))
         .await;
-    assert_eq!(res.json::<Value>().await.unwrap()["status"], "Draft");
+    let changes: Value = res.json().await.unwrap();
+    // The origin admin reads `{status, message}`.
+    assert_eq!(
+        (changes["status"].as_str(), changes["message"].as_str()),
+        (Some("Draft"), Some("returned to draft for changes"))
+    );
 
     // Resubmitted and approved: published.
     app.bearer(Method::PUT, &path, &author, Some(json!({"status": "InReview"}))).await;
     let res = app.bearer(Method::POST, &review, &reviewer, Some(json!({"action": "Approve"}))).await;
     let approved: Value = res.json().await.unwrap();
-    assert_eq!(approved["status"], "Published");
+    assert_eq!((approved["status"].as_str(), approved["message"].as_str()), (Some("Published"), Some("published")));
     // Authors no longer change a published post.
     let res = app.bearer(Method::PUT, &path, &author, Some(json!({"title": "sneaky"}))).await;
     assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;

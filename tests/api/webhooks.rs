@@ -221,6 +221,11 @@ async fn the_test_endpoint_reports_success_and_failure() {
     let path = format!("/webhooks/{}/test", hook["id"].as_str().unwrap());
     let ok: Value = app.post(&path, &app.admin_key, json!({})).await.json().await.unwrap();
     assert_eq!((ok["success"].as_bool(), ok["status_code"].as_u64()), (Some(true), Some(200)));
+    // The origin admin reads the answer as a delivery.
+    assert_eq!((&ok["id"], &ok["webhook_id"]), (&ok["delivery_id"], &hook["id"]));
+    assert_eq!((ok["event_type"].as_str(), ok["attempt_number"].as_i64()), (Some("webhook.test"), Some(1)));
+    assert_eq!((ok["payload"]["test"].as_bool(), ok["error_message"].is_null()), (Some(true), true));
+    assert!(ok["delivered_at"].is_string());
     let sent = &receiver.received()[0];
     assert_eq!((sent.body["event"].as_str(), sent.body["test"].as_bool()), (Some("webhook.test"), Some(true)));
     assert!(verify(hook["secret"].as_str().unwrap(), sent));
