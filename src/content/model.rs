@@ -148,6 +148,10 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections:
         fields.entry("allow_comments").or_insert(Value::Bool(true));
         fields.entry("reading_time_minutes").or_insert(Value::Null);
     }
+    if model.kind == "legal" {
+        // The origin service's admin names a legal document by its `cookie_name`.
+        fields.insert("cookie_name".into(), Value::String(model.title.clone()));
+    }
     if model.kind == "skill" {
         // The spec calls a skill's title its name.
         fields.insert("name".into(), Value::String(model.title.clone()));
@@ -183,13 +187,15 @@ pub struct ContentDetail {
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 pub struct CreateContent {
-    /// The sites the item appears on (at least one).
-    #[schema(min_items = 1)]
+    /// The sites the item appears on (at least one). (Read as empty when
+    /// missing, so that `POST /sites/{site_id}/legal` can put in its site.)
+    #[serde(default)]
+    #[schema(min_items = 1, required = true)]
     pub site_ids: Vec<Uuid>,
     /// `name` is accepted too (skills). Optional: an untitled item gets the slug
     /// `untitled` (`untitled-2`, …) unless `slug` is given. One line of at most 300
     /// characters (trimmed), without control characters.
-    #[serde(default, alias = "name", deserialize_with = "crate::values::null_as_default")]
+    #[serde(default, alias = "name", alias = "cookie_name", deserialize_with = "crate::values::null_as_default")]
     #[schema(max_length = 300, pattern = "<optional line>")]
     pub title: String,
     /// Generated from the title when omitted. 1 to 100 lowercase letters,
@@ -288,7 +294,7 @@ pub struct UpdateContent {
     /// Replaces the sites the item appears on: at least one, none twice.
     pub site_ids: Option<Vec<Uuid>>,
     /// One line of at most 300 characters (trimmed), without control characters; `name` is accepted too.
-    #[serde(alias = "name")]
+    #[serde(alias = "name", alias = "cookie_name")]
     #[schema(max_length = 300, pattern = "<line>")]
     pub title: Option<String>,
     /// 1 to 100 lowercase letters, digits and hyphens, not starting or ending

@@ -1,21 +1,23 @@
 //! Legal documents (imprint, privacy, terms, …): the content engine's shared
 //! endpoints for the `legal` kind plus versions. Gated by `module_legal_enabled`;
-//! publishing needs a title and a body.
+//! publishing needs a title and a body. Also created at the origin service's
+//! `POST /sites/{site_id}/legal`, its `cookie_name` read as the title.
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
 use uuid::Uuid;
 
-use crate::auth::Principal;
-use crate::content::model::ContentResponse;
-use crate::content::{copy, http, ContentKind};
-use crate::error::{ApiResult, Problem};
+use crate::auth::{Capability, Principal};
+use crate::content::model::{ContentResponse, CreateContent};
+use crate::content::{copy, http, write, ContentKind};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
 use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [create_legal_version]);
+    // After the kind's own: its list shares the path of `create_site_legal`.
     http::kind_routes(r, ContentKind::Legal, "legal");
+    crate::mount!(r, self => [create_legal_version, create_site_legal]);
 }
 
 /// Create a new version of a legal document
@@ -38,4 +40,45 @@ pub async fn create_legal_version(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Created().json(copy::new_version(&state, &principal, ContentKind::Legal, id.into_inner()).await?))
+}
+
+/// Create a legal document on the site of the path
+///
+/// The origin service's form of `POST /legal`: the same body, with the site
+/// from the path (`site_ids` may be omitted; when given it must name the site),
+/// and `cookie_name` accepted for `title`. Author role or higher on the
+/// site; the legal module must be on. Errors: as `POST /legal`.
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/legal",
+    tag = "Legal documents",
+    params(("site_id" = Uuid, Path)),
+    request_body = CreateContent,
+    responses(
+        (status = 201, body = ContentResponse),
+        (status = "4XX", body = Problem, description = "VALIDATION_ERROR when `site_ids` leaves out the path's site")
+    )
+)]
+pub async fn create_site_legal(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: crate::body::Json<CreateContent>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    // The path's site is checked first: a caller without rights there hears
+    // 403 whatever the body names.
+    principal.require(&state, site_id, Capability::CreateContent).await?;
+    let mut body = body.into_inner();
+    if body.site_ids.is_empty() {
+        body.site_ids = vec![site_id];
+    } else if !body.site_ids.contains(&site_id) {
+        let detail = "must name the site of the path";
+        return Err(ApiError::validation(vec![FieldError::new(
+            "site_ids",
+            ErrorCode::ValidationInvalidFormat,
+            detail,
+        )]));
+    }
+    Ok(HttpResponse::Created().json(write::create(&state, &principal, ContentKind::Legal, body).await?))
 }

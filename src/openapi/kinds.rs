@@ -52,13 +52,28 @@ impl Modify for DerivedKinds {
                     }
                     let path: Vec<&str> =
                         path.split('/').map(|segment| if segment == plural_word { plural } else { segment }).collect();
-                    openapi.paths.paths.insert(path.join("/"), item);
+                    // A kind's own operation on the same path (`POST /sites/{site_id}/legal`) stays.
+                    match openapi.paths.paths.get_mut(&path.join("/")) {
+                        Some(own) => add_missing_operations(own, item),
+                        None => {
+                            openapi.paths.paths.insert(path.join("/"), item);
+                        }
+                    }
                 }
             }
         }
         cv_detail_is_the_plain_item(openapi);
         entry_type_filters_cv_only(openapi);
     }
+}
+
+/// The operations of `derived` whose methods `own` has not, put into `own`.
+fn add_missing_operations(own: &mut utoipa::openapi::PathItem, derived: utoipa::openapi::PathItem) {
+    own.get = own.get.take().or(derived.get);
+    own.put = own.put.take().or(derived.put);
+    own.post = own.post.take().or(derived.post);
+    own.delete = own.delete.take().or(derived.delete);
+    own.patch = own.patch.take().or(derived.patch);
 }
 
 /// The entry of one kind made from the shared entry of another: what differs

@@ -102,3 +102,37 @@ async fn legal_documents_publish_only_with_title_and_body_and_have_versions() {
     )
     .await;
 }
+
+/// The origin service's admin creates a legal document under its site, with
+/// `cookie_name` for the title, and reads `cookie_name` back.
+#[actix_web::test]
+async fn the_origin_admin_creates_legal_documents_under_the_site() {
+    let app = TestApp::spawn().await;
+    let key = &app.admin_key;
+    let site = app.create_site_with_module("origin-legal", "legal").await;
+    let other = app.create_site_with_module("origin-legal-other", "legal").await;
+    let path = format!("/sites/{site}/legal");
+    let body = json!({"cookie_name": "cookie_consent", "document_type": "CookieConsent", "status": "Draft", "site_ids": [site]});
+    let res = app.post(&path, key, body).await;
+    assert_eq!(res.status(), 201);
+    let created: Value = res.json().await.unwrap();
+    assert_eq!(
+        (created["cookie_name"].as_str(), created["title"].as_str()),
+        (Some("cookie_consent"), Some("cookie_consent"))
+    );
+    assert_eq!((created["document_type"].as_str(), created["site_ids"].clone()), (Some("cookies"), json!([site])));
+    // The site from the path when the body names none; another site alone is refused.
+    let bare: Value = app.post(&path, key, json!({"title": "Imprint"})).await.json().await.unwrap();
+    assert_eq!(bare["site_ids"], json!([site]));
+    let elsewhere = json!({"title": "Terms", "site_ids": [other]});
+    assert_problem(app.post(&path, key, elsewhere).await, 422, "VALIDATION_ERROR").await;
+    let reader = app.create_key("Read", Some(&site)).await;
+    assert_problem(app.post(&path, &reader, json!({"title": "Nope"})).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    let renamed: Value = app
+        .put(&format!("/legal/{}", created["id"].as_str().unwrap()), key, json!({"cookie_name": "consent"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(renamed["cookie_name"], "consent");
+}

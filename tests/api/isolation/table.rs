@@ -254,6 +254,7 @@ fn family_rows(rows: &mut Vec<Row>) {
             "/sites/{site}/social-links",
             Some(r#"{"url": "https://example.org/a"}"#),
         ),
+        ("POST /sites/{site_id}/legal", "/sites/{site}/legal", Some(r#"{"cookie_name": "alpha"}"#)),
         ("GET /social/{id}", "/social/{social_link}", None),
         ("PUT /social/{id}", "/social/{social_link}", Some(r#"{"title": "Alpha"}"#)),
         ("DELETE /social/{id}", "/social/{social_link}", None),
