@@ -83,7 +83,8 @@ const MAX_COUNTED_CATEGORIES: u64 = 1_000;
 /// List a site's categories with their blog counts
 ///
 /// Read role or higher on the site. Every category of the site by name (at most 1,000), each with the number of
-/// the site's live blogs in it, as the origin service's admin shows them.
+/// the site's live blogs in it, as the origin service's admin shows them. Errors: MODULE_NOT_ENABLED (the blog
+/// module is off), AUTH_*.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/categories/blog-counts",
@@ -99,7 +100,10 @@ pub async fn category_blog_counts(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::Read).await?;
-    state.site_state(site_id).await?;
+    // Counts of blogs: read only where the blogs themselves may be.
+    if !ContentKind::Blog.module_enabled(&state.site_state(site_id).await?.settings) {
+        return Err(ApiError::new(ErrorCode::ModuleNotEnabled, "the blog module is not enabled for this site"));
+    }
     let categories = list_query(site_id, Taxonomy::Category).limit(MAX_COUNTED_CATEGORIES).all(&state.db).await?;
     let counts = blog_counts_query(site_id).into_tuple::<(Uuid, i64)>().all(&state.db).await?;
     let counts: std::collections::HashMap<Uuid, i64> = counts.into_iter().collect();

@@ -219,6 +219,8 @@ async fn a_disabled_blog_module_answers_module_not_enabled() {
     let post = app.create("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "Before"})).await;
     app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_blog_enabled": false})).await;
     assert_problem(app.get(&format!("/sites/{site}/blogs"), &app.admin_key).await, 403, "MODULE_NOT_ENABLED").await;
+    let counts = app.get(&format!("/sites/{site}/categories/blog-counts"), &app.admin_key).await;
+    assert_problem(counts, 403, "MODULE_NOT_ENABLED").await;
     let res = app.post("/blogs", &app.admin_key, json!({"site_ids": [site], "title": "After"})).await;
     assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
     let res = app.put(&format!("/blogs/{}", post["id"].as_str().unwrap()), &app.admin_key, json!({"title": "x"})).await;
