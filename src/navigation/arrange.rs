@@ -72,7 +72,9 @@ pub async fn reorder(
                 )]));
             }
         };
-        if let Some(parent) = parent.filter(|p| !by_id.contains_key(p)) {
+        // A menu's reordering may move an item under another: it must be a
+        // live item of the menu. (A site's keeps each parent as it is.)
+        if let Some(parent) = parent.filter(|p| max_depth.is_some() && !by_id.contains_key(p)) {
             let detail = format!("{parent} is not a live item of the menu");
             return Err(ApiError::validation(vec![FieldError::new(
                 "parent_id",

@@ -110,10 +110,17 @@ async fn the_origin_admin_builds_menus_and_trees_at_its_paths() {
     assert_problem(app.post(&reorder, key, foreign.clone()).await, 404, "ENTITY_NOT_FOUND").await;
     let site_reorder = format!("/sites/{site}/navigation/reorder");
     assert_problem(app.post(&site_reorder, key, foreign).await, 404, "ENTITY_NOT_FOUND").await;
-    let in_place = json!({"items": [{"id": home["id"], "display_order": -1}]});
+    // In place: a nested item keeps its parent.
+    let history = app
+        .create(&items_path, key, json!({"url": "/about/history", "label": "History", "parent_id": about["id"]}))
+        .await;
+    let in_place =
+        json!({"items": [{"id": home["id"], "display_order": -1}, {"id": history["id"], "display_order": 7}]});
     assert_eq!(app.post(&site_reorder, key, in_place).await.status(), 204);
     let flat: Vec<Value> = app.get(&items_path, key).await.json().await.unwrap();
     assert_eq!(id(&flat[0]), id(&home));
+    let history = flat.iter().find(|i| i["id"] == history["id"]).unwrap();
+    assert_eq!((&history["parent_id"], history["display_order"].as_i64()), (&about["id"], Some(7)));
 
     // An item at /navigation/{id}, its labels by locale id.
     let one = format!("/navigation/{}", id(&home));
@@ -134,8 +141,9 @@ async fn the_origin_admin_builds_menus_and_trees_at_its_paths() {
     let res = app.put(&format!("{one}/localizations"), key, json!([{"locale_id": unknown, "title": "Début"}])).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
 
-    // The menu: flat after the reorder, so one level will do; names replaced.
-    assert_eq!(app.put(&menu_path, key, json!({"max_depth": 1})).await.status(), 200);
+    // The menu: still two levels deep (the history under about); names replaced.
+    assert_problem(app.put(&menu_path, key, json!({"max_depth": 1})).await, 422, "VALIDATION_ERROR").await;
+    assert_eq!(app.put(&menu_path, key, json!({"max_depth": 2})).await.status(), 200);
     let updated: Value = app
         .put(&menu_path, key, json!({"is_active": false, "description": null, "localizations": []}))
         .await
