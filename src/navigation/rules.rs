@@ -173,6 +173,13 @@ pub(super) fn texts_by_code<'a>(
     let mut texts = Map::new();
     let mut errors = Vec::new();
     for (i, (locale_id, text)) in given.enumerate() {
+        // One per locale of the site at most: a longer list is refused
+        // without reading the rest of it.
+        if i >= locales.len() {
+            let detail = format!("at most one per locale of the site ({})", locales.len());
+            errors.push(FieldError::new("localizations", ErrorCode::ValidationOutOfRange, detail));
+            break;
+        }
         let at = format!("localizations[{i}]");
         match locales.iter().find(|l| l.locale_id == locale_id) {
             None => errors.push(FieldError::new(

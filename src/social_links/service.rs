@@ -169,8 +169,9 @@ pub async fn reorder(
         .filter(social_link::Column::Id.is_in(ids))
         .all(&txn)
         .await?;
+    let found: std::collections::HashMap<Uuid, &social_link::Model> = found.iter().map(|l| (l.id, l)).collect();
     for item in &body.items {
-        let Some(current) = found.iter().find(|link| link.id == item.id) else {
+        let Some(&current) = found.get(&item.id) else {
             return Err(ApiError::not_found(social_link::Model::KIND, item.id));
         };
         if current.display_order == item.display_order {

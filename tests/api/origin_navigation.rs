@@ -137,6 +137,9 @@ async fn the_origin_admin_builds_menus_and_trees_at_its_paths() {
         .await
         .unwrap();
     assert_eq!((put[0]["title"].as_str(), put[0]["id"].clone()), (Some("Anfang"), labels[0]["id"].clone()));
+    // More entries than the site has locales: refused whole.
+    let many: Vec<Value> = (0..3).map(|_| json!({"locale_id": de, "title": "Zu viel"})).collect();
+    assert_problem(app.put(&format!("{one}/localizations"), key, json!(many)).await, 422, "VALIDATION_ERROR").await;
     let unknown = uuid::Uuid::new_v4();
     let res = app.put(&format!("{one}/localizations"), key, json!([{"locale_id": unknown, "title": "Début"}])).await;
     assert_problem(res, 422, "VALIDATION_ERROR").await;
