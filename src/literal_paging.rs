@@ -15,7 +15,7 @@
 //! left as they are.
 
 use sea_orm::sea_query::{Value, Values};
-use sea_orm::{DbBackend, Statement};
+use sea_orm::{ConnectionTrait, DbBackend, DbErr, EntityTrait, FromQueryResult, QueryTrait, Select, Statement};
 
 /// `statement` with each `LIMIT $n` and `OFFSET $n` whose value is a
 /// non-negative integer written as that number (PostgreSQL only), the other
@@ -48,6 +48,17 @@ pub fn with_literal_paging(statement: Statement) -> Statement {
         None => format!("${position}"),
     });
     Statement { sql, values: Some(Values(kept)), db_backend }
+}
+
+/// The rows of `select` (which holds its page's LIMIT and OFFSET), run with
+/// its paging written in: what every paged family list reads its page with.
+pub async fn all_with_literal_paging<E, C>(db: &C, select: Select<E>) -> Result<Vec<E::Model>, DbErr>
+where
+    E: EntityTrait,
+    C: ConnectionTrait,
+{
+    let statement = with_literal_paging(select.build(db.get_database_backend()));
+    E::Model::find_by_statement(statement).all(db).await
 }
 
 fn as_count(value: &Value) -> Option<u64> {

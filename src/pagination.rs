@@ -6,13 +6,14 @@
 
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, Iterable, PaginatorTrait, PrimaryKeyToColumn,
-    QueryFilter, QuerySelect, Select,
+    QueryFilter, QuerySelect, QueryTrait, Select,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::error::ApiResult;
+use crate::literal_paging::{all_with_literal_paging, with_literal_paging};
 
 pub const DEFAULT_PER_PAGE: u64 = 10;
 pub const MAX_PER_PAGE: u64 = 100;
@@ -184,24 +185,19 @@ where
     E::Model: FromQueryResult + Sync + Send,
     C: ConnectionTrait,
 {
-    let paginator = select.clone().paginate(db, page.per_page);
-    let total = paginator.num_items().await?;
+    let total = select.clone().paginate(db, page.per_page).num_items().await?;
     // A page past the end (a number near u64::MAX included) costs no second query.
+    // Paging is written into the statement as numbers (see `literal_paging`):
+    // PostgreSQL then keeps one plan per page size instead of planning each run.
     let data = match (page.offset_within(total), single_key::<E>()) {
         (None, _) => Vec::new(),
         (Some(offset), Some(key)) if offset >= DEEP_OFFSET => {
-            let ids: Vec<Uuid> = select
-                .clone()
-                .select_only()
-                .column(key)
-                .limit(page.per_page)
-                .offset(offset)
-                .into_tuple()
-                .all(db)
-                .await?;
+            let ids_query = select.clone().select_only().column(key).limit(page.per_page).offset(offset);
+            let rows = db.query_all_raw(with_literal_paging(ids_query.build(db.get_database_backend()))).await?;
+            let ids = rows.iter().map(|row| row.try_get_by_index::<Uuid>(0)).collect::<Result<Vec<_>, _>>()?;
             select.filter(key.is_in(ids)).all(db).await?
         }
-        (Some(_), _) => paginator.fetch_page(page.page - 1).await?,
+        (Some(offset), _) => all_with_literal_paging(db, select.limit(page.per_page).offset(offset)).await?,
     };
     Ok(Paginated::new(data, page, total))
 }

@@ -18,6 +18,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::error::ApiResult;
+use crate::literal_paging::all_with_literal_paging;
 use crate::pagination::{Page, Paginated};
 
 /// Which of a site's files a list takes.
@@ -128,16 +129,15 @@ pub async fn files<C: ConnectionTrait>(
     offset: u64,
 ) -> ApiResult<Vec<media_file::Model>> {
     if let Some(folder_id) = filter.folder_id {
-        return Ok(folder_rows(filter, folder_id).limit(limit).offset(offset).all(db).await?);
+        return Ok(all_with_literal_paging(db, folder_rows(filter, folder_id).limit(limit).offset(offset)).await?);
     }
     let ids = site_rows(filter).select_only().column(media_listing::Column::MediaId).limit(limit).offset(offset);
     let order = if filter.deleted { media_file::Column::DeletedAt } else { media_file::Column::CreatedAt };
-    Ok(media_file::Entity::find()
+    let page = media_file::Entity::find()
         .filter(media_file::Column::Id.in_subquery(ids.into_query()))
         .order_by_desc(order)
-        .order_by_desc(media_file::Column::Id)
-        .all(db)
-        .await?)
+        .order_by_desc(media_file::Column::Id);
+    Ok(all_with_literal_paging(db, page).await?)
 }
 
 /// How many files `filter` takes: an index-only count of the list's rows.
