@@ -27,7 +27,8 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [me, delete_account, get_profile, export_account, get_preferences, update_preferences,
-        get_help_state, update_help_state, reset_help_state, get_onboarding, complete_onboarding]);
+        get_help_state, update_help_state, patch_help_state, reset_help_state, reset_help_state_by_post, get_onboarding,
+        complete_onboarding, put_onboarding]);
 }
 
 /// Who the caller is. The last three fields are null for API keys.

@@ -151,6 +151,9 @@ pub struct UpdateHelpState {
     pub dismiss_field_help: Option<String>,
     /// `true` marks the tour as done.
     pub complete_tour: Option<bool>,
+    /// The tour's state as the origin service's admin sends it: `true` done,
+    /// `false` not done (to take it again).
+    pub tour_completed: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -355,6 +355,9 @@ pub async fn update_help_state(
         if update.complete_tour == Some(true) {
             help.tour_completed = true;
         }
+        if let Some(done) = update.tour_completed {
+            help.tour_completed = done;
+        }
         Ok(())
     })
     .await

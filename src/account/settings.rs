@@ -74,9 +74,30 @@ pub async fn update_help_state(
     principal: Principal,
     body: crate::body::Json<UpdateHelpState>,
 ) -> ApiResult<HttpResponse> {
+    change_help_state(&state, &principal, body.into_inner()).await
+}
+
+/// Change the caller's help state (the origin service's method)
+///
+/// `PUT /auth/help-state` under the method the origin service's admin uses: the same body, answer and errors.
+#[utoipa::path(patch, path = "/auth/help-state", tag = "Account", request_body = UpdateHelpState,
+    responses((status = 200, body = HelpState)), security(("bearer" = [])))]
+pub async fn patch_help_state(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: crate::body::Json<UpdateHelpState>,
+) -> ApiResult<HttpResponse> {
+    change_help_state(&state, &principal, body.into_inner()).await
+}
+
+async fn change_help_state(
+    state: &AppState,
+    principal: &Principal,
+    update: UpdateHelpState,
+) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let user = user_id(&principal, ErrorCode::Forbidden)?;
-    let help = service::update_help_state(&state.db, now, &user, body.into_inner()).await?;
+    let user = user_id(principal, ErrorCode::Forbidden)?;
+    let help = service::update_help_state(&state.db, now, &user, update).await?;
     Ok(HttpResponse::Ok().json(help))
 }
 
@@ -86,8 +107,21 @@ pub async fn update_help_state(
 #[utoipa::path(delete, path = "/auth/help-state", tag = "Account",
     responses((status = 200, body = HelpState, description = "Back to the defaults")), security(("bearer" = [])))]
 pub async fn reset_help_state(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
+    back_to_default_help(&state, &principal).await
+}
+
+/// Reset the caller's help state (the origin service's path)
+///
+/// `DELETE /auth/help-state` at the path the origin service's admin uses: the same answer and errors.
+#[utoipa::path(post, path = "/auth/help-state/reset", tag = "Account",
+    responses((status = 200, body = HelpState, description = "Back to the defaults")), security(("bearer" = [])))]
+pub async fn reset_help_state_by_post(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
+    back_to_default_help(&state, &principal).await
+}
+
+async fn back_to_default_help(state: &AppState, principal: &Principal) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let user = user_id(&principal, ErrorCode::Forbidden)?;
+    let user = user_id(principal, ErrorCode::Forbidden)?;
     let help = service::reset_help_state(&state.db, now, &user).await?;
     Ok(HttpResponse::Ok().json(help))
 }
@@ -118,8 +152,30 @@ pub async fn complete_onboarding(
     principal: Principal,
     body: crate::body::Json<CompleteOnboarding>,
 ) -> ApiResult<HttpResponse> {
+    finish_onboarding(&state, &principal, body.into_inner()).await
+}
+
+/// Complete the caller's onboarding (the origin service's path)
+///
+/// `POST /auth/onboarding/complete` at the path and method the origin service's admin uses: the same body, answer
+/// and errors.
+#[utoipa::path(put, path = "/auth/onboarding", tag = "Account", request_body = CompleteOnboarding,
+    responses((status = 200, body = Onboarding)), security(("bearer" = [])))]
+pub async fn put_onboarding(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: crate::body::Json<CompleteOnboarding>,
+) -> ApiResult<HttpResponse> {
+    finish_onboarding(&state, &principal, body.into_inner()).await
+}
+
+async fn finish_onboarding(
+    state: &AppState,
+    principal: &Principal,
+    body: CompleteOnboarding,
+) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let user = user_id(&principal, ErrorCode::OnboardingRequiresIdp)?;
-    let onboarding = service::complete_onboarding(&state.db, now, &user, body.into_inner()).await?;
+    let user = user_id(principal, ErrorCode::OnboardingRequiresIdp)?;
+    let onboarding = service::complete_onboarding(&state.db, now, &user, body).await?;
     Ok(HttpResponse::Ok().json(onboarding))
 }

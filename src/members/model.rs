@@ -34,6 +34,21 @@ impl From<&site_member::Model> for MemberResponse {
     }
 }
 
+/// A member as the site's member list shows it: the membership and what the
+/// identity provider says of the user (the origin admin's member screen).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ListedMember {
+    #[serde(flatten)]
+    pub member: MemberResponse,
+    /// The user's name at the identity provider; null when it has none, no
+    /// provider API is configured, or the provider did not answer in time.
+    pub name: Option<String>,
+    /// The user's primary email address there; null as `name`.
+    pub email: Option<String>,
+    /// The user's picture there; null as `name`.
+    pub image_url: Option<String>,
+}
+
 /// One site the caller belongs to.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Membership {

@@ -8,11 +8,15 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Quer
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::model::{MemberResponse, Membership};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::model::{ListedMember, MemberResponse, Membership};
 use crate::audit::{self, Action};
 use crate::auth::Role;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::site_rows::{self, SiteRow};
+use crate::state::identity_provider::ProviderUser;
 use crate::state::AppState;
 
 impl SiteRow for site_member::Model {
@@ -65,7 +69,7 @@ pub async fn memberships_of(state: &AppState, idp_user_id: &str) -> ApiResult<Ve
         .collect())
 }
 
-pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MemberResponse>> {
+pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<ListedMember>> {
     state.site_state(site_id).await?;
     let members = site_member::Entity::find()
         .filter(site_member::Column::SiteId.eq(site_id))
@@ -73,7 +77,40 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<MemberRespon
         .order_by_asc(site_member::Column::Id)
         .all(&state.db)
         .await?;
-    Ok(members.iter().map(MemberResponse::from).collect())
+    let ids: Vec<String> = members.iter().map(|m| m.idp_user_id.clone()).collect();
+    let mut profiles: HashMap<String, ProviderUser> =
+        provider_profiles(state, &ids).await.into_iter().map(|user| (user.id.clone(), user)).collect();
+    Ok(members
+        .iter()
+        .map(|m| {
+            let profile = profiles.remove(&m.idp_user_id);
+            let (name, email, image_url) = profile.map_or((None, None, None), |p| (p.name, p.email, p.image_url));
+            ListedMember { member: MemberResponse::from(m), name, email, image_url }
+        })
+        .collect())
+}
+
+/// How long the member list waits for the identity provider's profiles.
+const PROFILE_WAIT: Duration = Duration::from_secs(3);
+
+/// The provider's profiles of `ids`, asked in one request per hundred; none
+/// without a provider API, or when it fails or is slow: names are a
+/// courtesy, the membership list must not depend on another service.
+async fn provider_profiles(state: &AppState, ids: &[String]) -> Vec<ProviderUser> {
+    let Some(provider) = state.idp.as_ref().filter(|_| !ids.is_empty()) else {
+        return Vec::new();
+    };
+    match tokio::time::timeout(PROFILE_WAIT, provider.users_by_id(ids)).await {
+        Ok(Ok(users)) => users,
+        Ok(Err(e)) => {
+            tracing::warn!(code = e.code().as_str(), "member profiles unavailable from the identity provider");
+            Vec::new()
+        }
+        Err(_) => {
+            tracing::warn!("member profiles: the identity provider did not answer within {PROFILE_WAIT:?}");
+            Vec::new()
+        }
+    }
 }
 
 /// Adds a member with any role but owner (a site has one, changed by a transfer).

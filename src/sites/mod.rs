@@ -25,7 +25,7 @@ pub fn routes(r: &mut Routes) {
         routes => [list_sites, create_site, list_deleted_sites, get_site_by_slug],
         reset => [reset_content],
         routes => [restore_site, site_context],
-        onboarding => [get_site_onboarding, complete_onboarding_step],
+        onboarding => [get_site_onboarding, complete_onboarding_step, get_origin_onboarding, complete_origin_onboarding_step],
         routes => [get_site, update_site, delete_site],
         settings => [get_settings, update_settings],
         locales => [list_site_locales, add_site_locale, update_site_locale, delete_site_locale, set_default_site_locale],

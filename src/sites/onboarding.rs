@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::service::onboarding as service;
-use super::service::onboarding::OnboardingProgress;
+use super::service::onboarding::{Checklist, OnboardingProgress};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
@@ -46,7 +46,7 @@ pub async fn get_site_onboarding(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::Read).await?;
     let user = principal.user().map(|u| u.idp_user_id.as_str());
-    Ok(HttpResponse::Ok().json(service::progress(&state.db, site_id, user).await?))
+    Ok(HttpResponse::Ok().json(service::progress(&state.db, Checklist::Plinth, site_id, user).await?))
 }
 
 /// Complete an onboarding step
@@ -75,8 +75,61 @@ pub async fn complete_onboarding_step(
     let (site_id, step_key) = path.into_inner();
     let user = principal.require_user(ErrorCode::OnboardingRequiresIdp)?.idp_user_id.clone();
     principal.require(&state, site_id, Capability::CreateContent).await?;
-    service::ensure_known_step(&step_key)?;
+    Checklist::Plinth.ensure_known_step(&step_key)?;
     let named = parse_optional_body(&body)?.step_key;
-    let progress = service::complete_step(&state.db, now, site_id, &user, &step_key, named.as_deref()).await?;
+    let progress =
+        service::complete_step(&state.db, Checklist::Plinth, now, site_id, &user, &step_key, named.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(progress))
+}
+
+/// The step the origin service's admin completes.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct CompleteOriginStep {
+    /// One of create_site, edit_first_post, preview_site, publish_first_post, customize_settings, invite_team,
+    /// setup_workflow.
+    pub step_key: String,
+}
+
+/// Show a site's onboarding progress (the origin service's checklist)
+///
+/// The origin service's admin checklist at its path: five steps, seven once the site has two members or more
+/// (`invite_team`, `setup_workflow`). The signed-in user's progress; for an API key, the site's combined progress.
+/// Read role or higher on the site.
+#[utoipa::path(get, path = "/sites/{site_id}/onboarding-progress", tag = "Sites",
+    params(("site_id" = Uuid, Path)),
+    responses((status = 200, body = OnboardingProgress)))]
+pub async fn get_origin_onboarding(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::Read).await?;
+    let user = principal.user().map(|u| u.idp_user_id.as_str());
+    Ok(HttpResponse::Ok().json(service::progress(&state.db, Checklist::Origin, site_id, user).await?))
+}
+
+/// Complete a step of the origin service's checklist
+///
+/// Marks one step completed for the signed-in user; repeating it changes nothing. Read role or higher on the site,
+/// as the origin has it; JWT only (an API key gets 400 ONBOARDING_REQUIRES_IDP). An unknown step is 404 NOT_FOUND.
+#[utoipa::path(put, path = "/sites/{site_id}/onboarding-progress", tag = "Sites",
+    params(("site_id" = Uuid, Path)),
+    request_body = CompleteOriginStep,
+    responses((status = 200, body = OnboardingProgress)),
+    security(("bearer" = [])))]
+pub async fn complete_origin_onboarding_step(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: crate::body::Json<CompleteOriginStep>,
+) -> ApiResult<HttpResponse> {
+    let now = state.clock.now();
+    let site_id = site_id.into_inner();
+    let user = principal.require_user(ErrorCode::OnboardingRequiresIdp)?.idp_user_id.clone();
+    principal.require(&state, site_id, Capability::Read).await?;
+    let step_key = body.into_inner().step_key;
+    Checklist::Origin.ensure_known_step(&step_key)?;
+    let progress = service::complete_step(&state.db, Checklist::Origin, now, site_id, &user, &step_key, None).await?;
     Ok(HttpResponse::Ok().json(progress))
 }

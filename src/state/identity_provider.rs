@@ -15,6 +15,8 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 const API_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest answer read (a page of users is a few hundred KiB).
 const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+/// Ids asked of the provider at once (Clerk's largest page).
+pub const USERS_PER_LOOKUP: usize = 100;
 
 /// A user as the provider describes it; timestamps in epoch seconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +36,9 @@ pub trait IdentityProvider: Send + Sync {
     /// A page of users and the total count.
     fn list_users(&self, limit: u64, offset: u64) -> BoxFuture<'_, ApiResult<(Vec<ProviderUser>, u64)>>;
     fn get_user<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ApiResult<ProviderUser>>;
+    /// The users among `ids` the provider knows, in one request per
+    /// [`USERS_PER_LOOKUP`] ids; ids a provider could not have issued are skipped.
+    fn users_by_id<'a>(&'a self, ids: &'a [String]) -> BoxFuture<'a, ApiResult<Vec<ProviderUser>>>;
     fn set_role<'a>(&'a self, id: &'a str, role: &'a str) -> BoxFuture<'a, ApiResult<ProviderUser>>;
     /// Deleting a user the provider no longer knows succeeds.
     fn delete_user<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ApiResult<()>>;
@@ -171,6 +176,29 @@ impl IdentityProvider for ClerkCompatible {
         Box::pin(async move {
             let found = self.send(reqwest::Method::GET, &format!("/users/{id}"), None).await?;
             parse_user(found.ok_or_else(|| not_found(id))?)
+        })
+    }
+
+    fn users_by_id<'a>(&'a self, ids: &'a [String]) -> BoxFuture<'a, ApiResult<Vec<ProviderUser>>> {
+        Box::pin(async move {
+            // Only ids made of what `check_identifier` allows go into the query
+            // string, so none needs escaping.
+            let askable: Vec<&str> = ids.iter().map(String::as_str).filter(|id| check_identifier(id).is_ok()).collect();
+            let mut found = Vec::with_capacity(askable.len());
+            for chunk in askable.chunks(USERS_PER_LOOKUP) {
+                let filter: String = chunk.iter().map(|id| format!("&user_id={id}")).collect();
+                let page = self
+                    .send(reqwest::Method::GET, &format!("/users?limit={}{filter}", chunk.len()), None)
+                    .await?
+                    .ok_or_else(|| failed("the identity provider has no user list".into()))?;
+                let users = page
+                    .as_array()
+                    .ok_or_else(|| failed("the identity provider's user list is not an array".into()))?;
+                for user in users {
+                    found.push(parse_user(user.clone())?);
+                }
+            }
+            Ok(found)
         })
     }
 

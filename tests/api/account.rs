@@ -316,3 +316,85 @@ async fn account_endpoints_refuse_bad_bodies_and_api_keys_with_their_codes() {
     let res = app.bearer(Method::POST, "/admin/users/mallory/suspend", &root, suspend).await;
     assert_problem(res, 400, "BAD_REQUEST").await;
 }
+
+#[actix_web::test]
+async fn the_origin_admin_keeps_help_onboarding_and_its_checklist_at_its_paths() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob) = (user_token("alice"), user_token("bob"));
+
+    // Help state: PATCH with `tour_completed` (both ways), POST …/reset.
+    for body in [json!({"dismiss_hotspot": "dashboard_site_selector"}), json!({"tour_completed": true})] {
+        assert_eq!(app.bearer(Method::PATCH, "/auth/help-state", &alice, Some(body)).await.status(), 200);
+    }
+    let read: Value = app.bearer(Method::GET, "/auth/help-state", &alice, None).await.json().await.unwrap();
+    assert_eq!(
+        (read["tour_completed"].as_bool(), read["hotspots_seen"].clone()),
+        (Some(true), json!(["dashboard_site_selector"]))
+    );
+    let res = app.bearer(Method::PATCH, "/auth/help-state", &alice, Some(json!({"tour_completed": false}))).await;
+    assert_eq!(res.json::<Value>().await.unwrap()["tour_completed"], false, "the origin can take the tour again");
+    let res = app.bearer(Method::POST, "/auth/help-state/reset", &alice, None).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        res.json::<Value>().await.unwrap(),
+        json!({"tour_completed": false, "hotspots_seen": [], "field_help_seen": []})
+    );
+
+    // Onboarding survey: PUT /auth/onboarding.
+    let res = app
+        .bearer(Method::PUT, "/auth/onboarding", &alice, Some(json!({"user_type": "solo", "intents": ["portfolio"]})))
+        .await;
+    assert_eq!(res.status(), 200);
+    let read: Value = app.bearer(Method::GET, "/auth/onboarding", &alice, None).await.json().await.unwrap();
+    assert_eq!((read["completed"].as_bool(), read["intents"].clone()), (Some(true), json!(["portfolio"])));
+    let key = app.create_key("Master", None).await;
+    let res = app.put("/auth/onboarding", &key, json!({"user_type": "solo", "intents": []})).await;
+    assert_problem(res, 400, "ONBOARDING_REQUIRES_IDP").await;
+
+    // The origin's checklist: five steps for one member, its own keys, kept
+    // apart from Plinth's checklist.
+    let site_id = create_site_as(&app, &alice, "origin-onboard").await;
+    let path = format!("/sites/{site_id}/onboarding-progress");
+    let read: Value = app.bearer(Method::GET, &path, &alice, None).await.json().await.unwrap();
+    assert_eq!(read, json!({"completed_steps": [], "total_steps": 5, "completed_count": 0, "progress_percent": 0}));
+    let res = app.bearer(Method::PUT, &path, &alice, Some(json!({"step_key": "edit_first_post"}))).await;
+    assert_eq!(res.status(), 200);
+    let done: Value = res.json().await.unwrap();
+    assert_eq!((done["completed_count"].as_u64(), done["progress_percent"].as_u64()), (Some(1), Some(20)));
+    assert_eq!(done["completed_steps"][0]["step_key"], "edit_first_post");
+    let again: Value = app
+        .bearer(Method::PUT, &path, &alice, Some(json!({"step_key": "edit_first_post"})))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again, done, "repeating a step changes nothing");
+    let plinth: Value =
+        app.bearer(Method::GET, &format!("/sites/{site_id}/onboarding"), &alice, None).await.json().await.unwrap();
+    assert_eq!(plinth["completed_count"], 0, "the spec's checklist counts its own steps");
+    assert_problem(
+        app.bearer(Method::PUT, &path, &alice, Some(json!({"step_key": "configure_site"}))).await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+    assert_problem(app.bearer(Method::PUT, &path, &alice, Some(json!({}))).await, 422, "VALIDATION_ERROR").await;
+
+    // A team shows seven steps; a read member ticks off their own; strangers
+    // and API keys cannot.
+    let invite = json!({"idp_user_id": "bob", "role": "read"});
+    let res = app.bearer(Method::POST, &format!("/sites/{site_id}/members"), &alice, Some(invite)).await;
+    assert_eq!(res.status(), 201);
+    let res = app.bearer(Method::PUT, &path, &bob, Some(json!({"step_key": "invite_team"}))).await;
+    assert_eq!(res.status(), 200);
+    let bobs: Value = res.json().await.unwrap();
+    assert_eq!((bobs["total_steps"].as_u64(), bobs["completed_count"].as_u64()), (Some(7), Some(1)));
+    let alices: Value = app.bearer(Method::GET, &path, &alice, None).await.json().await.unwrap();
+    assert_eq!((alices["total_steps"].as_u64(), alices["completed_count"].as_u64()), (Some(7), Some(1)));
+    assert_eq!(alices["completed_steps"][0]["step_key"], "edit_first_post");
+    let stranger = user_token("mallory");
+    assert_problem(app.bearer(Method::GET, &path, &stranger, None).await, 403, "AUTH_SITE_ACCESS_DENIED").await;
+    let res = app.put(&path, &key, json!({"step_key": "preview_site"})).await;
+    assert_problem(res, 400, "ONBOARDING_REQUIRES_IDP").await;
+}

@@ -61,17 +61,23 @@ fn authorized(req: &HttpRequest) -> bool {
     req.headers().get("authorization").and_then(|v| v.to_str().ok()) == Some(&format!("Bearer {SECRET}"))
 }
 
-async fn list(
-    req: HttpRequest,
-    users: Users,
-    query: web::Query<std::collections::HashMap<String, String>>,
-) -> HttpResponse {
+/// Clerk's `GET /users`: `limit`, `offset`, and `user_id` once per id to keep.
+async fn list(req: HttpRequest, users: Users, query: web::Query<Vec<(String, String)>>) -> HttpResponse {
     if !authorized(&req) {
         return HttpResponse::Unauthorized().finish();
     }
-    let limit: usize = query.get("limit").and_then(|v| v.parse().ok()).unwrap_or(10);
-    let offset: usize = query.get("offset").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let page: Vec<Value> = users.lock().unwrap().iter().skip(offset).take(limit).cloned().collect();
+    let number = |name: &str| query.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok());
+    let (limit, offset): (usize, usize) = (number("limit").unwrap_or(10), number("offset").unwrap_or(0));
+    let wanted: Vec<&str> = query.iter().filter(|(k, _)| k == "user_id").map(|(_, v)| v.as_str()).collect();
+    let page: Vec<Value> = users
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| wanted.is_empty() || wanted.contains(&u["id"].as_str().unwrap_or_default()))
+        .skip(offset)
+        .take(limit)
+        .cloned()
+        .collect();
     HttpResponse::Ok().json(page)
 }
 
@@ -195,4 +201,39 @@ async fn provider_failures_and_missing_configuration_have_their_codes() {
     let wrong_secret = app_with_provider(&jwks, &provider, "sk_wrong").await;
     let res = wrong_secret.get("/idp/users", &wrong_secret.admin_key).await;
     assert_problem(res, 500, "IDP_API_FAILED").await;
+}
+
+#[actix_web::test]
+async fn the_member_list_shows_each_members_name_email_and_picture_from_the_provider() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let provider = FakeProvider::start(vec![
+        clerk_user("user_a", "Ada", 1_700_000_000_000),
+        clerk_user("user_b", "Bob", 1_700_000_100_000),
+    ]);
+    let app = app_with_provider(&jwks, &provider, SECRET).await;
+    let site = app.create_site_id("profiles").await;
+    add_member(&app, &site, "user_a", "admin").await;
+    add_member(&app, &site, "user_gone", "read").await;
+    let res = app.bearer(Method::GET, &format!("/sites/{site}/members"), &user_token("user_a"), None).await;
+    assert_eq!(res.status(), 200);
+    let members: Value = res.json().await.unwrap();
+    let by_user = |id: &str| members.as_array().unwrap().iter().find(|m| m["idp_user_id"] == id).cloned().unwrap();
+    let ada = by_user("user_a");
+    assert_eq!(
+        (ada["name"].as_str(), ada["email"].as_str(), ada["image_url"].as_str(), ada["role"].as_str()),
+        (Some("Ada Tester"), Some("user_a@example.org"), Some("https://img.example/user_a.png"), Some("admin"))
+    );
+    let gone = by_user("user_gone");
+    assert!(gone["name"].is_null() && gone["email"].is_null() && gone["image_url"].is_null(), "{gone}");
+    assert!(gone["id"].is_string() && gone["site_id"] == site.as_str(), "the membership itself is unchanged: {gone}");
+
+    // A provider refusing the secret leaves the names out, never the list.
+    let refused = app_with_provider(&jwks, &provider, "sk_wrong").await;
+    let site = refused.create_site_id("profiles-refused").await;
+    add_member(&refused, &site, "user_a", "admin").await;
+    let res = refused.get(&format!("/sites/{site}/members"), &refused.admin_key).await;
+    assert_eq!(res.status(), 200);
+    let members: Value = res.json().await.unwrap();
+    assert_eq!(members[0]["idp_user_id"], "user_a");
+    assert!(members[0]["name"].is_null(), "{members}");
 }

@@ -43,6 +43,7 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ("GET /sites/{site_id}/events", "/sites/{site}/events", None),
             ("GET /sites/{site_id}/feed.rss", "/sites/{site}/feed.rss", None),
             ("GET /sites/{site_id}/onboarding", "/sites/{site}/onboarding", None),
+            ("GET /sites/{site_id}/onboarding-progress", "/sites/{site}/onboarding-progress", None),
             ("POST /sites/{site_id}/export", "/sites/{site}/export", None),
             ("GET /sites/{site_id}/export/{job_id}", "/sites/{site}/export/{export_job}", None),
             (
@@ -107,11 +108,18 @@ pub fn more_rows(rows: &mut Vec<Row>) {
     push_refused(
         rows,
         users_only,
-        &[(
-            "POST /sites/{site_id}/onboarding/{step}",
-            "/sites/{site}/onboarding/configure_site",
-            Some(r#"{"step_key": "configure_site"}"#),
-        )],
+        &[
+            (
+                "POST /sites/{site_id}/onboarding/{step}",
+                "/sites/{site}/onboarding/configure_site",
+                Some(r#"{"step_key": "configure_site"}"#),
+            ),
+            (
+                "PUT /sites/{site_id}/onboarding-progress",
+                "/sites/{site}/onboarding-progress",
+                Some(r#"{"step_key": "edit_first_post"}"#),
+            ),
+        ],
     );
     forms(rows);
     // Another user's notification: keys cannot use notifications at all, and a
