@@ -43,6 +43,7 @@ pub mod media_variant;
 pub mod nav_item;
 pub mod nav_menu;
 pub mod notification;
+pub mod page_section_key;
 pub mod redirect;
 pub mod server_secret;
 pub mod site;

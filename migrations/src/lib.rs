@@ -39,6 +39,7 @@ mod m20261127_000032_api_key_requests;
 mod m20261128_000033_social_link_alt_text;
 mod m20261128_000034_localization_subtitle_status;
 mod m20261128_000035_navigation_origin_fields;
+mod m20261129_000036_page_section_keys;
 mod m20261129_000037_search_index_without_pending_list;
 
 pub struct Migrator;
@@ -82,6 +83,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000033_social_link_alt_text::Migration),
             Box::new(m20261128_000034_localization_subtitle_status::Migration),
             Box::new(m20261128_000035_navigation_origin_fields::Migration),
+            Box::new(m20261129_000036_page_section_keys::Migration),
             Box::new(m20261129_000037_search_index_without_pending_list::Migration),
         ]
     }

@@ -105,6 +105,10 @@ async fn copy_item(
         };
         let now = state.clock.now();
         let new_id = Uuid::new_v4();
+        // The copy's sections are its own: new ids, keys of its own.
+        let mut fields = fields;
+        super::page_sections::renew_ids(&mut fields, |text| Some(text.locale_id));
+        let section_keys = Some(super::page_sections::keys(new_id, &fields));
         let mut row: content::ActiveModel = source.clone().into();
         row.id = Set(new_id);
         row.slug = Set(slug.clone());
@@ -119,6 +123,7 @@ async fn copy_item(
         row.updated_at = Set(now);
         let row = row.reset_all();
         row.insert(&txn).await?;
+        super::page_sections::replace_keys(&txn, new_id, section_keys).await?;
         let draft = Draft {
             site_ids: rel.site_ids.clone(),
             slug,

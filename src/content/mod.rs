@@ -18,6 +18,7 @@ pub mod localizations;
 pub mod model;
 pub mod moves;
 mod page_parent;
+pub mod page_sections;
 pub mod queries;
 pub mod read;
 mod relations;

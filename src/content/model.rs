@@ -558,20 +558,6 @@ pub struct ProjectLink {
     pub url: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct PageSection {
-    /// What kind of section (free text; empty when omitted).
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    pub section_type: String,
-    /// The section's title; empty when omitted.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    pub title: String,
-    /// The section's text; empty when omitted.
-    #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    pub body: String,
-    /// A media file shown with the section; null for none.
-    pub cover_image_id: Option<Uuid>,
-}
-
 pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
 pub use super::localization_model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
+pub use super::page_sections::{PageSection, SectionLocalization};

@@ -178,7 +178,10 @@ pub fn kind_data(
         fields.insert(name.to_string(), value);
     };
     if let Some(sections) = &input.sections {
-        put("sections", json!(sections));
+        match super::page_sections::normalize(sections, current) {
+            Ok(sections) => put("sections", json!(sections)),
+            Err(mut refused) => errors.append(&mut refused),
+        }
     }
     if let Some(entry_type) = input.entry_type {
         put("entry_type", json!(entry_type));

@@ -15,8 +15,8 @@ use super::draft::{route_taken_error, slug_taken_error, store_relations, Draft, 
 use super::events::{change_events, commit_with_events, created_events, events_for};
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
-use super::relations;
 use super::slug::{available_slug, slugify};
+use super::{page_sections, relations};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
@@ -281,7 +281,7 @@ pub(crate) async fn insert(
     checked: CheckedNew,
     is_sample: bool,
 ) -> ApiResult<Inserted> {
-    let CheckedNew { body, kind_fields: (fields, subtype), title, explicit_slug, route, status, now } = checked;
+    let CheckedNew { body, kind_fields: (mut fields, subtype), title, explicit_slug, route, status, now } = checked;
     let title_for_notice = title.clone();
     validate::taxonomy(txn, &body.site_ids, &body.category_ids, body.primary_category_id, &body.tag_ids).await?;
     if let Some(parent) = body.parent_page_id {
@@ -317,6 +317,8 @@ pub(crate) async fn insert(
         _ => None,
     };
     let id = Uuid::new_v4();
+    let section_keys =
+        page_sections::prepare(txn, kind, body.sections.is_some(), &body.site_ids, id, &mut fields).await?;
     let model = content::ActiveModel {
         id: Set(id),
         kind: Set(kind.as_str().to_string()),
@@ -343,6 +345,7 @@ pub(crate) async fn insert(
     }
     .insert(txn)
     .await?;
+    page_sections::replace_keys(txn, id, section_keys).await?;
     let draft = Draft {
         site_ids: body.site_ids,
         slug,
@@ -388,6 +391,32 @@ pub async fn update(
 ) -> ApiResult<ContentResponse> {
     // Checks read through the pool: before the write transaction (see `check_new`).
     let current = load_live(&state.db, kind, id).await?;
+    update_from(state, principal, kind, current, body).await
+}
+
+/// The item as stored, once the caller may edit it (before a family's own
+/// rules): what a change of part of an item starts from for [`update_from`].
+pub async fn editable(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    id: Uuid,
+) -> ApiResult<content::Model> {
+    let (current, _, role) = checked_item(state, principal, kind, id).await?;
+    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    require_may_edit(role, is_own, current.status, kind)?;
+    Ok(current)
+}
+
+/// [`update`] from `current` as read: CONFLICT when it changed since.
+pub async fn update_from(
+    state: &AppState,
+    principal: &Principal,
+    kind: ContentKind,
+    current: content::Model,
+    body: UpdateContent,
+) -> ApiResult<ContentResponse> {
+    let id = current.id;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     let mut new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
     new_sites.sort(); // as stored, so an unchanged set compares equal
@@ -485,10 +514,13 @@ pub async fn update(
     if let Some(featured) = body.is_featured {
         row.is_featured = Set(featured);
     }
+    let mut fields = fields;
+    let section_keys = page_sections::prepare(&txn, kind, body.sections.is_some(), &new_sites, id, &mut fields).await?;
     row.fields = Set(fields);
     row.subtype = Set(subtype);
     row.updated_at = Set(now);
     row.update(&txn).await?;
+    page_sections::replace_keys(&txn, id, section_keys).await?;
     // A new primary category alone also rewrites the category rows.
     let categories_changed = body.category_ids.is_some() || body.primary_category_id.is_some();
     let draft = Draft {

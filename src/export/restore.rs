@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use plinth_entities::{
     content, content_category, content_localization, content_site, content_tag, locale, media_file, media_metadata,
-    media_site, media_variant, nav_item, nav_menu, site, site_locale, site_member, site_setting, term,
-    term_localization,
+    media_site, media_variant, nav_item, nav_menu, page_section_key, site, site_locale, site_member, site_setting,
+    term, term_localization,
 };
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -23,6 +23,7 @@ use uuid::Uuid;
 use super::format::{Content, Header, Media, Menu, Taxonomy, Term};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Role;
+use crate::content::page_sections;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
@@ -78,6 +79,7 @@ struct Batch {
     tags: Vec<content_tag::ActiveModel>,
     menus: Vec<nav_menu::ActiveModel>,
     items: Vec<nav_item::ActiveModel>,
+    section_keys: Vec<page_section_key::ActiveModel>,
     rows: usize,
 }
 
@@ -103,6 +105,7 @@ async fn write_batch(txn: &impl ConnectionTrait, b: Batch) -> Result<(), DbErr> 
     insert_all(txn, b.terms).await?;
     insert_all(txn, b.term_texts).await?;
     insert_all(txn, b.contents).await?;
+    insert_all(txn, b.section_keys).await?;
     insert_all(txn, b.placements).await?;
     insert_all(txn, b.content_texts).await?;
     insert_all(txn, b.categories).await?;
@@ -297,6 +300,10 @@ impl<'a> Writer<'a> {
         let Some(id) = self.ids.get(item.content.id) else { return Ok(()) };
         let mut fields = item.content.fields.clone();
         self.ids.remap_json(&mut fields);
+        // A page's sections get ids of their own here, their texts this
+        // site's locales (by code; a text in a locale the site lacks is left out).
+        page_sections::renew_ids(&mut fields, |text| text.locale.as_deref().and_then(|code| self.locale(code)));
+        self.batch.section_keys.extend(page_sections::keys(id, &fields));
         let kind = item.content.kind.clone();
         let row = content::Model {
             id,

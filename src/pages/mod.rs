@@ -1,5 +1,9 @@
 //! Page endpoints: the content engine's shared endpoints for the `page` kind
-//! (documented from the blog ones), plus lookup by route.
+//! (documented from the blog ones), lookup by route, and a page's sections one
+//! by one (`sections`).
+
+mod section_model;
+mod sections;
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
@@ -17,7 +21,9 @@ use crate::state::AppState;
 const PAGE: ContentKind = ContentKind::Page;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [get_page_by_route]);
+    crate::mount!(r, self => [get_page_by_route], sections => [list_page_sections, create_page_section,
+        update_page_section, delete_page_section, reorder_page_sections, list_section_localizations,
+        list_page_section_localizations, upsert_section_localization, delete_section_localization]);
     http::kind_routes(r, PAGE, "pages");
 }
 

@@ -46,6 +46,7 @@ mod navigation;
 mod notifications;
 mod origin_blogs;
 mod origin_navigation;
+mod origin_page_sections;
 mod origin_pages;
 mod outbound;
 mod pages;

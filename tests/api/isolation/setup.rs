@@ -139,6 +139,14 @@ pub async fn site_b(app: &TestApp, receiver_url: &str) -> SiteB {
         .await;
         b.values.insert(loc_name(name), loc["id"].as_str().unwrap().to_string());
     }
+    let section = post(
+        app,
+        &format!("/pages/{}/sections", b.get("page")),
+        json!({"section_type": "Hero", "localizations": [{"locale_id": b.get("de"), "title": "Bravo hero"}]}),
+    )
+    .await;
+    b.set("section", &section["id"]);
+    b.set("section_loc", &section["localizations"][0]["id"]);
     // A change in the blog's history, for the audit routes.
     ok(app, Method::PUT, &format!("/blogs/{}", b.get("blog")), Some(json!({"excerpt": "Bravo excerpt two"}))).await;
     let history = get(app, &format!("/audit/history/blog/{}", b.get("blog"))).await;

@@ -110,6 +110,28 @@ fn content_rows(rows: &mut Vec<Row>) {
     rows.push(row("GET /skills/by-slug/{slug}", "/skills/by-slug/{skill_slug}", None));
     rows.push(row("GET /sites/{site_id}/pages/by-route", "/sites/{site}/pages/by-route?route=/bravo-page", None));
     rows.push(row("POST /legal/{id}/versions", "/legal/{legal}/versions", None));
+    // A page's sections one by one (the origin admin's paths).
+    for (op, call, body) in [
+        ("GET /pages/{id}/sections", "/pages/{page}/sections", None),
+        ("POST /pages/{id}/sections", "/pages/{page}/sections", Some(r#"{"section_type": "Cta"}"#)),
+        (
+            "POST /pages/{id}/sections/reorder",
+            "/pages/{page}/sections/reorder",
+            Some(r#"{"items": [{"id": "{section}", "display_order": 3}]}"#),
+        ),
+        ("GET /pages/{id}/sections/localizations", "/pages/{page}/sections/localizations", None),
+        ("PUT /pages/sections/{id}", "/pages/sections/{section}", Some(r#"{"section_type": "Cta"}"#)),
+        ("DELETE /pages/sections/{id}", "/pages/sections/{section}", None),
+        ("GET /pages/sections/{id}/localizations", "/pages/sections/{section}/localizations", None),
+        (
+            "PUT /pages/sections/{id}/localizations",
+            "/pages/sections/{section}/localizations",
+            Some(r#"{"locale_id": "{de}", "title": "Alpha"}"#),
+        ),
+        ("DELETE /pages/sections/localizations/{id}", "/pages/sections/localizations/{section_loc}", None),
+    ] {
+        rows.push(row(op, call, body));
+    }
     for (op, call, body) in [
         ("GET /sites/{site_id}/blogs/featured", "/sites/{site}/blogs/featured", None),
         ("DELETE /sites/{site_id}/blogs/samples", "/sites/{site}/blogs/samples", None),

@@ -1,0 +1,299 @@
+//! A page's sections one by one, at the origin service's admin's paths
+//! (`/pages/{id}/sections`, `/pages/sections/{id}`, their localizations and
+//! reorder). Each change is a change of the page's `sections` through the
+//! content engine's one update: the same role rules as `PUT /pages/{id}`
+//! (checked first), the audit entry, `page.updated` and the cache drop; a page
+//! changed since it was read is 409 CONFLICT, never overwritten.
+
+use std::collections::HashSet;
+
+use actix_web::{web, HttpResponse};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::section_model::{
+    ReorderSections, SectionLocalizationResponse, SectionResponse, UpdateSection, UpsertSectionLocalization,
+};
+use crate::auth::Principal;
+use crate::content::model::{PageSection, SectionLocalization, UpdateContent};
+use crate::content::page_sections::{self, MAX_DISPLAY_ORDER};
+use crate::content::{read, write, ContentKind};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::state::AppState;
+
+const PAGE: ContentKind = ContentKind::Page;
+
+/// The page's sections, in order, for a caller who may read it.
+async fn readable(state: &AppState, principal: &Principal, page_id: Uuid) -> ApiResult<Vec<PageSection>> {
+    let page = read::get(state, principal, PAGE, page_id).await?;
+    Ok(page_sections::stored(&Value::Object(page.kind_fields)))
+}
+
+/// Changes a page's sections with `change` (given them as stored, after the
+/// caller is known to be allowed to edit the page) and stores the result
+/// through the page's update; answers `change`'s value and the sections as
+/// stored.
+async fn change_sections<T>(
+    state: &AppState,
+    principal: &Principal,
+    page_id: Uuid,
+    change: impl FnOnce(&mut Vec<PageSection>) -> ApiResult<T>,
+) -> ApiResult<(T, Vec<PageSection>)> {
+    let page = write::editable(state, principal, PAGE, page_id).await?;
+    let mut sections = page_sections::stored(&page.fields);
+    let answer = change(&mut sections)?;
+    let body = UpdateContent { sections: Some(sections), ..UpdateContent::default() };
+    let updated = write::update_from(state, principal, PAGE, page, body).await?;
+    Ok((answer, page_sections::stored(&Value::Object(updated.kind_fields))))
+}
+
+/// The page and section of a section id; 404 for an unknown one or a
+/// localization's id.
+async fn section_page(state: &AppState, section_id: Uuid) -> ApiResult<Uuid> {
+    match page_sections::find_key(&state.db, section_id).await? {
+        Some(key) if key.section_id == section_id => Ok(key.page_id),
+        _ => Err(ApiError::not_found("page section", section_id)),
+    }
+}
+
+fn respond(page_id: Uuid, section: PageSection) -> SectionResponse {
+    SectionResponse { page_id, section }
+}
+
+fn find(sections: &[PageSection], id: Uuid) -> ApiResult<PageSection> {
+    sections.iter().find(|s| s.id == Some(id)).cloned().ok_or_else(|| ApiError::not_found("page section", id))
+}
+
+/// List a page's sections
+///
+/// In `display_order`. Read role or higher on one of the page's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
+#[utoipa::path(get, path = "/pages/{id}/sections", tag = "Pages", params(("id" = Uuid, Path, description = "The page")),
+    responses((status = 200, body = Vec<SectionResponse>)))]
+pub async fn list_page_sections(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let page_id = id.into_inner();
+    let sections = readable(&state, &principal, page_id).await?;
+    Ok(HttpResponse::Ok().json(sections.into_iter().map(|s| respond(page_id, s)).collect::<Vec<_>>()))
+}
+
+/// Add a section to a page
+///
+/// Who may edit the page (as `PUT /pages/{id}`). Every field is optional; without `display_order` the section goes
+/// last. Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE, VALIDATION_ERROR (over 100 sections, lengths, settings),
+/// CONFLICT.
+#[utoipa::path(post, path = "/pages/{id}/sections", tag = "Pages", params(("id" = Uuid, Path, description = "The page")),
+    request_body = PageSection, responses((status = 201, body = SectionResponse)))]
+pub async fn create_page_section(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<PageSection>,
+) -> ApiResult<HttpResponse> {
+    let page_id = id.into_inner();
+    let mut section = body.into_inner();
+    let (before, sections) = change_sections(&state, &principal, page_id, |sections| {
+        let last = sections.iter().filter_map(|s| s.display_order).max();
+        section.display_order =
+            section.display_order.or(Some(last.map_or(0, |order| (order + 1).min(MAX_DISPLAY_ORDER))));
+        // The new section's id, and its texts', are the server's.
+        section.id = None;
+        section.localizations.iter_mut().for_each(|text| text.id = None);
+        let before: HashSet<Uuid> = sections.iter().filter_map(|s| s.id).collect();
+        sections.push(section);
+        Ok(before)
+    })
+    .await?;
+    let created = sections.into_iter().find(|s| s.id.is_some_and(|id| !before.contains(&id)));
+    let created = created.ok_or_else(|| ApiError::internal("the new section was not stored"))?;
+    Ok(HttpResponse::Created().json(respond(page_id, created)))
+}
+
+/// Change a page section
+///
+/// Who may edit the page. Only the fields sent change. Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE,
+/// VALIDATION_ERROR, CONFLICT.
+#[utoipa::path(put, path = "/pages/sections/{id}", tag = "Pages", params(("id" = Uuid, Path, description = "The section")),
+    request_body = UpdateSection, responses((status = 200, body = SectionResponse)))]
+pub async fn update_page_section(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<UpdateSection>,
+) -> ApiResult<HttpResponse> {
+    let section_id = id.into_inner();
+    let page_id = section_page(&state, section_id).await?;
+    let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
+        let section = sections.iter_mut().find(|s| s.id == Some(section_id));
+        body.into_inner().apply(section.ok_or_else(|| ApiError::not_found("page section", section_id))?);
+        Ok(())
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(respond(page_id, find(&sections, section_id)?)))
+}
+
+/// Delete a page section
+///
+/// Who may edit the page. The section and its localizations are gone (the page's earlier states stay in its audit
+/// history). Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE, CONFLICT.
+#[utoipa::path(delete, path = "/pages/sections/{id}", tag = "Pages", params(("id" = Uuid, Path, description = "The section")),
+    responses((status = 204, description = "Deleted")))]
+pub async fn delete_page_section(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let section_id = id.into_inner();
+    let page_id = section_page(&state, section_id).await?;
+    change_sections(&state, &principal, page_id, |sections| {
+        let before = sections.len();
+        sections.retain(|s| s.id != Some(section_id));
+        if sections.len() == before {
+            return Err(ApiError::not_found("page section", section_id));
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Reorder a page's sections
+///
+/// Who may edit the page. All or nothing: a section not on the page is 404 and nothing moves; more than 1,000 items,
+/// one named twice or a position outside 0-9999 is 422. Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE,
+/// VALIDATION_ERROR, CONFLICT.
+#[utoipa::path(post, path = "/pages/{id}/sections/reorder", tag = "Pages",
+    params(("id" = Uuid, Path, description = "The page")), request_body = ReorderSections,
+    responses((status = 204, description = "Reordered")))]
+pub async fn reorder_page_sections(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<ReorderSections>,
+) -> ApiResult<HttpResponse> {
+    let page_id = id.into_inner();
+    let items = body.into_inner().items;
+    change_sections(&state, &principal, page_id, |sections| {
+        crate::values::reorder_ids(items.iter().map(|item| item.id))?;
+        if let Some(index) = items.iter().position(|item| !(0..=MAX_DISPLAY_ORDER).contains(&item.display_order)) {
+            return Err(ApiError::validation(vec![FieldError::new(
+                format!("items[{index}].display_order"),
+                ErrorCode::ValidationOutOfRange,
+                format!("must be 0 to {MAX_DISPLAY_ORDER}"),
+            )]));
+        }
+        for item in &items {
+            let section = sections.iter_mut().find(|s| s.id == Some(item.id));
+            section.ok_or_else(|| ApiError::not_found("page section", item.id))?.display_order =
+                Some(item.display_order);
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+fn texts_of(section: &PageSection) -> impl Iterator<Item = SectionLocalizationResponse> + '_ {
+    let section_id = section.id.unwrap_or_default();
+    section
+        .localizations
+        .iter()
+        .map(move |text| SectionLocalizationResponse { page_section_id: section_id, text: text.clone() })
+}
+
+/// List a section's localizations
+///
+/// Read role or higher on one of the page's sites. Errors: ENTITY_NOT_FOUND.
+#[utoipa::path(get, path = "/pages/sections/{id}/localizations", tag = "Pages",
+    params(("id" = Uuid, Path, description = "The section")),
+    responses((status = 200, body = Vec<SectionLocalizationResponse>)))]
+pub async fn list_section_localizations(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let section_id = id.into_inner();
+    let page_id = section_page(&state, section_id).await?;
+    let section = find(&readable(&state, &principal, page_id).await?, section_id)?;
+    Ok(HttpResponse::Ok().json(texts_of(&section).collect::<Vec<_>>()))
+}
+
+/// List the localizations of every section of a page
+///
+/// In section order. Read role or higher on one of the page's sites. Errors: ENTITY_NOT_FOUND.
+#[utoipa::path(get, path = "/pages/{id}/sections/localizations", tag = "Pages",
+    params(("id" = Uuid, Path, description = "The page")),
+    responses((status = 200, body = Vec<SectionLocalizationResponse>)))]
+pub async fn list_page_section_localizations(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let sections = readable(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(sections.iter().flat_map(texts_of).collect::<Vec<_>>()))
+}
+
+/// Set a section's text in one locale
+///
+/// Who may edit the page. Replaces the section's text in `locale_id` (fields not sent become null), or adds it.
+/// Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE, VALIDATION_ERROR (a locale not of the page's sites, lengths),
+/// CONFLICT.
+#[utoipa::path(put, path = "/pages/sections/{id}/localizations", tag = "Pages",
+    params(("id" = Uuid, Path, description = "The section")), request_body = UpsertSectionLocalization,
+    responses((status = 200, body = SectionLocalizationResponse)))]
+pub async fn upsert_section_localization(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+    body: crate::body::Json<UpsertSectionLocalization>,
+) -> ApiResult<HttpResponse> {
+    let section_id = id.into_inner();
+    let page_id = section_page(&state, section_id).await?;
+    let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
+    let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
+        let section = sections.iter_mut().find(|s| s.id == Some(section_id));
+        let section = section.ok_or_else(|| ApiError::not_found("page section", section_id))?;
+        let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
+        match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {
+            Some(existing) => *existing = SectionLocalization { id: existing.id, ..replaced },
+            None => section.localizations.push(replaced),
+        }
+        Ok(())
+    })
+    .await?;
+    let section = find(&sections, section_id)?;
+    let stored = texts_of(&section).find(|t| t.text.locale_id == locale_id);
+    stored.map(|t| HttpResponse::Ok().json(t)).ok_or_else(|| ApiError::internal("the section's text was not stored"))
+}
+
+/// Delete a section's text in one locale
+///
+/// Who may edit the page. Errors: ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE, CONFLICT.
+#[utoipa::path(delete, path = "/pages/sections/localizations/{id}", tag = "Pages",
+    params(("id" = Uuid, Path, description = "The section localization")),
+    responses((status = 204, description = "Deleted")))]
+pub async fn delete_section_localization(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let text_id = id.into_inner();
+    let key = page_sections::find_key(&state.db, text_id).await?;
+    let Some(key) = key.filter(|k| k.section_id != text_id) else {
+        return Err(ApiError::not_found("section localization", text_id));
+    };
+    change_sections(&state, &principal, key.page_id, |sections| {
+        let section = sections.iter_mut().find(|s| s.id == Some(key.section_id));
+        let texts = &mut section.ok_or_else(|| ApiError::not_found("section localization", text_id))?.localizations;
+        let before = texts.len();
+        texts.retain(|t| t.id != Some(text_id));
+        if texts.len() == before {
+            return Err(ApiError::not_found("section localization", text_id));
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
