@@ -3,9 +3,9 @@
 
 use crate::routes::Routes;
 use crate::{
-    account, analytics, api_keys, audit_api, blogs, documents, environments, export, folders, forms, idp, legal,
-    locales, media, members, moderation, navigation, notifications, pages, portfolio, public_files, redirects, sites,
-    social_links, system, taxonomy, trash, webhooks,
+    account, analytics, api_keys, audit_api, blogs, content_templates, documents, environments, export, folders, forms,
+    idp, legal, locales, media, members, moderation, navigation, notifications, pages, portfolio, public_files,
+    redirects, sites, social_links, system, taxonomy, trash, webhooks,
 };
 
 /// Every route of the API, relative to `/api/v1`. Literal paths of one family
@@ -32,6 +32,7 @@ fn mount_every_family(mut r: Routes) -> Routes {
         portfolio::routes,
         legal::routes,
         redirects::routes,
+        content_templates::routes,
         social_links::routes,
         media::routes,
         folders::routes,

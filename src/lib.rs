@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod content;
+pub mod content_templates;
 pub mod cors;
 pub mod db;
 pub mod documents;

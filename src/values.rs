@@ -236,6 +236,19 @@ pub fn optional_line(field: &str, raw: Option<&str>, max: usize) -> Result<Optio
     }
 }
 
+/// `column` contains `term` in any letter case: LIKE on both backends, over
+/// the lowercased column, the term's wildcards escaped (`%` is a character).
+/// A scan of the rows the query's other conditions leave, for lists whose
+/// other conditions bound them (one site's files or templates).
+pub fn contains_any_case(
+    column: impl Into<sea_orm::sea_query::SimpleExpr>,
+    term: &str,
+) -> sea_orm::sea_query::SimpleExpr {
+    use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
+    let pattern = format!("%{}%", term.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    Expr::expr(Func::lower(column.into())).like(LikeExpr::new(pattern).escape('\\'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@ pub mod content_listing;
 pub mod content_localization;
 pub mod content_site;
 pub mod content_tag;
+pub mod content_template;
 pub mod document;
 pub mod document_localization;
 pub mod environment;

@@ -113,3 +113,27 @@ fn give_ids(fields: &mut serde_json::Value) -> Vec<(uuid::Uuid, uuid::Uuid)> {
     }
     keys
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::give_ids;
+
+    #[test]
+    fn stored_sections_get_ids_positions_and_a_key_each() {
+        let mut fields = json!({"route": "/x", "sections": [
+            {"section_type": "hero", "title": "Hi"},
+            {"section_type": "faq", "display_order": 7, "localizations": [{"locale_id": "00000000-0000-0000-0000-000000000001"}]}
+        ]});
+        let keys = give_ids(&mut fields);
+        assert_eq!(keys.len(), 3, "two sections and one text");
+        let sections = fields["sections"].as_array().unwrap();
+        assert_eq!(sections[0]["display_order"], 0);
+        assert_eq!(sections[1]["display_order"], 7, "a stored position stays");
+        let section_id = sections[1]["id"].as_str().unwrap();
+        let text_id = sections[1]["localizations"][0]["id"].as_str().unwrap();
+        assert!(keys.iter().any(|(id, section)| id.to_string() == text_id && section.to_string() == section_id));
+        assert!(give_ids(&mut json!({"route": "/y"})).is_empty(), "a page without sections has no keys");
+    }
+}

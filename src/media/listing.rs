@@ -10,7 +10,7 @@
 //! it reads the files it passes over until the page is full.
 
 use plinth_entities::{media_file, media_listing, media_metadata, media_site};
-use sea_orm::sea_query::{Condition, Expr, Func, LikeExpr, Query, SimpleExpr};
+use sea_orm::sea_query::{Condition, Expr, Query, SimpleExpr};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
     QueryTrait, Select,
@@ -20,6 +20,7 @@ use uuid::Uuid;
 use crate::error::ApiResult;
 use crate::literal_paging::all_with_literal_paging;
 use crate::pagination::{Page, Paginated};
+use crate::values::contains_any_case;
 
 /// Which of a site's files a list takes.
 #[derive(Clone, Debug, Default)]
@@ -40,16 +41,10 @@ fn literal(condition: &'static str) -> SimpleExpr {
     Expr::cust(condition)
 }
 
-/// `%term%` for LIKE, its wildcards escaped.
-fn contains(term: &str) -> String {
-    format!("%{}%", term.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
-}
-
 /// Files whose names or metadata contain `term`, as a condition on the file
 /// named by `file_id` (probed by primary key for each row walked).
 fn matches(term: &str, file_id: SimpleExpr) -> SimpleExpr {
-    let pattern = contains(term);
-    let like = |col: Expr| Expr::expr(Func::lower(col)).like(LikeExpr::new(pattern.clone()).escape('\\'));
+    let like = |col: Expr| contains_any_case(col, term);
     let in_metadata = Query::select()
         .expr(Expr::val(1))
         .from(media_metadata::Entity)

@@ -28,6 +28,7 @@ mod bearer_cache;
 mod blogs;
 mod cli;
 mod conformance;
+mod content_templates;
 mod cors;
 mod crash;
 mod deep_pages;

@@ -244,6 +244,8 @@ async fn navigation(app: &TestApp, b: &mut SiteB, site: &str) {
     )
     .await;
     b.set("redirect", &redirect["id"]);
+    let template = post(app, &format!("/sites/{site}/content-templates"), json!({"name": "Bravo template"})).await;
+    b.set("template", &template["id"]);
     let link = post(
         app,
         &format!("/sites/{site}/social-links"),
