@@ -19,7 +19,8 @@ use crate::state::AppState;
 use crate::values::required_line;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [my_memberships, list_members, add_member, transfer_ownership, update_member, remove_member]);
+    crate::mount!(r, self => [my_memberships, list_members, add_member, transfer_ownership, transfer_ownership_at_site,
+        update_member, update_member_role, remove_member]);
 }
 
 /// Admin and owner roles are given and taken only by an owner.
@@ -122,14 +123,42 @@ pub async fn update_member(
     path: web::Path<(Uuid, Uuid)>,
     body: crate::body::Json<UpdateMember>,
 ) -> ApiResult<HttpResponse> {
+    change_member_role(&state, &principal, path.into_inner(), body.into_inner()).await
+}
+
+/// Change a member's role (the origin service's path)
+///
+/// `PUT /sites/{site_id}/members/{id}` at the path the origin service's admin uses: the same body, answer and errors.
+#[utoipa::path(
+    put,
+    path = "/sites/{site_id}/members/{id}/role",
+    tag = "Members",
+    params(("site_id" = Uuid, Path), ("id" = Uuid, Path)),
+    request_body = UpdateMember,
+    responses((status = 200, body = MemberResponse))
+)]
+pub async fn update_member_role(
+    state: web::Data<AppState>,
+    principal: Principal,
+    path: web::Path<(Uuid, Uuid)>,
+    body: crate::body::Json<UpdateMember>,
+) -> ApiResult<HttpResponse> {
+    change_member_role(&state, &principal, path.into_inner(), body.into_inner()).await
+}
+
+async fn change_member_role(
+    state: &AppState,
+    principal: &Principal,
+    (site_id, id): (Uuid, Uuid),
+    body: UpdateMember,
+) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let (site_id, id) = path.into_inner();
-    let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let current = service::find_member(&state, site_id, id).await?;
-    let role = body.into_inner().role;
+    let caller = principal.require(state, site_id, Capability::AdministerSite).await?;
+    let current = service::find_member(state, site_id, id).await?;
+    let role = body.role;
     require_owner_for(role, caller)?;
     require_owner_for(service::role_of(&current), caller)?;
-    let updated = service::change_role(&state, &principal.actor_id(), now, current, role).await?;
+    let updated = service::change_role(state, &principal.actor_id(), now, current, role).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -187,10 +216,40 @@ pub async fn transfer_ownership(
     site_id: web::Path<Uuid>,
     body: crate::body::Json<TransferOwnership>,
 ) -> ApiResult<HttpResponse> {
-    let site_id = site_id.into_inner();
-    principal.require(&state, site_id, Capability::OwnSite).await?;
+    hand_over(&state, &principal, site_id.into_inner(), body.into_inner()).await
+}
+
+/// Transfer a site's ownership (the origin service's path)
+///
+/// `POST /sites/{site_id}/members/transfer-ownership` at the path the origin service's admin uses (its body names the
+/// new owner `new_owner_clerk_user_id`): the same answer and errors.
+#[utoipa::path(
+    post,
+    path = "/sites/{site_id}/transfer-ownership",
+    tag = "Members",
+    params(("site_id" = Uuid, Path)),
+    request_body = TransferOwnership,
+    responses(
+        (status = 200, body = Vec<MemberResponse>, description = "The new owner and the previous one (now admin)")
+    )
+)]
+pub async fn transfer_ownership_at_site(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    body: crate::body::Json<TransferOwnership>,
+) -> ApiResult<HttpResponse> {
+    hand_over(&state, &principal, site_id.into_inner(), body.into_inner()).await
+}
+
+async fn hand_over(
+    state: &AppState,
+    principal: &Principal,
+    site_id: Uuid,
+    body: TransferOwnership,
+) -> ApiResult<HttpResponse> {
+    principal.require(state, site_id, Capability::OwnSite).await?;
     let now = state.clock.now();
-    let target = body.into_inner().idp_user_id;
-    let changed = service::transfer_ownership(&state, &principal.actor_id(), now, site_id, &target).await?;
+    let changed = service::transfer_ownership(state, &principal.actor_id(), now, site_id, &body.idp_user_id).await?;
     Ok(HttpResponse::Ok().json(changed))
 }

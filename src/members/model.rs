@@ -84,7 +84,8 @@ pub struct UpdateMember {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct TransferOwnership {
     /// A member of the site who becomes its owner; the current owner becomes an admin.
-    #[serde(alias = "new_owner_idp_user_id")]
+    /// Also accepted as `new_owner_idp_user_id`, and as `new_owner_clerk_user_id` (the origin admin's name).
+    #[serde(alias = "new_owner_idp_user_id", alias = "new_owner_clerk_user_id")]
     pub idp_user_id: String,
 }
 

@@ -186,3 +186,32 @@ async fn a_deleted_site_is_restorable_for_thirty_days_with_its_content() {
     )
     .await;
 }
+
+#[actix_web::test]
+async fn the_origin_admin_changes_roles_and_hands_over_a_site_at_its_paths() {
+    let jwks = JwksServer::start(vec![jwk("jwk_a.json")]);
+    let app = app_with_idp(&jwks, &[]).await;
+    let (alice, bob) = (user_token("alice"), user_token("bob"));
+    let site_id = &create_site_as(&app, &alice, "origin-team").await;
+    let members = format!("/sites/{site_id}/members");
+    let res = app.bearer(Method::POST, &members, &alice, Some(json!({"idp_user_id": "bob", "role": "author"}))).await;
+    let bob_member: Value = res.json().await.unwrap();
+    let bob_id = bob_member["id"].as_str().unwrap();
+
+    // UpdateMemberRoleRequest at /members/{id}/role: the same rules as the spec's path.
+    let role_path = format!("{members}/{bob_id}/role");
+    let res = app.bearer(Method::PUT, &role_path, &alice, Some(json!({"role": "Editor"}))).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["role"], "editor");
+    let res = app.bearer(Method::PUT, &role_path, &bob, Some(json!({"role": "admin"}))).await;
+    assert_problem(res, 403, "AUTH_INSUFFICIENT_ROLE").await;
+
+    // TransferOwnershipRequest names the new owner `new_owner_clerk_user_id`.
+    let transfer = format!("/sites/{site_id}/transfer-ownership");
+    let res = app.bearer(Method::POST, &transfer, &alice, Some(json!({"new_owner_clerk_user_id": "bob"}))).await;
+    assert_eq!(res.status(), 200);
+    let listed: Vec<Value> = app.bearer(Method::GET, &members, &bob, None).await.json().await.unwrap();
+    let roles: Vec<(&str, &str)> =
+        listed.iter().map(|m| (m["idp_user_id"].as_str().unwrap(), m["role"].as_str().unwrap())).collect();
+    assert_eq!(roles, [("alice", "admin"), ("bob", "owner")]);
+}

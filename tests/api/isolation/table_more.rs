@@ -38,6 +38,16 @@ pub fn more_rows(rows: &mut Vec<Row>) {
                 Some(r#"{"idp_user_id": "alpha-member"}"#),
             ),
             ("PUT /sites/{site_id}/members/{id}", "/sites/{site}/members/{member}", Some(r#"{"role": "admin"}"#)),
+            (
+                "PUT /sites/{site_id}/members/{id}/role",
+                "/sites/{site}/members/{member}/role",
+                Some(r#"{"role": "admin"}"#),
+            ),
+            (
+                "POST /sites/{site_id}/transfer-ownership",
+                "/sites/{site}/transfer-ownership",
+                Some(r#"{"new_owner_clerk_user_id": "alpha-member"}"#),
+            ),
             ("DELETE /sites/{site_id}/members/{id}", "/sites/{site}/members/{member}", None),
             ("GET /sites/{site_id}/audit", "/sites/{site}/audit", None),
             ("GET /sites/{site_id}/events", "/sites/{site}/events", None),
