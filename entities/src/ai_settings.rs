@@ -18,6 +18,9 @@ pub struct Model {
     pub temperature: Option<f64>,
     pub max_tokens: Option<i32>,
     pub timeout_secs: i32,
+    /// The site's own instructions per content-assist action (`seo`,
+    /// `excerpt`, …): a JSON object of strings; null for the defaults.
+    pub system_prompts: Option<Json>,
     /// Sum of the provider's `usage.total_tokens`.
     pub tokens_used: i64,
     /// Calls the provider answered.

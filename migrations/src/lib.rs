@@ -42,6 +42,7 @@ mod m20261128_000035_navigation_origin_fields;
 mod m20261129_000036_page_section_keys;
 mod m20261129_000037_search_index_without_pending_list;
 mod m20261129_000038_content_templates;
+mod m20261129_000039_ai_system_prompts;
 
 pub struct Migrator;
 
@@ -87,6 +88,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000036_page_section_keys::Migration),
             Box::new(m20261129_000037_search_index_without_pending_list::Migration),
             Box::new(m20261129_000038_content_templates::Migration),
+            Box::new(m20261129_000039_ai_system_prompts::Migration),
         ]
     }
 }

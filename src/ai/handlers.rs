@@ -15,7 +15,12 @@ use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
 
 /// The capability, then the module gate.
-async fn ai_site(state: &AppState, principal: &Principal, site_id: Uuid, capability: Capability) -> ApiResult<()> {
+pub(super) async fn ai_site(
+    state: &AppState,
+    principal: &Principal,
+    site_id: Uuid,
+    capability: Capability,
+) -> ApiResult<()> {
     principal.require(state, site_id, capability).await?;
     state.site_state(site_id).await?.settings.require_ai()
 }

@@ -21,6 +21,13 @@
 //! | `auto_tag` | the same | `{"tags": ["…"]}` | `{tags, saved_tags?}` |
 //! | `section_content` | `{section_type, section_context, locale?}`; types hero, text, features, faq, testimonials, call_to_action; context at least 20 characters | `{"content": {…}}` in the type's shape | `{section_type, content}` |
 //!
+//! The origin service's admin reaches the same settings and provider at its
+//! paths (`origin.rs`): `GET`/`PUT`/`DELETE …/ai/config` (its field names;
+//! the key shown as `********`), `POST …/ai/test` (`{success, message}`),
+//! `POST …/ai/models` (`GET {base_url}/models`) and `POST …/ai/generate`
+//! (content assist: `seo`, `excerpt`, `translate`, `draft_outline`,
+//! `draft_post`, each with the site's own instructions when it has some).
+//!
 //! Text inputs take at most 50,000 characters (422). Locales are codes of the
 //! global locale list. Calls: 5 s to connect, the site's `timeout_secs` (30
 //! by default, 1-120) in all, redirects refused, the base URL through the
@@ -32,8 +39,10 @@
 //! AI_RESPONSE_PARSE_FAILED.
 
 mod actions;
+mod assist;
 mod handlers;
 pub mod model;
+mod origin;
 pub mod provider;
 mod service;
 pub mod settings;
@@ -48,5 +57,6 @@ pub fn routes(r: &mut Routes) {
             get_ai_settings, update_ai_settings,
             ai_suggest, ai_translate, ai_alt_text, ai_auto_tag, ai_section_content,
         ],
+        origin => [get_ai_config, put_ai_config, delete_ai_config, test_ai_config, list_ai_models, ai_generate],
     );
 }

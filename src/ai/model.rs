@@ -38,6 +38,8 @@ pub struct AiSettingsResponse {
     pub timeout_secs: i32,
     /// What the site's calls cost so far.
     pub usage: AiUsage,
+    /// The site's own instructions per content-assist action; empty for the defaults.
+    pub system_prompts: BTreeMap<String, String>,
     /// When the settings last changed; null while there are none.
     pub updated_at: Option<DateTime<Utc>>,
 }
@@ -85,6 +87,10 @@ pub struct UpdateAiSettings {
     /// Seconds one call may take in all (connecting: 5 s at most); default 30.
     #[schema(minimum = 1, maximum = 120)]
     pub timeout_secs: Option<i32>,
+    /// The site's own instructions per content-assist action (`seo`, `excerpt`, `translate`, `draft_outline`,
+    /// `draft_post`), each at most 4,000 characters; replaces the stored ones (blank values and `{}` mean the
+    /// defaults). Omitted keeps them.
+    pub system_prompts: Option<BTreeMap<String, String>>,
 }
 
 /// A field `suggest` proposes values for.
@@ -253,4 +259,40 @@ pub struct SectionContentResponse {
     /// documentation), e.g. `{title, subtitle, cta_label}` for a hero.
     #[schema(value_type = Object)]
     pub content: Value,
+}
+
+/// What `generate` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AssistAction {
+    /// `meta_title` and `meta_description` for the content.
+    Seo,
+    /// An `excerpt` of the content.
+    Excerpt,
+    /// The post (`title`, `subtitle`, `excerpt`, `body`, meta fields) in `target_locale`.
+    Translate,
+    /// A `title`, `subtitle` and `outline` from a topic.
+    DraftOutline,
+    /// A `body`, `excerpt` and meta fields from a title and outline.
+    DraftPost,
+}
+
+impl AssistAction {
+    pub const ALL: [AssistAction; 5] = [
+        AssistAction::Seo,
+        AssistAction::Excerpt,
+        AssistAction::Translate,
+        AssistAction::DraftOutline,
+        AssistAction::DraftPost,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            AssistAction::Seo => "seo",
+            AssistAction::Excerpt => "excerpt",
+            AssistAction::Translate => "translate",
+            AssistAction::DraftOutline => "draft_outline",
+            AssistAction::DraftPost => "draft_post",
+        }
+    }
 }

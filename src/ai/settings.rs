@@ -3,6 +3,7 @@
 //! site's id bound as associated data), never shown or logged. Also the
 //! site's usage counters.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -15,7 +16,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, ExprTrait, QueryFilter
 use serde_json::json;
 use uuid::Uuid;
 
-use super::model::{AiSettingsResponse, AiUsage, UpdateAiSettings};
+use super::model::{AiSettingsResponse, AiUsage, AssistAction, UpdateAiSettings};
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::outbound::Refusal;
@@ -40,6 +41,8 @@ pub struct AiConfig {
     pub temperature: Option<f64>,
     pub max_tokens: Option<i32>,
     pub timeout: Duration,
+    /// The site's own instructions per content-assist action.
+    pub system_prompts: BTreeMap<String, String>,
 }
 
 impl AiConfig {
@@ -47,6 +50,38 @@ impl AiConfig {
     pub fn vision_model(&self) -> &str {
         self.vision_model.as_deref().unwrap_or(&self.model)
     }
+}
+
+/// The stored instructions per action (none when unreadable).
+fn system_prompts(row: &ai_settings::Model) -> BTreeMap<String, String> {
+    row.system_prompts.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()
+}
+
+/// The most characters of one action's instructions.
+const MAX_SYSTEM_PROMPT_CHARS: usize = 4000;
+
+/// `prompts` checked: actions content assist knows, at most
+/// [`MAX_SYSTEM_PROMPT_CHARS`] each; blank ones dropped. `None` when none is left.
+fn checked_prompts(prompts: BTreeMap<String, String>, errors: &mut Vec<FieldError>) -> Option<serde_json::Value> {
+    let known: Vec<&str> = AssistAction::ALL.iter().map(|a| a.key()).collect();
+    let mut kept = BTreeMap::new();
+    for (action, text) in prompts {
+        let field = format!("system_prompts.{action}");
+        let text = text.trim().to_string();
+        if !known.contains(&action.as_str()) {
+            errors.push(FieldError::new(
+                field,
+                ErrorCode::ValidationInvalidFormat,
+                format!("one of {}", known.join(", ")),
+            ));
+        } else if text.chars().count() > MAX_SYSTEM_PROMPT_CHARS {
+            let detail = format!("at most {MAX_SYSTEM_PROMPT_CHARS} characters");
+            errors.push(FieldError::new(field, ErrorCode::ValidationOutOfRange, detail));
+        } else if !text.is_empty() {
+            kept.insert(action, text);
+        }
+    }
+    (!kept.is_empty()).then(|| json!(kept))
 }
 
 pub async fn stored(state: &AppState, site_id: Uuid) -> ApiResult<Option<ai_settings::Model>> {
@@ -66,6 +101,7 @@ pub fn response(site_id: Uuid, row: Option<&ai_settings::Model>) -> AiSettingsRe
         max_tokens: row.and_then(|r| r.max_tokens),
         timeout_secs: row.map_or(DEFAULT_TIMEOUT_SECS, |r| r.timeout_secs),
         usage: row.map_or_else(AiUsage::default, |r| AiUsage { requests: r.requests, total_tokens: r.tokens_used }),
+        system_prompts: row.map(system_prompts).unwrap_or_default(),
         updated_at: row.map(|r| r.updated_at),
     }
 }
@@ -82,6 +118,7 @@ pub async fn config(state: &AppState, site_id: Uuid) -> ApiResult<AiConfig> {
         Some(sealed) => Some(open(&crate::secrets::get_or_create(state, KEY_SECRET).await?, sealed, site_id)?),
         None => None,
     };
+    let system_prompts = system_prompts(&row);
     Ok(AiConfig {
         site_id,
         base_url: row.base_url,
@@ -91,6 +128,7 @@ pub async fn config(state: &AppState, site_id: Uuid) -> ApiResult<AiConfig> {
         temperature: row.temperature,
         max_tokens: row.max_tokens,
         timeout: Duration::from_secs(row.timeout_secs.clamp(1, MAX_TIMEOUT_SECS) as u64),
+        system_prompts,
     })
 }
 
@@ -112,7 +150,7 @@ fn in_range<T: PartialOrd + std::fmt::Display>(field: &str, value: T, min: T, ma
 
 /// The API root, checked against the SSRF guard: a private address is
 /// AI_URL_SSRF, anything else wrong 422.
-async fn checked_base_url(state: &AppState, raw: &str) -> ApiResult<String> {
+pub(super) async fn checked_base_url(state: &AppState, raw: &str) -> ApiResult<String> {
     let url = match state.outbound.check(raw).await {
         Ok(url) => url,
         Err(Refusal::Private(why)) => return Err(ApiError::new(ErrorCode::AiUrlSsrf, why)),
@@ -167,6 +205,7 @@ pub async fn update(
     if let Some(t) = body.timeout_secs {
         in_range("timeout_secs", t, 1, MAX_TIMEOUT_SECS, &mut errors);
     }
+    let prompts = body.system_prompts.map(|p| checked_prompts(p, &mut errors));
     if current.is_none() {
         for (field, missing) in [("base_url", body.base_url.is_none()), ("model", body.model.is_none())] {
             if missing {
@@ -200,6 +239,7 @@ pub async fn update(
                 temperature: Set(None),
                 max_tokens: Set(None),
                 timeout_secs: Set(DEFAULT_TIMEOUT_SECS),
+                system_prompts: Set(None),
                 tokens_used: Set(0),
                 requests: Set(0),
                 ..Default::default()
@@ -230,22 +270,40 @@ pub async fn update(
     if let Some(v) = body.timeout_secs {
         row.timeout_secs = Set(v);
     }
+    if let Some(v) = prompts {
+        row.system_prompts = Set(v);
+    }
     row.updated_at = Set(now);
     audit::Write {
         db: &state.db,
         at: now,
         action,
-        entry: move |_: &ai_settings::Model| AuditEntry {
-            actor,
-            action,
-            entity_type: "ai_settings",
-            entity_id: site_id.to_string(),
-            site_id: Some(site_id),
-        },
+        entry: move |_: &ai_settings::Model| settings_entry(actor, action, site_id),
         before,
         after: None,
     }
     .run(row, |m| response(site_id, Some(m)), ApiError::from)
+    .await
+}
+
+fn settings_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
+    AuditEntry { actor, action, entity_type: "ai_settings", entity_id: site_id.to_string(), site_id: Some(site_id) }
+}
+
+/// Deletes the site's settings (key and counters with them), audited; 404
+/// ENTITY_NOT_FOUND when it has none.
+pub async fn remove(state: &AppState, actor: &str, site_id: Uuid) -> ApiResult<()> {
+    let current = stored(state, site_id).await?.ok_or_else(|| ApiError::not_found("ai_settings", site_id))?;
+    let before = json!(response(site_id, Some(&current)));
+    audit::Write {
+        db: &state.db,
+        at: state.clock.now(),
+        action: Action::Delete,
+        entry: move |_: &ai_settings::Model| settings_entry(actor, Action::Delete, site_id),
+        before,
+        after: None,
+    }
+    .remove(current)
     .await
 }
 

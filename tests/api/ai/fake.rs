@@ -1,7 +1,8 @@
 //! A real chat-completions provider on 127.0.0.1. `/v1` answers each action
 //! with canned JSON (the suggestion inside a ```json fence, as chatty models
 //! do), or with prose when the user's message says MALFORMED; `/broken/v1`
-//! answers 500, `/refusing/v1` 401, `/slow/v1` sleeps 3 s before answering.
+//! answers 500, `/refusing/v1` 401, `/slow/v1` sleeps 3 s before answering;
+//! `GET /v1/models` lists two models.
 //! Every request is recorded.
 
 use std::net::TcpListener;
@@ -50,6 +51,18 @@ fn answer(system: &str, user: &Value) -> String {
         json!({"alt_text": "A black cat asleep on a red sofa"})
     } else if system.contains(r#"{"tags""#) {
         json!({"tags": ["cat", "Cat", "sofa!", "black cat"]})
+    } else if system.contains(r#""outline""#) {
+        json!({"title": "Ten ways to model pages", "subtitle": "A field guide", "outline": ["Sites", "Pages", "Media"]})
+    } else if system.contains(r#"{"body": "…", "excerpt""#) {
+        json!({"body": "## Sites\n\nEvery site…", "excerpt": "How to model pages.", "meta_title": "Model pages"})
+    } else if system.contains(r#"{"title": "…", "subtitle": "…", "excerpt""#) {
+        json!({"title": "[de] title", "subtitle": "", "excerpt": "[de] excerpt", "body": "[de] body"})
+    } else if system.contains(r#"{"meta_title""#) {
+        json!({"meta_title": "Pages, modelled", "meta_description": "How editors model pages in Plinth."})
+    } else if system.contains(r#"{"excerpt""#) {
+        json!({"excerpt": "Plinth models pages for many sites."})
+    } else if system.contains(r#"{"ok""#) {
+        json!({"ok": true})
     } else if system.contains(r#"{"content""#) {
         json!({"content": {"title": "Welcome aboard", "subtitle": "Sail with us", "cta_label": "Book now"}})
     } else {
@@ -75,17 +88,20 @@ impl FakeProvider {
         let host_port = listener.local_addr().unwrap().to_string();
         let server = HttpServer::new(move || {
             let recorded = Arc::clone(&recorded);
-            App::new().default_service(web::to(move |req: HttpRequest, body: web::Json<Value>| {
+            App::new().default_service(web::to(move |req: HttpRequest, body: web::Bytes| {
                 let recorded = Arc::clone(&recorded);
                 async move {
                     let seen = Seen {
                         path: req.path().to_string(),
                         authorization: req.headers().get("authorization").map(|v| v.to_str().unwrap().to_string()),
-                        body: body.into_inner(),
+                        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
                     };
                     recorded.lock().unwrap().push(seen.clone());
                     match seen.path.as_str() {
                         "/v1/chat/completions" => completion(answer(seen.system(), seen.user())),
+                        "/v1/models" => HttpResponse::Ok().json(json!({"object": "list", "data": [
+                            {"id": "gpt-test-vision", "object": "model"}, {"id": "gpt-test", "object": "model"}
+                        ]})),
                         "/broken/v1/chat/completions" => HttpResponse::InternalServerError().body("upstream exploded"),
                         "/refusing/v1/chat/completions" => {
                             HttpResponse::Unauthorized().json(json!({"error": {"message": "bad key"}}))

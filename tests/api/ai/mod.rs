@@ -5,6 +5,7 @@
 mod actions;
 mod failures;
 mod fake;
+mod origin;
 mod saving;
 mod settings;
 

@@ -66,6 +66,20 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ("POST /sites/{site_id}/analytics/pageview", "/sites/{site}/analytics/pageview", Some(r#"{"path": "/"}"#)),
             ("GET /sites/{site_id}/analytics/report", "/sites/{site}/analytics/report", None),
             ("GET /sites/{site_id}/ai/settings", "/sites/{site}/ai/settings", None),
+            ("GET /sites/{site_id}/ai/config", "/sites/{site}/ai/config", None),
+            ("PUT /sites/{site_id}/ai/config", "/sites/{site}/ai/config", Some(r#"{"model": "alpha"}"#)),
+            ("DELETE /sites/{site_id}/ai/config", "/sites/{site}/ai/config", None),
+            ("POST /sites/{site_id}/ai/test", "/sites/{site}/ai/test", None),
+            (
+                "POST /sites/{site_id}/ai/models",
+                "/sites/{site}/ai/models",
+                Some(r#"{"base_url": "https://api.example.org/v1"}"#),
+            ),
+            (
+                "POST /sites/{site_id}/ai/generate",
+                "/sites/{site}/ai/generate",
+                Some(r#"{"action": "seo", "content": "Alpha"}"#),
+            ),
             ("PUT /sites/{site_id}/ai/settings", "/sites/{site}/ai/settings", Some(r#"{"model": "alpha"}"#)),
             (
                 "POST /sites/{site_id}/ai/alt_text",
