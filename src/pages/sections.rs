@@ -64,6 +64,21 @@ fn find(sections: &[PageSection], id: Uuid) -> ApiResult<PageSection> {
     sections.iter().find(|s| s.id == Some(id)).cloned().ok_or_else(|| ApiError::not_found("page section", id))
 }
 
+/// The section `id` of `sections`, to change; 404 when the page has none.
+fn section_mut(sections: &mut [PageSection], id: Uuid) -> ApiResult<&mut PageSection> {
+    sections.iter_mut().find(|s| s.id == Some(id)).ok_or_else(|| ApiError::not_found("page section", id))
+}
+
+/// Takes the entry `id` out of `list`; 404 (as a `what`) when it has none.
+fn remove_by_id<T>(list: &mut Vec<T>, id: Uuid, id_of: impl Fn(&T) -> Option<Uuid>, what: &str) -> ApiResult<()> {
+    let before = list.len();
+    list.retain(|entry| id_of(entry) != Some(id));
+    if list.len() == before {
+        return Err(ApiError::not_found(what, id));
+    }
+    Ok(())
+}
+
 /// List a page's sections
 ///
 /// In `display_order`. Read role or higher on one of the page's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
@@ -126,8 +141,7 @@ pub async fn update_page_section(
     let section_id = id.into_inner();
     let page_id = section_page(&state, section_id).await?;
     let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
-        let section = sections.iter_mut().find(|s| s.id == Some(section_id));
-        body.into_inner().apply(section.ok_or_else(|| ApiError::not_found("page section", section_id))?);
+        body.into_inner().apply(section_mut(sections, section_id)?);
         Ok(())
     })
     .await?;
@@ -148,12 +162,7 @@ pub async fn delete_page_section(
     let section_id = id.into_inner();
     let page_id = section_page(&state, section_id).await?;
     change_sections(&state, &principal, page_id, |sections| {
-        let before = sections.len();
-        sections.retain(|s| s.id != Some(section_id));
-        if sections.len() == before {
-            return Err(ApiError::not_found("page section", section_id));
-        }
-        Ok(())
+        remove_by_id(sections, section_id, |s| s.id, "page section")
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -185,9 +194,7 @@ pub async fn reorder_page_sections(
             )]));
         }
         for item in &items {
-            let section = sections.iter_mut().find(|s| s.id == Some(item.id));
-            section.ok_or_else(|| ApiError::not_found("page section", item.id))?.display_order =
-                Some(item.display_order);
+            section_mut(sections, item.id)?.display_order = Some(item.display_order);
         }
         Ok(())
     })
@@ -253,8 +260,7 @@ pub async fn upsert_section_localization(
     let page_id = section_page(&state, section_id).await?;
     let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
     let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
-        let section = sections.iter_mut().find(|s| s.id == Some(section_id));
-        let section = section.ok_or_else(|| ApiError::not_found("page section", section_id))?;
+        let section = section_mut(sections, section_id)?;
         let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
         match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {
             Some(existing) => *existing = SectionLocalization { id: existing.id, ..replaced },
@@ -285,14 +291,8 @@ pub async fn delete_section_localization(
         return Err(ApiError::not_found("section localization", text_id));
     };
     change_sections(&state, &principal, key.page_id, |sections| {
-        let section = sections.iter_mut().find(|s| s.id == Some(key.section_id));
-        let texts = &mut section.ok_or_else(|| ApiError::not_found("section localization", text_id))?.localizations;
-        let before = texts.len();
-        texts.retain(|t| t.id != Some(text_id));
-        if texts.len() == before {
-            return Err(ApiError::not_found("section localization", text_id));
-        }
-        Ok(())
+        let texts = &mut section_mut(sections, key.section_id)?.localizations;
+        remove_by_id(texts, text_id, |t| t.id, "section localization")
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())

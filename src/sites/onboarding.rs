@@ -43,10 +43,19 @@ pub async fn get_site_onboarding(
     principal: Principal,
     site_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let site_id = site_id.into_inner();
-    principal.require(&state, site_id, Capability::Read).await?;
+    progress_on(&state, &principal, site_id.into_inner(), Checklist::Plinth).await
+}
+
+/// The caller's progress on `checklist` (an API key's: the site's), for the read role.
+async fn progress_on(
+    state: &AppState,
+    principal: &Principal,
+    site_id: Uuid,
+    checklist: Checklist,
+) -> ApiResult<HttpResponse> {
+    principal.require(state, site_id, Capability::Read).await?;
     let user = principal.user().map(|u| u.idp_user_id.as_str());
-    Ok(HttpResponse::Ok().json(service::progress(&state.db, Checklist::Plinth, site_id, user).await?))
+    Ok(HttpResponse::Ok().json(service::progress(&state.db, checklist, site_id, user).await?))
 }
 
 /// Complete an onboarding step
@@ -103,10 +112,7 @@ pub async fn get_origin_onboarding(
     principal: Principal,
     site_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let site_id = site_id.into_inner();
-    principal.require(&state, site_id, Capability::Read).await?;
-    let user = principal.user().map(|u| u.idp_user_id.as_str());
-    Ok(HttpResponse::Ok().json(service::progress(&state.db, Checklist::Origin, site_id, user).await?))
+    progress_on(&state, &principal, site_id.into_inner(), Checklist::Origin).await
 }
 
 /// Complete a step of the origin service's checklist
