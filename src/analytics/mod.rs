@@ -18,7 +18,7 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [record_pageview, analytics_report, aggregate_analytics]);
+    crate::mount!(r, self => [record_pageview, analytics_report, analytics_page_report, aggregate_analytics]);
 }
 
 /// Record a page view
@@ -62,6 +62,25 @@ pub async fn analytics_report(
     service::require_enabled(&state, site_id).await?;
     crate::state::responses::depends_on_time();
     Ok(HttpResponse::Ok().json(service::report(&state, site_id, query.into_inner()).await?))
+}
+
+/// Report one path's traffic
+///
+/// Read role or higher on the site. The origin service's page detail: the path's views and unique visitors per day
+/// and the domains that sent them. Errors: ANALYTICS_NOT_ENABLED, VALIDATION_OUT_OF_RANGE.
+#[utoipa::path(get, path = "/sites/{site_id}/analytics/report/page", tag = "Analytics",
+    params(("site_id" = Uuid, Path), PageReportQuery), responses((status = 200, body = PageReport)))]
+pub async fn analytics_page_report(
+    state: web::Data<AppState>,
+    principal: Principal,
+    site_id: web::Path<Uuid>,
+    query: web::Query<PageReportQuery>,
+) -> ApiResult<HttpResponse> {
+    let site_id = site_id.into_inner();
+    principal.require(&state, site_id, Capability::Read).await?;
+    service::require_enabled(&state, site_id).await?;
+    crate::state::responses::depends_on_time();
+    Ok(HttpResponse::Ok().json(service::page_report(&state, site_id, query.into_inner()).await?))
 }
 
 /// Roll up a site's page views

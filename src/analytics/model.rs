@@ -65,6 +65,40 @@ pub struct AnalyticsReport {
     pub trend: Vec<DayViews>,
 }
 
+/// One path's traffic (the origin admin's page detail).
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageReportQuery {
+    /// The path, as pageviews report it: 1 to 2048 characters (trimmed).
+    #[param(min_length = 1, max_length = 2048)]
+    pub path: String,
+    /// 1 to 365 (default 30), ending today.
+    #[param(minimum = 1, maximum = 365)]
+    pub days: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct ReferrerViews {
+    /// The referring site's domain.
+    pub domain: String,
+    /// Views it sent to the path in the period.
+    pub views: u64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PageReport {
+    pub path: String,
+    /// Views of the path in the period.
+    pub total_views: u64,
+    /// The sum of each day's unique visitors of the path.
+    pub total_unique_visitors: u64,
+    /// Every day of the period, oldest first.
+    pub trend: Vec<DayViews>,
+    /// The domains that sent the most views (20 at most, most first), from the
+    /// pageviews still kept raw (90 days unless a rollup says otherwise).
+    pub referrers: Vec<ReferrerViews>,
+}
+
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AggregateQuery {

@@ -21,7 +21,10 @@ use sea_orm::{
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::model::{AggregateResult, AnalyticsReport, ContentViews, DayViews, PageviewInput, ReportQuery};
+use super::model::{
+    AggregateResult, AnalyticsReport, ContentViews, DayViews, PageReport, PageReportQuery, PageviewInput,
+    ReferrerViews, ReportQuery,
+};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
@@ -171,6 +174,7 @@ async fn raw_counts(
     site_id: Uuid,
     days: Option<&[String]>,
     from: &str,
+    path: Option<&str>,
 ) -> ApiResult<BTreeMap<(String, String), (u64, u64)>> {
     let base = || {
         let mut select = analytics_event::Entity::find()
@@ -180,6 +184,9 @@ async fn raw_counts(
             .filter(analytics_event::Column::Day.gte(from));
         if let Some(days) = days {
             select = select.filter(analytics_event::Column::Day.is_in(days.to_vec()));
+        }
+        if let Some(path) = path {
+            select = select.filter(analytics_event::Column::Path.eq(path));
         }
         select
     };
@@ -212,13 +219,109 @@ async fn raw_counts(
     Ok(counts)
 }
 
+fn check_days(days: u32, errors: &mut Vec<FieldError>) {
+    if !(1..=365).contains(&days) {
+        errors.push(FieldError::new("days", ErrorCode::ValidationOutOfRange, "must be 1 to 365"));
+    }
+}
+
+/// `(day, path) → (views, unique visitors)` of the period starting at `from`
+/// (of one path, or every path and `*`): rolled-up days from the rollups,
+/// the others from raw pageviews.
+async fn period_counts(
+    state: &AppState,
+    site_id: Uuid,
+    from: &str,
+    path: Option<&str>,
+) -> ApiResult<BTreeMap<(String, String), (u64, u64)>> {
+    let mut rolled = analytics_daily::Entity::find()
+        .filter(analytics_daily::Column::SiteId.eq(site_id))
+        .filter(analytics_daily::Column::Day.gte(from));
+    if let Some(path) = path {
+        rolled = rolled.filter(analytics_daily::Column::Path.eq(path));
+    }
+    let rolled: Vec<analytics_daily::Model> = rolled.all(&state.db).await?;
+    let rolled_days: HashSet<&str> = rolled.iter().map(|r| r.day.as_str()).collect();
+    let mut counts: BTreeMap<(String, String), (u64, u64)> = raw_counts(state, site_id, None, from, path)
+        .await?
+        .into_iter()
+        .filter(|((day, _), _)| !rolled_days.contains(day.as_str()))
+        .collect();
+    for r in &rolled {
+        counts.insert((r.day.clone(), r.path.clone()), (r.views as u64, r.unique_visitors as u64));
+    }
+    Ok(counts)
+}
+
+/// Every day of the `days` ending today, oldest first, from `by_day`.
+fn trend_of(today: DateTime<Utc>, days: u32, by_day: &HashMap<String, (u64, u64)>) -> Vec<DayViews> {
+    (0..i64::from(days))
+        .rev()
+        .map(|back| {
+            let date = day_of(today - Duration::days(back));
+            let (total_views, unique_visitors) = by_day.get(&date).copied().unwrap_or_default();
+            DayViews { date, total_views, unique_visitors }
+        })
+        .collect()
+}
+
+/// One path's views per day and its referring domains.
+pub async fn page_report(state: &AppState, site_id: Uuid, query: PageReportQuery) -> ApiResult<PageReport> {
+    let days = query.days.unwrap_or(30);
+    let path = query.path.trim().to_string();
+    let mut errors = Vec::new();
+    check_days(days, &mut errors);
+    if path.is_empty() || path.chars().count() > 2048 {
+        errors.push(FieldError::new("path", ErrorCode::ValidationOutOfRange, "must be 1 to 2048 characters"));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    flush_pageviews(state).await?;
+    let today = state.clock.now();
+    let from = day_of(today - Duration::days(i64::from(days) - 1));
+    let by_day: HashMap<String, (u64, u64)> = period_counts(state, site_id, &from, Some(&path))
+        .await?
+        .into_iter()
+        .filter(|((_, counted), _)| *counted == path)
+        .map(|((day, _), counts)| (day, counts))
+        .collect();
+    let trend = trend_of(today, days, &by_day);
+    let referrers: Vec<(String, i64)> = analytics_event::Entity::find()
+        .select_only()
+        .column(analytics_event::Column::ReferrerDomain)
+        .column_as(Expr::col(analytics_event::Column::Id).count(), "views")
+        .filter(analytics_event::Column::SiteId.eq(site_id))
+        .filter(analytics_event::Column::Day.gte(from))
+        .filter(analytics_event::Column::Path.eq(path.as_str()))
+        .filter(analytics_event::Column::ReferrerDomain.is_not_null())
+        .group_by(analytics_event::Column::ReferrerDomain)
+        .into_tuple()
+        .all(&state.db)
+        .await?;
+    let mut referrers: Vec<ReferrerViews> = referrers
+        .into_iter()
+        .map(|(domain, views)| ReferrerViews { domain, views: u64::try_from(views).unwrap_or(0) })
+        .collect();
+    referrers.sort_by(|a, b| b.views.cmp(&a.views).then_with(|| a.domain.cmp(&b.domain)));
+    referrers.truncate(MAX_REFERRERS);
+    Ok(PageReport {
+        path,
+        total_views: trend.iter().map(|d| d.total_views).sum(),
+        total_unique_visitors: trend.iter().map(|d| d.unique_visitors).sum(),
+        trend,
+        referrers,
+    })
+}
+
+/// Referring domains a page report lists.
+const MAX_REFERRERS: usize = 20;
+
 pub async fn report(state: &AppState, site_id: Uuid, query: ReportQuery) -> ApiResult<AnalyticsReport> {
     let days = query.days.unwrap_or(30);
     let top_n = query.top_n.unwrap_or(10);
     let mut errors = Vec::new();
-    if !(1..=365).contains(&days) {
-        errors.push(FieldError::new("days", ErrorCode::ValidationOutOfRange, "must be 1 to 365"));
-    }
+    check_days(days, &mut errors);
     if !(1..=50).contains(&top_n) {
         errors.push(FieldError::new("top_n", ErrorCode::ValidationOutOfRange, "must be 1 to 50"));
     }
@@ -228,21 +331,7 @@ pub async fn report(state: &AppState, site_id: Uuid, query: ReportQuery) -> ApiR
     flush_pageviews(state).await?;
     let today = state.clock.now();
     let from = day_of(today - Duration::days(i64::from(days) - 1));
-    // Rolled-up days come from the rollups, the others from raw pageviews.
-    let rolled: Vec<analytics_daily::Model> = analytics_daily::Entity::find()
-        .filter(analytics_daily::Column::SiteId.eq(site_id))
-        .filter(analytics_daily::Column::Day.gte(from.clone()))
-        .all(&state.db)
-        .await?;
-    let rolled_days: HashSet<&str> = rolled.iter().map(|r| r.day.as_str()).collect();
-    let mut counts: BTreeMap<(String, String), (u64, u64)> = raw_counts(state, site_id, None, &from)
-        .await?
-        .into_iter()
-        .filter(|((day, _), _)| !rolled_days.contains(day.as_str()))
-        .collect();
-    for r in &rolled {
-        counts.insert((r.day.clone(), r.path.clone()), (r.views as u64, r.unique_visitors as u64));
-    }
+    let counts = period_counts(state, site_id, &from, None).await?;
     let mut by_path: HashMap<String, (u64, u64)> = HashMap::new();
     let mut by_day: HashMap<String, (u64, u64)> = HashMap::new();
     for ((day, path), (views, uniques)) in counts {
@@ -256,14 +345,7 @@ pub async fn report(state: &AppState, site_id: Uuid, query: ReportQuery) -> ApiR
         .collect();
     top_content.sort_by(|a, b| b.total_views.cmp(&a.total_views).then_with(|| a.path.cmp(&b.path)));
     top_content.truncate(top_n as usize);
-    let trend: Vec<DayViews> = (0..i64::from(days))
-        .rev()
-        .map(|back| {
-            let date = day_of(today - Duration::days(back));
-            let (total_views, unique_visitors) = by_day.get(&date).copied().unwrap_or_default();
-            DayViews { date, total_views, unique_visitors }
-        })
-        .collect();
+    let trend = trend_of(today, days, &by_day);
     Ok(AnalyticsReport {
         total_views: trend.iter().map(|d| d.total_views).sum(),
         total_unique_visitors: trend.iter().map(|d| d.unique_visitors).sum(),
@@ -295,7 +377,8 @@ pub async fn aggregate(state: &AppState, site_id: Uuid, retention_days: u32) -> 
         .into_tuple()
         .all(&state.db)
         .await?;
-    let counts = if days.is_empty() { BTreeMap::new() } else { raw_counts(state, site_id, Some(&days), "").await? };
+    let counts =
+        if days.is_empty() { BTreeMap::new() } else { raw_counts(state, site_id, Some(&days), "", None).await? };
     let txn = crate::db::begin_write(&state.db).await?;
     let mut affected = 0u64;
     if !days.is_empty() {

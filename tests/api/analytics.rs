@@ -109,3 +109,36 @@ async fn pageviews_are_counted_without_keeping_anyone() {
     let foreign = app.create_key("Admin", Some(&other)).await;
     assert_eq!(app.get(&format!("/sites/{site}/analytics/report"), &foreign).await.status(), 403);
 }
+
+#[actix_web::test]
+async fn one_paths_report_has_its_days_visitors_and_referrers() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("page-stats").await;
+    let key = app.admin_key.clone();
+    app.put(&format!("/sites/{site}/settings"), &key, json!({"analytics_enabled": true})).await;
+    let reader = app.create_key("Read", Some(&site)).await;
+    for _ in 0..3 {
+        view(&app, &reader, &site, "/a", "Firefox", Some("https://www.search.example/?q=secret")).await;
+    }
+    view(&app, &reader, &site, "/a", "Chrome", Some("https://news.example/today")).await;
+    view(&app, &reader, &site, "/a", "Chrome", None).await;
+    view(&app, &reader, &site, "/b", "Firefox", Some("https://other.example/")).await;
+
+    let page = format!("/sites/{site}/analytics/report/page");
+    let res = app.get(&format!("{page}?path=/a&days=7"), &reader).await;
+    assert_eq!(res.status(), 200);
+    let report: Value = res.json().await.unwrap();
+    assert_eq!(report["path"], "/a");
+    assert_eq!((report["total_views"].as_u64(), report["total_unique_visitors"].as_u64()), (Some(5), Some(2)));
+    assert_eq!(
+        report["referrers"],
+        json!([{"domain": "search.example", "views": 3}, {"domain": "news.example", "views": 1}]),
+        "only this path's, most first"
+    );
+    let trend = report["trend"].as_array().unwrap();
+    assert_eq!((trend.len(), trend[6]["total_views"].as_u64()), (7, Some(5)));
+    let none: Value = app.get(&format!("{page}?path=/never"), &reader).await.json().await.unwrap();
+    assert_eq!((none["total_views"].as_u64(), none["trend"].as_array().map(Vec::len)), (Some(0), Some(30)));
+    assert_problem(app.get(&format!("{page}?path=/a&days=0"), &reader).await, 422, "VALIDATION_ERROR").await;
+    assert_eq!(app.get(&page, &reader).await.status().as_u16() / 100, 4, "a path is required");
+}

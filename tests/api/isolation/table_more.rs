@@ -65,6 +65,7 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ("POST /sites/{site_id}/analytics/aggregate", "/sites/{site}/analytics/aggregate", None),
             ("POST /sites/{site_id}/analytics/pageview", "/sites/{site}/analytics/pageview", Some(r#"{"path": "/"}"#)),
             ("GET /sites/{site_id}/analytics/report", "/sites/{site}/analytics/report", None),
+            ("GET /sites/{site_id}/analytics/report/page", "/sites/{site}/analytics/report/page?path=/", None),
             ("GET /sites/{site_id}/ai/settings", "/sites/{site}/ai/settings", None),
             ("GET /sites/{site_id}/ai/config", "/sites/{site}/ai/config", None),
             ("PUT /sites/{site_id}/ai/config", "/sites/{site}/ai/config", Some(r#"{"model": "alpha"}"#)),
