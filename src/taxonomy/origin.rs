@@ -157,7 +157,9 @@ async fn item_kind(state: &AppState, content_id: Uuid) -> ApiResult<ContentKind>
 
 /// Changes the item's categories with the one content write: who may edit
 /// the item, the categories' sites and the item's events are checked and
-/// sent there.
+/// sent there. The change is built on the item as read first: one that
+/// changed since (another category put on at the same time) is 409 CONFLICT,
+/// never overwritten.
 async fn change_categories(
     state: &AppState,
     principal: &Principal,
@@ -165,6 +167,8 @@ async fn change_categories(
     change: impl FnOnce(&mut Vec<Uuid>, &mut Option<Uuid>),
 ) -> ApiResult<()> {
     let kind = item_kind(state, content_id).await?;
+    let item = write::editable(state, principal, kind, content_id).await?;
+    // Read after the item: a change between the two reads fails as a conflict.
     let current = read::get(state, principal, kind, content_id).await?;
     let (mut categories, mut primary) = (current.category_ids.clone(), current.primary_category_id);
     change(&mut categories, &mut primary);
@@ -173,7 +177,7 @@ async fn change_categories(
         primary_category_id: Some(primary),
         ..UpdateContent::default()
     };
-    write::update(state, principal, kind, content_id, body).await?;
+    write::update_from(state, principal, kind, item, body).await?;
     Ok(())
 }
 
