@@ -47,8 +47,8 @@ async fn change_sections<T>(
     Ok((answer, page_sections::stored(&Value::Object(updated.kind_fields))))
 }
 
-/// The page and section of a section id; 404 for an unknown one or a
-/// localization's id.
+/// The page holding section `section_id`; 404 for an unknown id or a
+/// localization's.
 async fn section_page(state: &AppState, section_id: Uuid) -> ApiResult<Uuid> {
     match page_sections::find_key(&state.db, section_id).await? {
         Some(key) if key.section_id == section_id => Ok(key.page_id),
