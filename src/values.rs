@@ -183,15 +183,22 @@ pub fn required_text(field: &str, raw: &str, max: usize) -> Result<String, Field
     if trimmed.is_empty() {
         return Err(FieldError::new(field, ErrorCode::ValidationRequiredField, "must not be empty"));
     }
-    if trimmed.chars().count() > max {
+    bounded_text(field, trimmed, max)?;
+    Ok(trimmed.to_string())
+}
+
+/// Text that may be empty, of at most `max` characters, with no control
+/// character but TAB, LF and CR (see [`text`]): a section's body, a
+/// template's fields.
+pub fn bounded_text(field: &str, raw: &str, max: usize) -> Result<(), FieldError> {
+    if raw.chars().count() > max {
         return Err(FieldError::new(
             field,
             ErrorCode::ValidationOutOfRange,
             format!("must be at most {max} characters"),
         ));
     }
-    text(field, trimmed)?;
-    Ok(trimmed.to_string())
+    text(field, raw)
 }
 
 /// [`required_text`] for one line (titles, names, labels): no control character

@@ -175,9 +175,7 @@ pub fn normalize(given: &[PageSection], current: Option<&Value>) -> Result<Vec<P
 }
 
 fn check_length(field: &str, value: &str, max: usize, errors: &mut Vec<FieldError>) {
-    if value.chars().count() > max {
-        errors.push(FieldError::new(field, ErrorCode::ValidationOutOfRange, format!("at most {max} characters")));
-    } else if let Err(e) = crate::values::text(field, value) {
+    if let Err(e) = crate::values::bounded_text(field, value, max) {
         errors.push(e);
     }
 }

@@ -89,9 +89,7 @@ struct Checked {
 }
 
 fn limited(field: &str, value: String, max: usize, errors: &mut Vec<FieldError>) -> String {
-    if value.chars().count() > max {
-        errors.push(FieldError::new(field, ErrorCode::ValidationOutOfRange, format!("at most {max} characters")));
-    } else if let Err(e) = crate::values::text(field, &value) {
+    if let Err(e) = crate::values::bounded_text(field, &value, max) {
         errors.push(e);
     }
     value
