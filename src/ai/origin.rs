@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use actix_web::{web, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -20,7 +19,6 @@ use super::model::UpdateAiSettings;
 use super::{provider, service, settings};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
-use crate::outbound::{self, BodyEnd};
 use crate::state::AppState;
 
 /// A site's AI settings as the origin admin reads them.
@@ -209,9 +207,6 @@ pub async fn test_ai_config(
     Ok(HttpResponse::Ok().json(answer))
 }
 
-/// The largest model list read.
-const MAX_MODELS_BYTES: usize = 2 * 1024 * 1024;
-
 /// List a provider's models
 ///
 /// Admin role or higher on the site. `GET {base_url}/models` (OpenAI-compatible), through the SSRF guard, 10 s at
@@ -236,37 +231,7 @@ pub async fn list_ai_models(
             _ => None,
         },
     };
-    let timeout = std::time::Duration::from_secs(10);
-    let unavailable = |detail: String| ApiError::new(crate::error::ErrorCode::AiProviderUnavailable, detail);
-    let mut request = state
-        .outbound
-        .request(reqwest::Method::GET, &format!("{base_url}/models"))
-        .await
-        .map_err(|_| ApiError::new(crate::error::ErrorCode::AiUrlSsrf, "the AI provider's address is not allowed"))?
-        .timeout(timeout);
-    if let Some(key) = &api_key {
-        request = request.bearer_auth(key);
-    }
-    let answer =
-        request.send().await.map_err(|e| unavailable(format!("the AI provider {}", outbound::describe(&e))))?;
-    if !answer.status().is_success() {
-        return Err(unavailable(format!("the AI provider answered {}", answer.status().as_u16())));
-    }
-    let body = outbound::read_capped(answer, MAX_MODELS_BYTES, tokio::time::Instant::now() + timeout).await;
-    if !matches!(body.end, BodyEnd::Complete) {
-        return Err(unavailable("the AI provider's model list could not be read whole".into()));
-    }
-    let list: Value = serde_json::from_slice(&body.bytes).unwrap_or(Value::Null);
-    let mut models: Vec<String> = list["data"]
-        .as_array()
-        .ok_or_else(|| {
-            ApiError::new(crate::error::ErrorCode::AiResponseParseFailed, "the AI provider's model list has no data")
-        })?
-        .iter()
-        .filter_map(|m| m["id"].as_str().map(str::to_string))
-        .collect();
-    models.sort();
-    models.dedup();
+    let models = provider::models(&state, &base_url, api_key.as_deref()).await?;
     Ok(HttpResponse::Ok().json(ListModelsResponse { models }))
 }
 

@@ -1,4 +1,5 @@
-//! The one provider client: OpenAI-compatible chat completions.
+//! The one provider client: OpenAI-compatible chat completions (and the
+//! provider's model list, `GET {base_url}/models`).
 //!
 //! `POST {base_url}/chat/completions` with `{model, messages: [system, user],
 //! temperature?, max_tokens?, response_format: {type: "json_object"}}` and
@@ -138,6 +139,50 @@ pub async fn complete(
         .and_then(Value::as_str)
         .ok_or_else(|| parse_failed("has no choices[0].message.content"))?;
     json_object(content).ok_or_else(|| parse_failed("is not a JSON object"))
+}
+
+/// The largest model list read.
+const MAX_MODELS_BYTES: usize = 2 * 1024 * 1024;
+/// How long listing a provider's models may take.
+const MODELS_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The ids `GET {base_url}/models` (OpenAI-compatible) answers, sorted, with
+/// the same guard, refusals and failures as [`complete`]: 10 s and 2 MiB at
+/// most. `base_url` has passed the settings' check.
+pub async fn models(state: &AppState, base_url: &str, api_key: Option<&str>) -> ApiResult<Vec<String>> {
+    let refused = || ApiError::new(ErrorCode::AiUrlSsrf, "the AI provider's address is not allowed");
+    let deadline = tokio::time::Instant::now() + MODELS_TIMEOUT;
+    let mut request = state
+        .outbound
+        .request(reqwest::Method::GET, &format!("{}/models", base_url.trim_end_matches('/')))
+        .await
+        .map_err(|_| refused())?
+        .timeout(MODELS_TIMEOUT)
+        .header("user-agent", concat!("Plinth-AI/", env!("CARGO_PKG_VERSION")));
+    if let Some(key) = api_key {
+        request = request.bearer_auth(key);
+    }
+    let answer = request.send().await.map_err(|e| {
+        if outbound::refusal_of(&e).is_some() {
+            return refused();
+        }
+        unavailable(format!("the AI provider {}", outbound::describe(&e)))
+    })?;
+    if !answer.status().is_success() {
+        return Err(unavailable(format!("the AI provider answered {}", answer.status().as_u16())));
+    }
+    let body = outbound::read_capped(answer, MAX_MODELS_BYTES, deadline).await;
+    match body.end {
+        BodyEnd::Complete => {}
+        BodyEnd::CapReached => return Err(parse_failed("listing models is too large")),
+        BodyEnd::TimedOut | BodyEnd::Failed => return Err(unavailable("the AI provider's model list was cut short")),
+    }
+    let list: Value = serde_json::from_slice(&body.bytes).map_err(|_| parse_failed("listing models is not JSON"))?;
+    let entries = list["data"].as_array().ok_or_else(|| parse_failed("listing models has no data"))?;
+    let mut models: Vec<String> = entries.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect();
+    models.sort();
+    models.dedup();
+    Ok(models)
 }
 
 /// The JSON object in a model's text, with or without a Markdown code fence.
