@@ -43,6 +43,7 @@ mod m20261129_000036_page_section_keys;
 mod m20261129_000037_search_index_without_pending_list;
 mod m20261129_000038_content_templates;
 mod m20261129_000039_ai_system_prompts;
+mod m20261129_000040_analytics_path_index;
 
 pub struct Migrator;
 
@@ -89,6 +90,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000037_search_index_without_pending_list::Migration),
             Box::new(m20261129_000038_content_templates::Migration),
             Box::new(m20261129_000039_ai_system_prompts::Migration),
+            Box::new(m20261129_000040_analytics_path_index::Migration),
         ]
     }
 }
