@@ -133,7 +133,6 @@ fn growth(runtime: &Runtime, backend: &str, admin_url: Option<&str>, steps: &[u6
         let label = format!("{} → {} posts", thousands(seeded), thousands(posts));
         println!("\nseeding {label} …");
         let grown = runtime.block_on(seed::grow(&client, &server.api, &site.id, seeded..posts));
-        seeded = posts;
         db.analyze(runtime);
         report::writes(&format!("while seeding {label}"), &grown);
         let (next, measured) = measure_both(runtime, &db, server, &site);
