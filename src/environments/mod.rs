@@ -19,7 +19,17 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_environments, create_environment, get_default_environment, update_environment,
-        delete_environment]);
+        delete_environment, list_my_environments]);
+}
+
+/// List the environments of every site the caller may see
+///
+/// The origin service's admin's system overview: a key's site, a user's sites, every site for an unscoped key or a
+/// system admin; by site, then name; at most 500.
+#[utoipa::path(get, path = "/environments", tag = "Environments",
+    responses((status = 200, body = Vec<EnvironmentResponse>)))]
+pub async fn list_my_environments(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(service::list_visible(&state, &principal).await?))
 }
 
 /// List a site's environments

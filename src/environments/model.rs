@@ -15,6 +15,8 @@ pub struct EnvironmentResponse {
     pub site_id: Uuid,
     /// Its name (`production`, `staging`, …).
     pub name: String,
+    /// Its name for people (`Production`, `Staging`, …).
+    pub display_name: String,
     /// Where the front end of this environment runs; null when unset.
     pub base_url: Option<String>,
     /// The site's default environment (previews go there).
@@ -29,6 +31,7 @@ impl From<&environment::Model> for EnvironmentResponse {
             id: m.id,
             site_id: m.site_id,
             name: m.name.clone(),
+            display_name: display_name(&m.name),
             base_url: m.base_url.clone(),
             is_default: m.is_default,
             created_at: m.created_at,
@@ -60,4 +63,11 @@ pub struct UpdateEnvironment {
     pub base_url: Option<Option<String>>,
     /// `true` makes this the site's default; the previous default stops being one.
     pub is_default: Option<bool>,
+}
+
+/// `staging-eu` → `Staging eu`: the name with a capital and spaces.
+fn display_name(name: &str) -> String {
+    let spaced = name.replace('-', " ");
+    let mut chars = spaced.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -3,14 +3,17 @@
 //! the same transaction.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::environment;
-use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use plinth_entities::{environment, site};
+use sea_orm::sea_query::{Expr, Query};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateEnvironment, EnvironmentResponse, UpdateEnvironment};
 use crate::audit::Action;
+use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
@@ -93,6 +96,31 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<EnvironmentR
         .all(&state.db)
         .await?;
     Ok(all.iter().map(EnvironmentResponse::from).collect())
+}
+
+/// The most environments [`list_visible`] answers.
+pub const MAX_VISIBLE: u64 = 500;
+
+/// The environments of every live site `principal` may see, by site and name
+/// (`ux_environments_site_name`), at most [`MAX_VISIBLE`]. The caller's sites
+/// stay a subquery, never one bound value per site.
+pub async fn list_visible(state: &AppState, principal: &Principal) -> ApiResult<Vec<EnvironmentResponse>> {
+    let mut sites = Query::select()
+        .column(site::Column::Id)
+        .from(site::Entity)
+        .and_where(site::Column::DeletedAt.is_null())
+        .to_owned();
+    if let Some(visible) = principal.visible_sites() {
+        sites.and_where(visible);
+    }
+    let found = environment::Entity::find()
+        .filter(environment::Column::SiteId.in_subquery(sites))
+        .order_by_asc(environment::Column::SiteId)
+        .order_by_asc(environment::Column::Name)
+        .limit(MAX_VISIBLE)
+        .all(&state.db)
+        .await?;
+    Ok(found.iter().map(EnvironmentResponse::from).collect())
 }
 
 /// The site's default environment, ENVIRONMENT_NO_DEFAULT when it has none.

@@ -107,3 +107,36 @@ async fn environments_are_managed_by_site_admins() {
         .await;
     assert_problem(res, 404, "ENTITY_NOT_FOUND").await;
 }
+
+/// The origin service's admin lists environments without a site: each
+/// caller hears those of the sites it may see, with a name for people.
+#[actix_web::test]
+async fn the_global_list_holds_the_environments_of_the_callers_sites() {
+    let app = TestApp::spawn().await;
+    let alpha = app.create_site_id("env-alpha").await;
+    let bravo = app.create_site_id("env-bravo").await;
+    let everything: Vec<Value> = app.get("/environments", &app.admin_key).await.json().await.unwrap();
+    let sites_of = |list: &[Value]| {
+        let mut sites: Vec<String> = list.iter().map(|e| e["site_id"].as_str().unwrap().to_string()).collect();
+        sites.dedup();
+        sites
+    };
+    let mut expected = vec![alpha.clone(), bravo.clone()];
+    expected.sort();
+    assert_eq!(sites_of(&everything), expected, "an unscoped key sees every site's, by site");
+    assert_eq!(everything.len(), 4);
+    let production = everything.iter().find(|e| e["name"] == "production").unwrap();
+    assert_eq!(
+        (production["display_name"].as_str(), production["is_default"].as_bool()),
+        (Some("Production"), Some(true))
+    );
+
+    let scoped = app.create_key("Read", Some(&alpha)).await;
+    let own: Vec<Value> = app.get("/environments", &scoped).await.json().await.unwrap();
+    assert_eq!(sites_of(&own).as_slice(), std::slice::from_ref(&alpha), "a site's key sees its site's only");
+    // A deleted site's environments are gone from the list.
+    assert_eq!(app.delete(&format!("/sites/{bravo}"), &app.admin_key).await.status(), 204);
+    let after: Vec<Value> = app.get("/environments", &app.admin_key).await.json().await.unwrap();
+    assert_eq!(sites_of(&after), [alpha]);
+    assert_problem(app.get("/environments", "plk_not_a_key").await, 401, "AUTH_API_KEY_INVALID").await;
+}
