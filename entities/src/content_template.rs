@@ -2,7 +2,7 @@ use sea_orm::entity::prelude::*;
 
 /// A starting point for new posts of a site (the origin service's content
 /// templates): the fields a new post is filled with.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "content_templates")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -44,6 +44,7 @@ mod m20261129_000037_search_index_without_pending_list;
 mod m20261129_000038_content_templates;
 mod m20261129_000039_ai_system_prompts;
 mod m20261129_000040_analytics_path_index;
+mod m20261130_000041_content_part_keys;
 
 pub struct Migrator;
 
@@ -91,6 +92,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000038_content_templates::Migration),
             Box::new(m20261129_000039_ai_system_prompts::Migration),
             Box::new(m20261129_000040_analytics_path_index::Migration),
+            Box::new(m20261130_000041_content_part_keys::Migration),
         ]
     }
 }

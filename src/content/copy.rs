@@ -105,10 +105,11 @@ async fn copy_item(
         };
         let now = state.clock.now();
         let new_id = Uuid::new_v4();
-        // The copy's sections are its own: new ids, keys of its own.
+        // The copy's parts (sections, consent groups) are its own: new ids,
+        // keys of its own.
         let mut fields = fields;
-        super::page_sections::renew_ids(&mut fields, |text| Some(text.locale_id));
-        let section_keys = Some(super::page_sections::keys(new_id, &fields));
+        super::parts::renew_ids(kind, &mut fields, |text| Some(text.locale_id));
+        let part_keys = Some(super::parts::keys(kind, new_id, &fields));
         let mut row: content::ActiveModel = source.clone().into();
         row.id = Set(new_id);
         row.slug = Set(slug.clone());
@@ -123,7 +124,7 @@ async fn copy_item(
         row.updated_at = Set(now);
         let row = row.reset_all();
         row.insert(&txn).await?;
-        super::page_sections::replace_keys(&txn, new_id, section_keys).await?;
+        super::parts::replace_keys(&txn, new_id, part_keys).await?;
         let draft = Draft {
             site_ids: rel.site_ids.clone(),
             slug,

@@ -76,6 +76,7 @@ pub async fn list_items(
         status: query.status,
         sort: Some(Sort::from_query(query.sort.as_deref(), Sort::NEWEST)?),
         search: query.search,
+        document_type: None,
     };
     Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page, options).await?))
 }

@@ -4,7 +4,9 @@
 use chrono::NaiveDate;
 use uuid::Uuid;
 
-use super::model::{CreateContent, CvEntryType, LegalDocumentType, PageSection, PageType, ProjectLink, UpdateContent};
+use super::model::{
+    ConsentGroup, CreateContent, CvEntryType, LegalDocumentType, PageSection, PageType, ProjectLink, UpdateContent,
+};
 
 /// The fields of one kind only, as given in a create or update body.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +21,7 @@ pub struct KindInput {
     pub client: Option<String>,
     pub media_ids: Option<Vec<Uuid>>,
     pub document_type: Option<LegalDocumentType>,
+    pub groups: Option<Vec<ConsentGroup>>,
     pub category: Option<String>,
     pub proficiency: Option<i64>,
     pub allow_comments: Option<bool>,
@@ -43,6 +46,7 @@ impl From<&CreateContent> for KindInput {
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
             document_type: b.document_type,
+            groups: b.groups.clone(),
             category: b.category.clone(),
             proficiency: b.proficiency,
             allow_comments: b.allow_comments,
@@ -69,6 +73,7 @@ impl From<&UpdateContent> for KindInput {
             client: b.client.clone(),
             media_ids: b.media_ids.clone(),
             document_type: b.document_type,
+            groups: b.groups.clone(),
             category: b.category.clone(),
             proficiency: b.proficiency,
             allow_comments: b.allow_comments,

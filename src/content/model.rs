@@ -3,7 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use plinth_entities::content;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -121,15 +121,17 @@ impl ContentListItem {
 }
 
 /// The fields of the item's kind, as its response shows them: its stored
-/// kind data, a page's route and a skill's name. `sections` (a page's whole
-/// layout) only when `with_sections`: list items leave it to the item.
-pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections: bool) -> Map<String, Value> {
+/// kind data, a page's route and a skill's name. The parts (a page's
+/// `sections`, a legal document's `groups`) only when `with_parts`: list
+/// items leave them to the item.
+pub fn kind_fields(model: &content::Model, route: Option<String>, with_parts: bool) -> Map<String, Value> {
     let mut fields = match &model.fields {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    if !with_sections {
+    if !with_parts {
         fields.remove("sections");
+        fields.remove("groups");
     }
     if let Some(route) = route {
         fields.insert("route".into(), Value::String(route));
@@ -149,8 +151,14 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_sections:
         fields.entry("reading_time_minutes").or_insert(Value::Null);
     }
     if model.kind == "legal" {
-        // The origin service's admin names a legal document by its `cookie_name`.
+        // The origin service's admin names a legal document by its
+        // `cookie_name`, and reads its type in its own spelling.
         fields.insert("cookie_name".into(), Value::String(model.title.clone()));
+        let document_type = fields.get("document_type").and_then(|t| LegalDocumentType::deserialize(t).ok());
+        fields.insert("document_type".into(), json!(document_type.unwrap_or(LegalDocumentType::Other)));
+        if with_parts {
+            fields.entry("groups").or_insert_with(|| json!([]));
+        }
     }
     if model.kind == "skill" {
         // The spec calls a skill's title its name.
@@ -261,9 +269,11 @@ pub struct CreateContent {
     pub client: Option<String>,
     /// Projects: gallery media ids.
     pub media_ids: Option<Vec<Uuid>>,
-    /// Legal documents: imprint, privacy, terms, cookies, disclaimer or other
-    /// (default). `PrivacyPolicy`, `TermsOfService`, `CookieConsent` are accepted.
+    /// Legal documents: `CookieConsent`, `PrivacyPolicy`, `TermsOfService`, `Imprint`, `Disclaimer` or `Other`
+    /// (default); `cookies`, `privacy`, `terms`, `imprint`, `disclaimer`, `other` are accepted too.
     pub document_type: Option<LegalDocumentType>,
+    /// Legal documents: the consent groups, each with its items (at most 50 groups of 100 items).
+    pub groups: Option<Vec<ConsentGroup>>,
     /// Skills: a grouping such as `languages`.
     pub category: Option<String>,
     /// Skills: 0 to 100 (`proficiency_level` is accepted too).
@@ -367,8 +377,10 @@ pub struct UpdateContent {
     pub client: Option<String>,
     /// Projects: replaces the gallery media ids.
     pub media_ids: Option<Vec<Uuid>>,
-    /// Legal documents: imprint, privacy, terms, cookies, disclaimer or other.
+    /// Legal documents: as on create.
     pub document_type: Option<LegalDocumentType>,
+    /// Legal documents: replaces the consent groups and their items.
+    pub groups: Option<Vec<ConsentGroup>>,
     /// Skills: a grouping such as `languages`.
     pub category: Option<String>,
     /// Skills: 0 to 100 (`proficiency_level` is accepted too).
@@ -431,6 +443,7 @@ impl UpdateContent {
             client,
             media_ids,
             document_type,
+            groups,
             category,
             proficiency,
             allow_comments,
@@ -468,6 +481,7 @@ impl UpdateContent {
             && client.is_none()
             && media_ids.is_none()
             && document_type.is_none()
+            && groups.is_none()
             && category.is_none()
             && proficiency.is_none()
             && allow_comments.is_none()
@@ -502,17 +516,6 @@ impl CvEntryType {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum LegalDocumentType {
-    Imprint,
-    Privacy,
-    Terms,
-    Cookies,
-    Disclaimer,
-    Other,
-}
-
 crate::lenient_enum!(CvEntryType {
     CvEntryType::Work => ["work"],
     CvEntryType::Education => ["education"],
@@ -540,14 +543,6 @@ crate::lenient_enum!(PageType {
 });
 
 // The longer names are the ones of the service the spec was written from.
-crate::lenient_enum!(LegalDocumentType {
-    LegalDocumentType::Imprint => ["imprint"],
-    LegalDocumentType::Privacy => ["privacy", "PrivacyPolicy"],
-    LegalDocumentType::Terms => ["terms", "TermsOfService"],
-    LegalDocumentType::Cookies => ["cookies", "CookieConsent", "cookie"],
-    LegalDocumentType::Disclaimer => ["disclaimer"],
-    LegalDocumentType::Other => ["other"],
-});
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ProjectLink {
@@ -559,5 +554,6 @@ pub struct ProjectLink {
 }
 
 pub use super::bulk::{BulkAction, BulkRequest, BulkResult, ReviewAction, ReviewRequest};
+pub use super::legal_consent::{ConsentGroup, ConsentItem, LegalDocumentType};
 pub use super::localization_model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 pub use super::page_sections::{PageSection, SectionLocalization};

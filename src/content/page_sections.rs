@@ -1,15 +1,11 @@
-//! A page's sections: its layout, kept in the page's `fields` (written and
-//! read with the page, in its one write path) with an id per section and per
-//! section localization, so that the origin service's admin can address one
-//! (`/pages/sections/{id}`). The ids are found again through
-//! `page_section_keys` (id → page), rewritten with the page in the same
-//! transaction; a copied or imported page gets new ids, so an id names one
-//! section of one page.
+//! A page's sections: its layout, kept in the page's `fields` with an id per
+//! section and per section localization (parts, see `content::parts`), so
+//! that the origin service's admin can address one (`/pages/sections/{id}`).
 
 use std::collections::{HashMap, HashSet};
 
-use plinth_entities::{locale, page_section_key, site_locale};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set};
+use plinth_entities::{locale, site_locale};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -112,17 +108,12 @@ pub fn normalize(given: &[PageSection], current: Option<&Value>) -> Result<Vec<P
         let detail = format!("at most {MAX_SECTIONS} sections");
         return Err(vec![FieldError::new("sections", ErrorCode::ValidationOutOfRange, detail)]);
     }
-    let own = current.map(|fields| ids_of(&stored(fields))).unwrap_or_default();
-    let mut used = HashSet::new();
-    let mut fresh_or_own = |id: Option<Uuid>| match id {
-        Some(id) if own.contains(&id) && used.insert(id) => id,
-        _ => Uuid::new_v4(),
-    };
+    let mut ids = super::part_keys::Ids::keeping(current.map(|fields| ids_of(&stored(fields))).unwrap_or_default());
     let mut sections = Vec::with_capacity(given.len());
     for (index, section) in given.iter().enumerate() {
         let at = |field: &str| format!("sections[{index}].{field}");
         let mut section = section.clone();
-        section.id = Some(fresh_or_own(section.id));
+        section.id = Some(ids.give(section.id));
         section.section_type = section.section_type.trim().to_string();
         check_length(&at("section_type"), &section.section_type, 100, &mut errors);
         check_length(&at("title"), &section.title, 500, &mut errors);
@@ -151,7 +142,7 @@ pub fn normalize(given: &[PageSection], current: Option<&Value>) -> Result<Vec<P
         let mut locales = HashSet::new();
         for (n, text) in section.localizations.iter_mut().enumerate() {
             let at = |field: &str| format!("sections[{index}].localizations[{n}].{field}");
-            text.id = Some(fresh_or_own(text.id));
+            text.id = Some(ids.give(text.id));
             if !locales.insert(text.locale_id) {
                 errors.push(FieldError::new(at("locale_id"), ErrorCode::ValidationInvalidFormat, "one per locale"));
             }
@@ -264,62 +255,25 @@ pub fn renew_ids(fields: &mut Value, locale_of: impl Fn(&SectionLocalization) ->
 }
 
 /// The key rows of a page's sections (one per section and localization).
-pub fn keys(page_id: Uuid, fields: &Value) -> Vec<page_section_key::ActiveModel> {
+pub fn keys(page_id: Uuid, fields: &Value) -> Vec<super::part_keys::KeyRow> {
     let mut rows = Vec::new();
     for section in stored(fields) {
         let Some(section_id) = section.id else { continue };
         let texts = section.localizations.iter().filter_map(|l| l.id);
-        for id in std::iter::once(section_id).chain(texts) {
-            rows.push(page_section_key::ActiveModel {
-                id: Set(id),
-                page_id: Set(page_id),
-                section_id: Set(section_id),
-            });
-        }
+        rows.extend(std::iter::once(section_id).chain(texts).map(|id| super::part_keys::key(id, page_id, section_id)));
     }
     rows
 }
 
-/// In a page's write, before its row is written with `fields`: when its
-/// sections were given, checks their locales against `site_ids` (writing
-/// each code in) and answers the key rows [`replace_keys`] writes after the
-/// row; `None` for other kinds and writes that leave the sections alone.
-pub async fn prepare<C: ConnectionTrait>(
-    db: &C,
-    kind: super::ContentKind,
-    sections_given: bool,
-    site_ids: &[Uuid],
-    page_id: Uuid,
-    fields: &mut Value,
-) -> ApiResult<Option<Vec<page_section_key::ActiveModel>>> {
-    if kind != super::ContentKind::Page || !sections_given {
-        return Ok(None);
-    }
+/// [`check_locales`] over the sections stored in a page's `fields`, written
+/// back with each locale's code.
+pub async fn check_stored_locales<C: ConnectionTrait>(db: &C, site_ids: &[Uuid], fields: &mut Value) -> ApiResult<()> {
     let mut sections = stored(fields);
     check_locales(db, site_ids, &mut sections).await?;
     if let Some(map) = fields.as_object_mut() {
         map.insert("sections".into(), serde_json::to_value(&sections).unwrap_or_default());
     }
-    Ok(Some(keys(page_id, fields)))
-}
-
-/// Rewrites a page's keys (see [`prepare`]), after its row.
-pub async fn replace_keys<C: ConnectionTrait>(
-    db: &C,
-    page_id: Uuid,
-    rows: Option<Vec<page_section_key::ActiveModel>>,
-) -> ApiResult<()> {
-    let Some(rows) = rows else { return Ok(()) };
-    page_section_key::Entity::delete_many().filter(page_section_key::Column::PageId.eq(page_id)).exec(db).await?;
-    for chunk in rows.chunks(500) {
-        page_section_key::Entity::insert_many(chunk.to_vec()).exec(db).await?;
-    }
     Ok(())
-}
-
-/// The page holding a section or section localization id, and that section.
-pub async fn find_key<C: ConnectionTrait>(db: &C, id: Uuid) -> ApiResult<Option<page_section_key::Model>> {
-    Ok(page_section_key::Entity::find_by_id(id).one(db).await?)
 }
 
 #[cfg(test)]

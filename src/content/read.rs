@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use super::access::{require_module, role_on_any};
 use super::listing::{self, Filter, Sort};
-use super::model::CvEntryType;
 use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse};
+use super::model::{CvEntryType, LegalDocumentType};
 use super::queries::{PreviewLink, PublishedQuery};
 use super::relations;
 use super::write::load_live;
@@ -105,6 +105,9 @@ pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, 
 #[derive(Clone, Debug, Default)]
 pub struct ListOptions {
     pub entry_type: Option<CvEntryType>,
+    /// Legal documents of one type (not a query parameter: the site's cookie
+    /// consent document is found with it).
+    pub document_type: Option<LegalDocumentType>,
     pub status: Option<ContentStatus>,
     /// Newest first when `None`.
     pub sort: Option<Sort>,
@@ -133,6 +136,9 @@ pub async fn list(
             return Err(ApiError::bad_request("entry_type filters CV entries only"));
         }
         filter.subtype = Some(entry_type.as_str().to_string());
+    }
+    if let Some(document_type) = options.document_type.filter(|_| kind == ContentKind::Legal) {
+        filter.subtype = Some(document_type.stored().to_string());
     }
     listed(state, &filter, options.sort.unwrap_or(Sort::NEWEST), page).await
 }

@@ -93,7 +93,7 @@ pub fn route(raw: &str) -> Result<String, FieldError> {
 
 /// Every field that belongs to one kind or another: what `allowed_fields`
 /// hands out (the OpenAPI document leaves the others' out of each kind's bodies).
-pub(crate) const KIND_FIELDS: [&str; 20] = [
+pub(crate) const KIND_FIELDS: [&str; 21] = [
     "route",
     "sections",
     "entry_type",
@@ -105,6 +105,7 @@ pub(crate) const KIND_FIELDS: [&str; 20] = [
     "client",
     "media_ids",
     "document_type",
+    "groups",
     "category",
     "proficiency",
     "allow_comments",
@@ -128,7 +129,7 @@ pub(crate) fn allowed_fields(kind: ContentKind) -> &'static [&'static str] {
         }
         ContentKind::CvEntry => &["entry_type", "organization", "start_date", "end_date", "is_current"],
         ContentKind::Project => &["links", "client", "media_ids"],
-        ContentKind::Legal => &["document_type"],
+        ContentKind::Legal => &["document_type", "groups"],
         ContentKind::Skill => &["category", "proficiency"],
     }
 }
@@ -154,6 +155,7 @@ pub fn kind_data(
         ("client", input.client.is_some()),
         ("media_ids", input.media_ids.is_some()),
         ("document_type", input.document_type.is_some()),
+        ("groups", input.groups.is_some()),
         ("category", input.category.is_some()),
         ("proficiency", input.proficiency.is_some()),
         ("allow_comments", input.allow_comments.is_some()),
@@ -213,7 +215,13 @@ pub fn kind_data(
         put("media_ids", json!(media_ids));
     }
     if let Some(document_type) = input.document_type {
-        put("document_type", json!(document_type));
+        put("document_type", json!(document_type.stored()));
+    }
+    if let Some(groups) = &input.groups {
+        match super::legal_consent::normalize(groups, current) {
+            Ok(groups) => put("groups", json!(groups)),
+            Err(mut refused) => errors.append(&mut refused),
+        }
     }
     if let Some(category) = &input.category {
         put("category", json!(category.trim()));
@@ -265,7 +273,7 @@ pub fn kind_data(
     }
     if kind == ContentKind::Legal {
         // The spec lists no legal body: an untyped document is `other`.
-        let document_type = fields.entry("document_type").or_insert_with(|| json!(LegalDocumentType::Other));
+        let document_type = fields.entry("document_type").or_insert_with(|| json!(LegalDocumentType::Other.stored()));
         subtype = document_type.as_str().map(str::to_string);
         fields.entry("version").or_insert(json!(1));
     }

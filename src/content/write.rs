@@ -16,7 +16,7 @@ use super::events::{change_events, commit_with_events, created_events, events_fo
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
 use super::slug::{available_slug, slugify};
-use super::{page_sections, relations};
+use super::{parts, relations};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role};
@@ -317,8 +317,8 @@ pub(crate) async fn insert(
         _ => None,
     };
     let id = Uuid::new_v4();
-    let section_keys =
-        page_sections::prepare(txn, kind, body.sections.is_some(), &body.site_ids, id, &mut fields).await?;
+    let parts_given = body.sections.is_some() || body.groups.is_some();
+    let part_keys = parts::prepare(txn, kind, parts_given, &body.site_ids, id, &mut fields).await?;
     let model = content::ActiveModel {
         id: Set(id),
         kind: Set(kind.as_str().to_string()),
@@ -345,7 +345,7 @@ pub(crate) async fn insert(
     }
     .insert(txn)
     .await?;
-    page_sections::replace_keys(txn, id, section_keys).await?;
+    parts::replace_keys(txn, id, part_keys).await?;
     let draft = Draft {
         site_ids: body.site_ids,
         slug,
@@ -515,12 +515,13 @@ pub async fn update_from(
         row.is_featured = Set(featured);
     }
     let mut fields = fields;
-    let section_keys = page_sections::prepare(&txn, kind, body.sections.is_some(), &new_sites, id, &mut fields).await?;
+    let parts_given = body.sections.is_some() || body.groups.is_some();
+    let part_keys = parts::prepare(&txn, kind, parts_given, &new_sites, id, &mut fields).await?;
     row.fields = Set(fields);
     row.subtype = Set(subtype);
     row.updated_at = Set(now);
     row.update(&txn).await?;
-    page_sections::replace_keys(&txn, id, section_keys).await?;
+    parts::replace_keys(&txn, id, part_keys).await?;
     // A new primary category alone also rewrites the category rows.
     let categories_changed = body.category_ids.is_some() || body.primary_category_id.is_some();
     let draft = Draft {

@@ -213,7 +213,18 @@ fn write_document(
             serde_json::to_writer(&mut *out, menu).map_err(failed)?;
         }
     }
-    out.write_all(b"\n]}\n}\n").map_err(failed)
+    out.write_all(b"\n]}").map_err(failed)?;
+
+    let mut list = List::open(out, "content_templates")?;
+    let mut after = None;
+    loop {
+        let page = handle.block_on(pages::templates(db, site_id, after)).map_err(failed)?;
+        let Some(last) = page.last().map(|t| t.id) else { break };
+        after = Some(last);
+        page.iter().try_for_each(|t| list.item(t))?;
+    }
+    list.close()?;
+    out.write_all(b"\n}\n").map_err(failed)
 }
 
 fn json(value: &impl Serialize) -> Result<String, String> {

@@ -7,7 +7,7 @@
 //! { "format": "plinth-site-export/2", "exported_at", "site", "settings", "locales",
 //!   "media": [..], "taxonomy": {"categories": [..], "tags": [..]},
 //!   "blogs": [..], "pages": [..], "projects": [..], "cv_entries": [..],
-//!   "skills": [..], "legal": [..], "navigation": {"menus": [..]} }
+//!   "skills": [..], "legal": [..], "navigation": {"menus": [..]}, "content_templates": [..] }
 //! ```
 //!
 //! The sections come in this order: what an item names comes before it, so an
@@ -16,8 +16,8 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::values::TranslationStatus;
 use plinth_entities::{
-    content, content_category, content_localization, content_tag, media_file, media_metadata, nav_item, nav_menu, site,
-    term_localization,
+    content, content_category, content_localization, content_tag, content_template, media_file, media_metadata,
+    nav_item, nav_menu, site, term_localization,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -28,7 +28,7 @@ pub const FORMAT: &str = "plinth-site-export/2";
 pub const FORMAT_V1: &str = "plinth-site-export/1";
 
 /// The top-level keys of format 2, in the order they are written and must be read.
-pub const SECTIONS: [&str; 14] = [
+pub const SECTIONS: [&str; 15] = [
     "format",
     "exported_at",
     "site",
@@ -43,6 +43,7 @@ pub const SECTIONS: [&str; 14] = [
     "skills",
     "legal",
     "navigation",
+    "content_templates",
 ];
 /// Where the items start: sections before it make the header.
 pub const FIRST_ITEMS: usize = 5;
@@ -274,4 +275,6 @@ pub enum Event {
     Term(Taxonomy, Box<Term>),
     Content(Box<Content>),
     Menu(Box<Menu>),
+    /// A content template (archives since templates were kept have them).
+    Template(Box<content_template::Model>),
 }

@@ -146,6 +146,7 @@ impl Job {
                     Event::Term(taxonomy, t) => handle.block_on(writer.term(taxonomy, *t)),
                     Event::Content(c) => handle.block_on(writer.content(*c)),
                     Event::Menu(m) => handle.block_on(writer.menu(*m)),
+                    Event::Template(t) => handle.block_on(writer.template(*t)),
                 }
             };
             match plan.version_1 {
@@ -193,6 +194,7 @@ impl Job {
                     renew(m.menu.id)?;
                     m.items.iter().try_for_each(|i| renew(i.id))?;
                 }
+                Event::Template(t) => renew(t.id)?,
             }
             Ok(())
         };

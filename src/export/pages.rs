@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use plinth_entities::{
-    content, content_category, content_localization, content_site, content_tag, media_file, media_metadata, media_site,
-    nav_item, nav_menu, term, term_localization,
+    content, content_category, content_localization, content_site, content_tag, content_template, media_file,
+    media_metadata, media_site, nav_item, nav_menu, term, term_localization,
 };
 use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -194,4 +194,17 @@ pub async fn menus(db: &DatabaseConnection, site_id: Uuid, after: Option<Uuid>) 
         .await?;
     let mut items = group(items, |i| i.menu_id);
     Ok(menus.into_iter().map(|menu| Menu { items: items.remove(&menu.id).unwrap_or_default(), menu }).collect())
+}
+
+/// The site's content templates after `after`, by id (`PAGE` at a time).
+pub async fn templates(
+    db: &DatabaseConnection,
+    site_id: Uuid,
+    after: Option<Uuid>,
+) -> Result<Vec<content_template::Model>, DbErr> {
+    let mut query = content_template::Entity::find().filter(content_template::Column::SiteId.eq(site_id));
+    if let Some(after) = after {
+        query = query.filter(content_template::Column::Id.gt(after));
+    }
+    query.order_by_asc(content_template::Column::Id).limit(PAGE).all(db).await
 }

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{
-    content, content_category, content_localization, content_site, content_tag, locale, media_file, media_metadata,
-    media_site, media_variant, nav_item, nav_menu, page_section_key, site, site_locale, site_member, site_setting,
-    term, term_localization,
+    content, content_category, content_localization, content_site, content_tag, content_template, locale, media_file,
+    media_metadata, media_site, media_variant, nav_item, nav_menu, site, site_locale, site_member, site_setting, term,
+    term_localization,
 };
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -23,7 +23,7 @@ use uuid::Uuid;
 use super::format::{Content, Header, Media, Menu, Taxonomy, Term};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::Role;
-use crate::content::page_sections;
+use crate::content::{parts, ContentKind};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
@@ -79,7 +79,8 @@ struct Batch {
     tags: Vec<content_tag::ActiveModel>,
     menus: Vec<nav_menu::ActiveModel>,
     items: Vec<nav_item::ActiveModel>,
-    section_keys: Vec<page_section_key::ActiveModel>,
+    templates: Vec<content_template::ActiveModel>,
+    part_keys: Vec<crate::content::part_keys::KeyRow>,
     rows: usize,
 }
 
@@ -105,7 +106,7 @@ async fn write_batch(txn: &impl ConnectionTrait, b: Batch) -> Result<(), DbErr> 
     insert_all(txn, b.terms).await?;
     insert_all(txn, b.term_texts).await?;
     insert_all(txn, b.contents).await?;
-    insert_all(txn, b.section_keys).await?;
+    insert_all(txn, b.part_keys).await?;
     insert_all(txn, b.placements).await?;
     insert_all(txn, b.content_texts).await?;
     insert_all(txn, b.categories).await?;
@@ -115,6 +116,7 @@ async fn write_batch(txn: &impl ConnectionTrait, b: Batch) -> Result<(), DbErr> 
     for item in b.items {
         nav_item::Entity::insert(item).exec(txn).await?;
     }
+    insert_all(txn, b.templates).await?;
     Ok(())
 }
 
@@ -300,10 +302,13 @@ impl<'a> Writer<'a> {
         let Some(id) = self.ids.get(item.content.id) else { return Ok(()) };
         let mut fields = item.content.fields.clone();
         self.ids.remap_json(&mut fields);
-        // A page's sections get ids of their own here, their texts this
-        // site's locales (by code; a text in a locale the site lacks is left out).
-        page_sections::renew_ids(&mut fields, |text| text.locale.as_deref().and_then(|code| self.locale(code)));
-        self.batch.section_keys.extend(page_sections::keys(id, &fields));
+        // An item's parts (a page's sections, a legal document's consent
+        // groups) get ids of their own here, a section's texts this site's
+        // locales (by code; a text in a locale the site lacks is left out).
+        if let Some(kind) = ContentKind::parse(&item.content.kind) {
+            parts::renew_ids(kind, &mut fields, |text| text.locale.as_deref().and_then(|code| self.locale(code)));
+            self.batch.part_keys.extend(parts::keys(kind, id, &fields));
+        }
         let kind = item.content.kind.clone();
         let row = content::Model {
             id,
@@ -386,6 +391,14 @@ impl<'a> Writer<'a> {
             self.batch.items.push(row.into_active_model());
             self.batch.rows += 1;
         }
+        self.batch.rows += 1;
+        self.flush_when_full().await
+    }
+
+    pub async fn template(&mut self, template: content_template::Model) -> ApiResult<()> {
+        let site_id = self.site()?;
+        let Some(id) = self.ids.get(template.id) else { return Ok(()) };
+        self.batch.templates.push(content_template::Model { id, site_id, ..template }.into_active_model());
         self.batch.rows += 1;
         self.flush_when_full().await
     }

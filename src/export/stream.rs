@@ -7,7 +7,7 @@ use std::io::Read;
 use std::marker::PhantomData;
 
 use chrono::{DateTime, Utc};
-use plinth_entities::site;
+use plinth_entities::{content_template, site};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
@@ -121,6 +121,11 @@ impl<'de> Visitor<'de> for Document<'_, '_, '_> {
                 })?,
                 "taxonomy" => map.next_value_seed(Taxonomies { sink: &mut *self.sink })?,
                 "navigation" => map.next_value_seed(Navigation { sink: &mut *self.sink })?,
+                "content_templates" => map.next_value_seed(Each {
+                    sink: &mut *self.sink,
+                    wrap: |t: content_template::Model| Event::Template(Box::new(t)),
+                    item: PhantomData,
+                })?,
                 _ => map.next_value::<IgnoredAny>().map(|_| ())?,
             }
         }
@@ -283,6 +288,7 @@ mod tests {
                 Event::Term(t, term) => format!("{} {}", t.as_str(), term.slug),
                 Event::Content(c) => format!("{} {}", c.content.kind, c.placement.slug),
                 Event::Menu(m) => format!("menu {} {}", m.menu.slug, m.items.len()),
+                Event::Template(t) => format!("template {}", t.name),
             });
             Ok(())
         };

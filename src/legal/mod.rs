@@ -1,7 +1,10 @@
 //! Legal documents (imprint, privacy, terms, …): the content engine's shared
 //! endpoints for the `legal` kind plus versions. Gated by `module_legal_enabled`;
 //! publishing needs a title and a body. Also created at the origin service's
-//! `POST /sites/{site_id}/legal`, its `cookie_name` read as the title.
+//! `POST /sites/{site_id}/legal`, its `cookie_name` read as the title; its
+//! consent groups and items one by one in `consent`.
+
+mod consent;
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
@@ -15,6 +18,8 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
+    crate::mount!(r, consent => [get_cookie_consent, list_legal_groups, create_legal_group, update_legal_group,
+        delete_legal_group, list_legal_items, create_legal_item, update_legal_item, delete_legal_item]);
     // After the kind's own: its list shares the path of `create_site_legal`.
     http::kind_routes(r, ContentKind::Legal, "legal");
     crate::mount!(r, self => [create_legal_version, create_site_legal]);

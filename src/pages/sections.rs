@@ -1,14 +1,13 @@
 //! A page's sections one by one, at the origin service's admin's paths
 //! (`/pages/{id}/sections`, `/pages/sections/{id}`, their localizations and
 //! reorder). Each change is a change of the page's `sections` through the
-//! content engine's one update: the same role rules as `PUT /pages/{id}`
-//! (checked first), the audit entry, `page.updated` and the cache drop; a page
-//! changed since it was read is 409 CONFLICT, never overwritten.
+//! content engine's one update (`content::part_edits`): the same role rules
+//! as `PUT /pages/{id}` (checked first), the audit entry, `page.updated` and
+//! the cache drop; a page changed since it was read is 409 CONFLICT.
 
 use std::collections::HashSet;
 
 use actix_web::{web, HttpResponse};
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::section_model::{
@@ -17,44 +16,18 @@ use super::section_model::{
 use crate::auth::Principal;
 use crate::content::model::{PageSection, SectionLocalization, UpdateContent};
 use crate::content::page_sections::{self, MAX_DISPLAY_ORDER};
-use crate::content::{read, write, ContentKind};
+use crate::content::part_edits::{entry_mut, item_of_entry, next_order, remove_by_id, PartList};
+use crate::content::ContentKind;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
-const PAGE: ContentKind = ContentKind::Page;
-
-/// The page's sections, in order, for a caller who may read it.
-async fn readable(state: &AppState, principal: &Principal, page_id: Uuid) -> ApiResult<Vec<PageSection>> {
-    let page = read::get(state, principal, PAGE, page_id).await?;
-    Ok(page_sections::stored(&Value::Object(page.kind_fields)))
-}
-
-/// Changes a page's sections with `change` (given them as stored, after the
-/// caller is known to be allowed to edit the page) and stores the result
-/// through the page's update; answers `change`'s value and the sections as
-/// stored.
-async fn change_sections<T>(
-    state: &AppState,
-    principal: &Principal,
-    page_id: Uuid,
-    change: impl FnOnce(&mut Vec<PageSection>) -> ApiResult<T>,
-) -> ApiResult<(T, Vec<PageSection>)> {
-    let page = write::editable(state, principal, PAGE, page_id).await?;
-    let mut sections = page_sections::stored(&page.fields);
-    let answer = change(&mut sections)?;
-    let body = UpdateContent { sections: Some(sections), ..UpdateContent::default() };
-    let updated = write::update_from(state, principal, PAGE, page, body).await?;
-    Ok((answer, page_sections::stored(&Value::Object(updated.kind_fields))))
-}
-
-/// The page holding section `section_id`; 404 for an unknown id or a
-/// localization's.
-async fn section_page(state: &AppState, section_id: Uuid) -> ApiResult<Uuid> {
-    match page_sections::find_key(&state.db, section_id).await? {
-        Some(key) if key.section_id == section_id => Ok(key.page_id),
-        _ => Err(ApiError::not_found("page section", section_id)),
-    }
-}
+/// A page's sections, as the shared part engine edits them.
+const SECTIONS: PartList<PageSection> = PartList {
+    kind: ContentKind::Page,
+    what: "page section",
+    stored: page_sections::stored,
+    replace: |sections| UpdateContent { sections: Some(sections), ..UpdateContent::default() },
+};
 
 fn respond(page_id: Uuid, section: PageSection) -> SectionResponse {
     SectionResponse { page_id, section }
@@ -66,17 +39,7 @@ fn find(sections: &[PageSection], id: Uuid) -> ApiResult<PageSection> {
 
 /// The section `id` of `sections`, to change; 404 when the page has none.
 fn section_mut(sections: &mut [PageSection], id: Uuid) -> ApiResult<&mut PageSection> {
-    sections.iter_mut().find(|s| s.id == Some(id)).ok_or_else(|| ApiError::not_found("page section", id))
-}
-
-/// Takes the entry `id` out of `list`; 404 (as a `what`) when it has none.
-fn remove_by_id<T>(list: &mut Vec<T>, id: Uuid, id_of: impl Fn(&T) -> Option<Uuid>, what: &str) -> ApiResult<()> {
-    let before = list.len();
-    list.retain(|entry| id_of(entry) != Some(id));
-    if list.len() == before {
-        return Err(ApiError::not_found(what, id));
-    }
-    Ok(())
+    entry_mut(sections, id, |s| s.id, "page section")
 }
 
 /// List a page's sections
@@ -90,7 +53,7 @@ pub async fn list_page_sections(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let page_id = id.into_inner();
-    let sections = readable(&state, &principal, page_id).await?;
+    let sections = SECTIONS.readable(&state, &principal, page_id).await?;
     Ok(HttpResponse::Ok().json(sections.into_iter().map(|s| respond(page_id, s)).collect::<Vec<_>>()))
 }
 
@@ -109,18 +72,18 @@ pub async fn create_page_section(
 ) -> ApiResult<HttpResponse> {
     let page_id = id.into_inner();
     let mut section = body.into_inner();
-    let (before, sections) = change_sections(&state, &principal, page_id, |sections| {
-        let last = sections.iter().filter_map(|s| s.display_order).max();
-        section.display_order =
-            section.display_order.or(Some(last.map_or(0, |order| (order + 1).min(MAX_DISPLAY_ORDER))));
-        // The new section's id, and its texts', are the server's.
-        section.id = None;
-        section.localizations.iter_mut().for_each(|text| text.id = None);
-        let before: HashSet<Uuid> = sections.iter().filter_map(|s| s.id).collect();
-        sections.push(section);
-        Ok(before)
-    })
-    .await?;
+    let (before, sections) = SECTIONS
+        .change(&state, &principal, page_id, |sections| {
+            let next = next_order(sections.iter().map(|s| s.display_order), MAX_DISPLAY_ORDER);
+            section.display_order = section.display_order.or(Some(next));
+            // The new section's id, and its texts', are the server's.
+            section.id = None;
+            section.localizations.iter_mut().for_each(|text| text.id = None);
+            let before: HashSet<Uuid> = sections.iter().filter_map(|s| s.id).collect();
+            sections.push(section);
+            Ok(before)
+        })
+        .await?;
     let created = sections.into_iter().find(|s| s.id.is_some_and(|id| !before.contains(&id)));
     let created = created.ok_or_else(|| ApiError::internal("the new section was not stored"))?;
     Ok(HttpResponse::Created().json(respond(page_id, created)))
@@ -139,12 +102,13 @@ pub async fn update_page_section(
     body: crate::body::Json<UpdateSection>,
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
-    let page_id = section_page(&state, section_id).await?;
-    let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
-        body.into_inner().apply(section_mut(sections, section_id)?);
-        Ok(())
-    })
-    .await?;
+    let page_id = SECTIONS.item_of_part(&state, section_id).await?;
+    let (_, sections) = SECTIONS
+        .change(&state, &principal, page_id, |sections| {
+            body.into_inner().apply(section_mut(sections, section_id)?);
+            Ok(())
+        })
+        .await?;
     Ok(HttpResponse::Ok().json(respond(page_id, find(&sections, section_id)?)))
 }
 
@@ -160,11 +124,10 @@ pub async fn delete_page_section(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
-    let page_id = section_page(&state, section_id).await?;
-    change_sections(&state, &principal, page_id, |sections| {
-        remove_by_id(sections, section_id, |s| s.id, "page section")
-    })
-    .await?;
+    let page_id = SECTIONS.item_of_part(&state, section_id).await?;
+    SECTIONS
+        .change(&state, &principal, page_id, |sections| remove_by_id(sections, section_id, |s| s.id, "page section"))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -184,21 +147,22 @@ pub async fn reorder_page_sections(
 ) -> ApiResult<HttpResponse> {
     let page_id = id.into_inner();
     let items = body.into_inner().items;
-    change_sections(&state, &principal, page_id, |sections| {
-        crate::values::reorder_ids(items.iter().map(|item| item.id))?;
-        if let Some(index) = items.iter().position(|item| !(0..=MAX_DISPLAY_ORDER).contains(&item.display_order)) {
-            return Err(ApiError::validation(vec![FieldError::new(
-                format!("items[{index}].display_order"),
-                ErrorCode::ValidationOutOfRange,
-                format!("must be 0 to {MAX_DISPLAY_ORDER}"),
-            )]));
-        }
-        for item in &items {
-            section_mut(sections, item.id)?.display_order = Some(item.display_order);
-        }
-        Ok(())
-    })
-    .await?;
+    SECTIONS
+        .change(&state, &principal, page_id, |sections| {
+            crate::values::reorder_ids(items.iter().map(|item| item.id))?;
+            if let Some(index) = items.iter().position(|item| !(0..=MAX_DISPLAY_ORDER).contains(&item.display_order)) {
+                return Err(ApiError::validation(vec![FieldError::new(
+                    format!("items[{index}].display_order"),
+                    ErrorCode::ValidationOutOfRange,
+                    format!("must be 0 to {MAX_DISPLAY_ORDER}"),
+                )]));
+            }
+            for item in &items {
+                section_mut(sections, item.id)?.display_order = Some(item.display_order);
+            }
+            Ok(())
+        })
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -222,8 +186,8 @@ pub async fn list_section_localizations(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
-    let page_id = section_page(&state, section_id).await?;
-    let section = find(&readable(&state, &principal, page_id).await?, section_id)?;
+    let page_id = SECTIONS.item_of_part(&state, section_id).await?;
+    let section = find(&SECTIONS.readable(&state, &principal, page_id).await?, section_id)?;
     Ok(HttpResponse::Ok().json(texts_of(&section).collect::<Vec<_>>()))
 }
 
@@ -238,7 +202,7 @@ pub async fn list_page_section_localizations(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let sections = readable(&state, &principal, id.into_inner()).await?;
+    let sections = SECTIONS.readable(&state, &principal, id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(sections.iter().flat_map(texts_of).collect::<Vec<_>>()))
 }
 
@@ -257,18 +221,19 @@ pub async fn upsert_section_localization(
     body: crate::body::Json<UpsertSectionLocalization>,
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
-    let page_id = section_page(&state, section_id).await?;
+    let page_id = SECTIONS.item_of_part(&state, section_id).await?;
     let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
-    let (_, sections) = change_sections(&state, &principal, page_id, |sections| {
-        let section = section_mut(sections, section_id)?;
-        let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
-        match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {
-            Some(existing) => *existing = SectionLocalization { id: existing.id, ..replaced },
-            None => section.localizations.push(replaced),
-        }
-        Ok(())
-    })
-    .await?;
+    let (_, sections) = SECTIONS
+        .change(&state, &principal, page_id, |sections| {
+            let section = section_mut(sections, section_id)?;
+            let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
+            match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {
+                Some(existing) => *existing = SectionLocalization { id: existing.id, ..replaced },
+                None => section.localizations.push(replaced),
+            }
+            Ok(())
+        })
+        .await?;
     let section = find(&sections, section_id)?;
     let stored = texts_of(&section).find(|t| t.text.locale_id == locale_id);
     stored.map(|t| HttpResponse::Ok().json(t)).ok_or_else(|| ApiError::internal("the section's text was not stored"))
@@ -286,14 +251,12 @@ pub async fn delete_section_localization(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let text_id = id.into_inner();
-    let key = page_sections::find_key(&state.db, text_id).await?;
-    let Some(key) = key.filter(|k| k.section_id != text_id) else {
-        return Err(ApiError::not_found("section localization", text_id));
-    };
-    change_sections(&state, &principal, key.page_id, |sections| {
-        let texts = &mut section_mut(sections, key.section_id)?.localizations;
-        remove_by_id(texts, text_id, |t| t.id, "section localization")
-    })
-    .await?;
+    let (page_id, section_id) = item_of_entry(&state, text_id, "section localization").await?;
+    SECTIONS
+        .change(&state, &principal, page_id, |sections| {
+            let texts = &mut section_mut(sections, section_id)?.localizations;
+            remove_by_id(texts, text_id, |t| t.id, "section localization")
+        })
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }

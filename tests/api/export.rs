@@ -178,14 +178,19 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
     assert_eq!(source.post("/projects", &key, project).await.status(), 201);
     let cv = json!({"site_ids": [site], "title": "MSc", "entry_type": "education", "start_date": "2015-10-01"});
     assert_eq!(source.post("/cv", &key, cv).await.status(), 201);
-    let legal = json!({"site_ids": [site], "title": "Privacy", "document_type": "privacy"});
+    let legal = json!({"site_ids": [site], "title": "Privacy", "document_type": "privacy",
+        "groups": [{"cookie_name": "analytics", "items": [{"cookie_name": "_ga"}]}]});
     assert_eq!(source.post("/legal", &key, legal).await.status(), 201);
+    let template = json!({"name": "Release notes", "description": "What changed", "body": "## Changes"});
+    assert_eq!(source.post(&format!("/sites/{site}/content-templates"), &key, template).await.status(), 201);
     let first = export_zip(&source, &site).await;
     let document = archive_json(&first);
     for (section, title) in [("projects", "Bridge"), ("cv_entries", "MSc"), ("skills", "Rust"), ("legal", "Privacy")] {
         assert_eq!(document[section][0]["title"], title, "{section}");
     }
     assert_eq!(document["projects"][0]["fields"]["media_ids"][0], media["id"], "{}", document["projects"]);
+    assert_eq!(document["legal"][0]["fields"]["groups"][0]["items"][0]["cookie_name"], "_ga");
+    assert_eq!(document["content_templates"][0]["name"], "Release notes");
 
     let target = TestApp::spawn().await;
     let form = reqwest::multipart::Form::new()
@@ -216,6 +221,23 @@ async fn an_export_imports_into_a_new_site_elsewhere_and_exports_the_same() {
     assert_eq!(new_media["variants"].as_array().map(Vec::len), Some(4), "variants made again");
     let thumb = target.client.get(new_media["variants"][0]["public_url"].as_str().unwrap()).send().await.unwrap();
     assert_eq!(thumb.status(), 200);
+
+    // Templates and consent groups come along, under ids of their own.
+    let templates: Value =
+        target.get(&format!("/sites/{new_site}/content-templates"), &target.admin_key).await.json().await.unwrap();
+    assert_eq!(
+        (templates["data"][0]["name"].as_str(), templates["data"][0]["body"].as_str()),
+        (Some("Release notes"), Some("## Changes"))
+    );
+    let legal: Value = target.get(&format!("/sites/{new_site}/legal"), &target.admin_key).await.json().await.unwrap();
+    let legal_id = legal["data"][0]["id"].as_str().unwrap();
+    let groups: Vec<Value> =
+        target.get(&format!("/legal/{legal_id}/groups"), &target.admin_key).await.json().await.unwrap();
+    let group_id = groups[0]["id"].as_str().unwrap();
+    assert_ne!(group_id, document["legal"][0]["fields"]["groups"][0]["id"].as_str().unwrap());
+    let items: Vec<Value> =
+        target.get(&format!("/legal/groups/{group_id}/items"), &target.admin_key).await.json().await.unwrap();
+    assert_eq!(items[0]["cookie_name"], "_ga", "the new ids are found");
 
     let second = export_zip(&target, &new_site).await;
     assert_eq!(comparable(&archive_json(&second)), comparable(&archive_json(&first)));

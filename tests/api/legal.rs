@@ -12,16 +12,17 @@ async fn legal_documents_publish_only_with_title_and_body_and_have_versions() {
     assert_problem(res, 403, "MODULE_NOT_ENABLED").await;
     app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_legal_enabled": true})).await;
 
-    // No document_type: an `other` document (the spec lists no legal body).
+    // No document_type: an `Other` document (the spec lists no legal body);
+    // types are answered in the origin service's spelling.
     let res = app.post("/legal", &app.admin_key, json!({"site_ids": [site], "title": ""})).await;
-    assert_eq!(res.json::<Value>().await.unwrap()["document_type"], "other");
+    assert_eq!(res.json::<Value>().await.unwrap()["document_type"], "Other");
     let res =
         app.post("/legal", &app.admin_key, json!({"site_ids": [site], "title": "", "document_type": "privacy"})).await;
     assert_eq!(res.status(), 201);
     let doc: Value = res.json().await.unwrap();
     assert_eq!(
         (doc["slug"].as_str(), doc["document_type"].as_str(), doc["version"].as_i64()),
-        (Some("privacy"), Some("privacy"), Some(1))
+        (Some("privacy"), Some("PrivacyPolicy"), Some(1))
     );
     let path = format!("/legal/{}", doc["id"].as_str().unwrap());
 
@@ -120,7 +121,10 @@ async fn the_origin_admin_creates_legal_documents_under_the_site() {
         (created["cookie_name"].as_str(), created["title"].as_str()),
         (Some("cookie_consent"), Some("cookie_consent"))
     );
-    assert_eq!((created["document_type"].as_str(), created["site_ids"].clone()), (Some("cookies"), json!([site])));
+    assert_eq!(
+        (created["document_type"].as_str(), created["site_ids"].clone()),
+        (Some("CookieConsent"), json!([site]))
+    );
     // The site from the path when the body names none; another site alone is refused.
     let bare: Value = app.post(&path, key, json!({"title": "Imprint"})).await.json().await.unwrap();
     assert_eq!(bare["site_ids"], json!([site]));

@@ -46,6 +46,7 @@ mod moderation;
 mod navigation;
 mod notifications;
 mod origin_blogs;
+mod origin_legal_consent;
 mod origin_navigation;
 mod origin_page_sections;
 mod origin_pages;

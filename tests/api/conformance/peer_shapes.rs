@@ -43,9 +43,11 @@ async fn content_bodies_with_the_peer_fields_and_spellings() {
         json!({"site_ids": [site], "name": "Rust", "slug": "rust", "proficiency_level": 90, "is_global": false});
     assert_eq!(expect_json(app.post("/skills", key, skill).await, 201).await["proficiency"], 90);
 
-    // Legal document types by their long names.
+    // Legal document types by their long names, answered by them too; the short ones are accepted.
     let legal = json!({"site_ids": [site], "cookie_name": "privacy", "document_type": "PrivacyPolicy"});
-    assert_eq!(expect_json(app.post("/legal", key, legal).await, 201).await["document_type"], "privacy");
+    assert_eq!(expect_json(app.post("/legal", key, legal).await, 201).await["document_type"], "PrivacyPolicy");
+    let legal = json!({"site_ids": [site], "cookie_name": "terms", "document_type": "terms"});
+    assert_eq!(expect_json(app.post("/legal", key, legal).await, 201).await["document_type"], "TermsOfService");
 }
 
 #[actix_web::test]

@@ -147,6 +147,14 @@ pub async fn site_b(app: &TestApp, receiver_url: &str) -> SiteB {
     .await;
     b.set("section", &section["id"]);
     b.set("section_loc", &section["localizations"][0]["id"]);
+    let group = post(
+        app,
+        &format!("/legal/{}/groups", b.get("legal")),
+        json!({"cookie_name": "bravo_analytics", "items": [{"cookie_name": "_bravo"}]}),
+    )
+    .await;
+    b.set("legal_group", &group["id"]);
+    b.set("legal_item", &group["items"][0]["id"]);
     // A change in the blog's history, for the audit routes.
     ok(app, Method::PUT, &format!("/blogs/{}", b.get("blog")), Some(json!({"excerpt": "Bravo excerpt two"}))).await;
     let history = get(app, &format!("/audit/history/blog/{}", b.get("blog"))).await;

@@ -110,6 +110,20 @@ fn content_rows(rows: &mut Vec<Row>) {
     rows.push(row("GET /skills/by-slug/{slug}", "/skills/by-slug/{skill_slug}", None));
     rows.push(row("GET /sites/{site_id}/pages/by-route", "/sites/{site}/pages/by-route?route=/bravo-page", None));
     rows.push(row("POST /legal/{id}/versions", "/legal/{legal}/versions", None));
+    // A legal document's consent groups and items one by one (the origin admin's paths).
+    for (op, call, body) in [
+        ("GET /sites/{site_id}/legal/cookie-consent", "/sites/{site}/legal/cookie-consent", None),
+        ("GET /legal/{id}/groups", "/legal/{legal}/groups", None),
+        ("POST /legal/{id}/groups", "/legal/{legal}/groups", Some(r#"{"cookie_name": "alpha"}"#)),
+        ("PUT /legal/groups/{id}", "/legal/groups/{legal_group}", Some(r#"{"cookie_name": "alpha"}"#)),
+        ("DELETE /legal/groups/{id}", "/legal/groups/{legal_group}", None),
+        ("GET /legal/groups/{id}/items", "/legal/groups/{legal_group}/items", None),
+        ("POST /legal/groups/{id}/items", "/legal/groups/{legal_group}/items", Some(r#"{"cookie_name": "alpha"}"#)),
+        ("PUT /legal/items/{id}", "/legal/items/{legal_item}", Some(r#"{"cookie_name": "alpha"}"#)),
+        ("DELETE /legal/items/{id}", "/legal/items/{legal_item}", None),
+    ] {
+        rows.push(row(op, call, body));
+    }
     // A page's sections one by one (the origin admin's paths).
     for (op, call, body) in [
         ("GET /pages/{id}/sections", "/pages/{page}/sections", None),
