@@ -44,6 +44,11 @@ async fn every_family_shows_a_write_on_the_next_read() {
     let hook = json!({"url": receiver.url, "events": ["blog.updated"]});
     let hook = id_of(app.post(&format!("/sites/{site}/webhooks"), writer, hook).await).await;
     let topic = id_of(app.post(&format!("/sites/{site}/categories"), writer, json!({"name": "Topic"})).await).await;
+    let page = json!({"site_ids": [site], "title": "Home", "route": "/home"});
+    let page = id_of(app.post("/pages", writer, page).await).await;
+    app.put(&format!("/sites/{site}/settings"), writer, json!({"module_legal_enabled": true})).await;
+    let legal = json!({"site_ids": [site], "cookie_name": "Cookies", "document_type": "CookieConsent"});
+    let legal = id_of(app.post(&format!("/sites/{site}/legal"), writer, legal).await).await;
 
     let s = |path: &str| format!("/sites/{site}{path}");
     let rows: Vec<(String, Method, String, Value)> = vec![
@@ -86,6 +91,22 @@ async fn every_family_shows_a_write_on_the_next_read() {
             json!({"name": "qa", "base_url": "https://qa.example.org"}),
         ),
         (s("/trash"), Method::DELETE, format!("/social-links/{link}"), Value::Null),
+        // The origin admin's parts of an item, one by one.
+        (
+            format!("/pages/{page}/sections"),
+            Method::POST,
+            format!("/pages/{page}/sections"),
+            json!({"section_type": "Hero"}),
+        ),
+        (
+            format!("/legal/{legal}/groups"),
+            Method::POST,
+            format!("/legal/{legal}/groups"),
+            json!({"cookie_name": "stats"}),
+        ),
+        (s("/legal/cookie-consent"), Method::POST, format!("/legal/{legal}/groups"), json!({"cookie_name": "ads"})),
+        (s("/content-templates"), Method::POST, s("/content-templates"), json!({"name": "Recipe"})),
+        ("/environments".into(), Method::POST, s("/environments"), json!({"name": "preview"})),
     ];
     for (read, method, write, body) in rows {
         let before = warm(&app, &read, &reader).await;
