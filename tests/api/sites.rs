@@ -374,3 +374,27 @@ async fn the_janitor_purges_a_site_thirty_days_after_deletion_and_keeps_shared_c
     // The other site is untouched.
     assert_eq!(app.get(&format!("/sites/{other}"), &app.admin_key).await.status(), 200);
 }
+
+/// The origin service's admin saves every module flag at once, federation's
+/// too: off is accepted, on is refused (Plinth offers no ActivityPub), never
+/// silently dropped.
+#[actix_web::test]
+async fn federation_can_be_left_off_but_not_turned_on() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("no-federation").await;
+    let path = format!("/sites/{site}/settings");
+    let off = json!({"module_blog_enabled": true, "module_legal_enabled": true, "module_federation_enabled": false});
+    let res = app.put(&path, &app.admin_key, off).await;
+    assert_eq!(res.status(), 200);
+    let settings: Value = res.json().await.unwrap();
+    assert_eq!(
+        (settings["module_legal_enabled"].as_bool(), settings.get("module_federation_enabled")),
+        (Some(true), None)
+    );
+    let on = json!({"module_ai_enabled": true, "module_federation_enabled": true});
+    let res = app.put(&path, &app.admin_key, on).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(problem["errors"][0]["field"], "module_federation_enabled");
+    let settings: Value = app.get(&path, &app.admin_key).await.json().await.unwrap();
+    assert_eq!(settings["module_ai_enabled"], false, "nothing of a refused update is stored");
+}

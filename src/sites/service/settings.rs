@@ -49,6 +49,9 @@ pub struct UpdateSiteSettings {
     pub module_ai_enabled: Option<bool>,
     /// Forms.
     pub module_forms_enabled: Option<bool>,
+    /// Federation (ActivityPub), a module of the origin service's admin, is not offered by this server: `false` is
+    /// accepted and changes nothing, `true` is 422 (not silently dropped). Not among the settings answered.
+    pub module_federation_enabled: Option<bool>,
     /// Replaces the robots.txt groups: each `user_agent` one non-empty line, each rule `Allow` or `Disallow` with a path starting with `/`.
     pub robots_txt_rules: Option<Vec<RobotsRuleGroup>>,
     /// Template of page titles for the front end. Free text.
@@ -112,6 +115,14 @@ impl UpdateSiteSettings {
             if let Some(flag) = flag {
                 put(field, flag.into());
             }
+        }
+        // The origin's admin saves every module flag at once, federation's too.
+        if self.module_federation_enabled == Some(true) {
+            errors.push(FieldError::new(
+                "module_federation_enabled",
+                ErrorCode::ValidationInvalidFormat,
+                "federation (ActivityPub) is not offered by this server",
+            ));
         }
         if let Some(email) = self.contact_email {
             let email = email.trim().to_string();
