@@ -5,6 +5,8 @@
 //! `*.updated` event and cache drop, and an item changed since it was read is
 //! 409 CONFLICT, never overwritten.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -92,4 +94,19 @@ pub fn remove_by_id<T>(list: &mut Vec<T>, id: Uuid, id_of: impl Fn(&T) -> Option
 /// The next `display_order` after `orders` (0 for the first), at most `max`.
 pub fn next_order(orders: impl Iterator<Item = Option<i32>>, max: i32) -> i32 {
     orders.flatten().max().map_or(0, |order| (order + 1).min(max))
+}
+
+/// The ids `list` holds (before a create, for [`added_id`]).
+pub fn ids_in<T>(list: &[T], id_of: impl Fn(&T) -> Option<Uuid>) -> HashSet<Uuid> {
+    list.iter().filter_map(id_of).collect()
+}
+
+/// The id a create added: the one of `after` (ids as stored) not among
+/// `before`. The stored id is the server's (given on storing), so it is found
+/// rather than chosen.
+pub fn added_id(before: &HashSet<Uuid>, after: impl IntoIterator<Item = Uuid>, what: &str) -> ApiResult<Uuid> {
+    after
+        .into_iter()
+        .find(|id| !before.contains(id))
+        .ok_or_else(|| ApiError::internal(format!("the new {what} was not stored")))
 }

@@ -7,8 +7,6 @@
 //! (checked first), the audit entry, `legal.updated`, the cache drop, and 409
 //! CONFLICT for a document changed since it was read.
 
-use std::collections::HashSet;
-
 use actix_web::{web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -17,7 +15,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::legal_consent::{self, MAX_DISPLAY_ORDER};
 use crate::content::model::{ConsentGroup, ConsentItem, LegalDocumentType, UpdateContent};
-use crate::content::part_edits::{entry_mut, item_of_entry, next_order, remove_by_id, PartList};
+use crate::content::part_edits::{added_id, entry_mut, ids_in, item_of_entry, next_order, remove_by_id, PartList};
 use crate::content::read::{self, ListOptions};
 use crate::content::ContentKind;
 use crate::error::{ApiError, ApiResult};
@@ -143,13 +141,12 @@ pub async fn create_legal_group(
             // storing): an id sent here is taken as none.
             group.id = None;
             group.items.iter_mut().for_each(|item| item.id = None);
-            let before: HashSet<Uuid> = groups.iter().filter_map(|g| g.id).collect();
+            let before = ids_in(groups, |g| g.id);
             groups.push(group);
             Ok(before)
         })
         .await?;
-    let new_id = groups.iter().filter_map(|g| g.id).find(|id| !before.contains(id));
-    let new_id = new_id.ok_or_else(|| ApiError::internal("the new group was not stored"))?;
+    let new_id = added_id(&before, groups.iter().filter_map(|g| g.id), "legal group")?;
     Ok(HttpResponse::Created().json(group_response(document_id, &groups, new_id)?))
 }
 
@@ -239,14 +236,13 @@ pub async fn create_legal_item(
         .change(&state, &principal, document_id, |groups| {
             let group = group_mut(groups, group_id)?;
             let next = next_order(group.items.iter().map(|i| i.display_order), MAX_DISPLAY_ORDER);
-            let before: HashSet<Uuid> = group.items.iter().filter_map(|i| i.id).collect();
+            let before = ids_in(&group.items, |i| i.id);
             group.items.push(ConsentItem { id: None, display_order: item.display_order.or(Some(next)), ..item });
             Ok(before)
         })
         .await?;
     let stored = groups.iter().filter(|g| g.id == Some(group_id)).flat_map(|g| &g.items).filter_map(|i| i.id);
-    let new_id = stored.into_iter().find(|id| !before.contains(id));
-    let new_id = new_id.ok_or_else(|| ApiError::internal("the new item was not stored"))?;
+    let new_id = added_id(&before, stored, "legal item")?;
     Ok(HttpResponse::Created().json(item_response(&groups, group_id, new_id)?))
 }
 

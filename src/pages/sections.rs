@@ -5,8 +5,6 @@
 //! as `PUT /pages/{id}` (checked first), the audit entry, `page.updated` and
 //! the cache drop; a page changed since it was read is 409 CONFLICT.
 
-use std::collections::HashSet;
-
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
@@ -16,7 +14,7 @@ use super::section_model::{
 use crate::auth::Principal;
 use crate::content::model::{PageSection, SectionLocalization, UpdateContent};
 use crate::content::page_sections::{self, MAX_DISPLAY_ORDER};
-use crate::content::part_edits::{entry_mut, item_of_entry, next_order, remove_by_id, PartList};
+use crate::content::part_edits::{added_id, entry_mut, ids_in, item_of_entry, next_order, remove_by_id, PartList};
 use crate::content::ContentKind;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
@@ -79,14 +77,13 @@ pub async fn create_page_section(
             // The new section's id, and its texts', are the server's.
             section.id = None;
             section.localizations.iter_mut().for_each(|text| text.id = None);
-            let before: HashSet<Uuid> = sections.iter().filter_map(|s| s.id).collect();
+            let before = ids_in(sections, |s| s.id);
             sections.push(section);
             Ok(before)
         })
         .await?;
-    let created = sections.into_iter().find(|s| s.id.is_some_and(|id| !before.contains(&id)));
-    let created = created.ok_or_else(|| ApiError::internal("the new section was not stored"))?;
-    Ok(HttpResponse::Created().json(respond(page_id, created)))
+    let new_id = added_id(&before, sections.iter().filter_map(|s| s.id), "page section")?;
+    Ok(HttpResponse::Created().json(respond(page_id, find(&sections, new_id)?)))
 }
 
 /// Change a page section
