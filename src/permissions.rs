@@ -1,58 +1,13 @@
 //! Roles, API key permissions and what each role may do: the one permission table
 //! of the service. Every check in the code asks [`Capability::min_role`].
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
-/// A member's role on a site, lowest first. Each role has every right of the
-/// roles below it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Read,
-    Author,
-    Reviewer,
-    Editor,
-    Admin,
-    Owner,
-}
-
-impl Role {
-    pub const ALL: [Role; 6] = [Role::Read, Role::Author, Role::Reviewer, Role::Editor, Role::Admin, Role::Owner];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Read => "read",
-            Role::Author => "author",
-            Role::Reviewer => "reviewer",
-            Role::Editor => "editor",
-            Role::Admin => "admin",
-            Role::Owner => "owner",
-        }
-    }
-
-    /// Accepts any letter case (`Editor`, `editor`), and `viewer` for read (the
-    /// name the service the spec was written from uses).
-    pub fn parse(s: &str) -> Option<Role> {
-        if s.eq_ignore_ascii_case("viewer") {
-            return Some(Role::Read);
-        }
-        Role::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
-    }
-}
-
-impl<'de> Deserialize<'de> for Role {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Role::parse(&s).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "unknown role '{s}': expected read, author, reviewer, editor, admin or owner"
-            ))
-        })
-    }
-}
+/// A member's role on a site, lowest first (stored typed in `site_members.role`).
+pub use plinth_entities::values::Role;
 
 /// An API key's permission level, lowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
@@ -121,15 +76,23 @@ pub enum Capability {
     HandleAnySubmissions,
 }
 
-impl Role {
+/// What a role may do, from the permission table (`Role` itself is a stored
+/// value, defined with the entities).
+pub trait RoleGrants: Copy {
     /// Whether this role has `capability` (the permission table decides).
-    pub fn has(self, capability: Capability) -> bool {
-        self >= capability.min_role()
-    }
+    fn has(self, capability: Capability) -> bool;
 
     /// Refuses with AUTH_INSUFFICIENT_ROLE unless this role has `capability`;
     /// `what` names the attempted action in the problem's detail.
-    pub fn ensure(self, capability: Capability, what: &str) -> ApiResult<()> {
+    fn ensure(self, capability: Capability, what: &str) -> ApiResult<()>;
+}
+
+impl RoleGrants for Role {
+    fn has(self, capability: Capability) -> bool {
+        self >= capability.min_role()
+    }
+
+    fn ensure(self, capability: Capability, what: &str) -> ApiResult<()> {
         let needed = capability.min_role();
         if !self.has(capability) {
             return Err(ApiError::new(

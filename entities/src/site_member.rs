@@ -8,8 +8,8 @@ pub struct Model {
     pub id: Uuid,
     pub site_id: Uuid,
     pub idp_user_id: String,
-    /// Lowercase role name: read, author, reviewer, editor, admin, owner.
-    pub role: String,
+    /// Stored lowercase: read, author, reviewer, editor, admin, owner.
+    pub role: crate::values::Role,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

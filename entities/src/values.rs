@@ -265,3 +265,61 @@ mod tests {
         assert_eq!(read("gone"), None);
     }
 }
+
+/// A member's role on a site, lowest first: each role has every right of the
+/// roles below it (what each may do is the permission table's, in the
+/// service). Stored lowercase; read in any letter case, and `viewer` for read
+/// (the name the service the spec was written from uses).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    #[sea_orm(string_value = "read")]
+    Read,
+    #[sea_orm(string_value = "author")]
+    Author,
+    #[sea_orm(string_value = "reviewer")]
+    Reviewer,
+    #[sea_orm(string_value = "editor")]
+    Editor,
+    #[sea_orm(string_value = "admin")]
+    Admin,
+    #[sea_orm(string_value = "owner")]
+    Owner,
+}
+
+impl Role {
+    pub const ALL: [Role; 6] = [Role::Read, Role::Author, Role::Reviewer, Role::Editor, Role::Admin, Role::Owner];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Author => "author",
+            Role::Reviewer => "reviewer",
+            Role::Editor => "editor",
+            Role::Admin => "admin",
+            Role::Owner => "owner",
+        }
+    }
+
+    /// Accepts any letter case (`Editor`, `editor`), and `viewer` for read.
+    pub fn parse(s: &str) -> Option<Role> {
+        if s.eq_ignore_ascii_case("viewer") {
+            return Some(Role::Read);
+        }
+        Role::ALL.into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Role::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown role '{s}': expected read, author, reviewer, editor, admin or owner"
+            ))
+        })
+    }
+}

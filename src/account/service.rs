@@ -50,11 +50,11 @@ pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) ->
 pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) -> ApiResult<()> {
     let txn = crate::db::begin_write(&state.db).await?;
     let memberships = site_member::Entity::find().filter(site_member::Column::IdpUserId.eq(user)).all(&txn).await?;
-    let owned: Vec<_> = memberships.iter().filter(|m| m.role == Role::Owner.as_str()).map(|m| m.site_id).collect();
+    let owned: Vec<_> = memberships.iter().filter(|m| m.role == Role::Owner).map(|m| m.site_id).collect();
     // A site (also one in the trash, which may yet be restored) must keep an owner.
     let co_owned: Vec<_> = site_member::Entity::find()
         .filter(site_member::Column::SiteId.is_in(owned.clone()))
-        .filter(site_member::Column::Role.eq(Role::Owner.as_str()))
+        .filter(site_member::Column::Role.eq(Role::Owner))
         .filter(site_member::Column::IdpUserId.ne(user))
         .all(&txn)
         .await?

@@ -15,6 +15,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::RoleGrants;
 use crate::permissions::{Capability, KeyPermission, Role};
 use crate::state::keys::ApiKeyRecord;
 use crate::state::AppState;
@@ -108,7 +109,7 @@ impl Principal {
                     .filter(site_member::Column::IdpUserId.eq(user.idp_user_id.as_str()))
                     .one(&state.db)
                     .await?;
-                membership.and_then(|m| Role::parse(&m.role)).ok_or_else(not_member)
+                membership.map(|m| m.role).ok_or_else(not_member)
             }
         }
     }

@@ -6,6 +6,7 @@ use uuid::Uuid;
 use super::{ContentKind, ContentStatus};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
 /// The caller's role on every one of `site_ids`: the lowest of them, so a change

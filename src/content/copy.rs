@@ -15,6 +15,7 @@ use super::{validate, ContentKind, ContentStatus};
 use crate::audit::Action;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
 /// What a copy of an item is.

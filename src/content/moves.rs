@@ -19,6 +19,7 @@ use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
 /// Approve (publish, or schedule when `publish_start` lies ahead) or send back.

@@ -16,10 +16,9 @@ use super::events::{change_events, commit_with_events, created_events, events_fo
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
 use super::slug::{available_slug, slugify};
-use super::{parts, relations};
-use super::{validate, ContentKind, ContentStatus};
+use super::{parts, relations, validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Capability, Principal, Role};
+use crate::auth::{Capability, Principal, Role, RoleGrants};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::values::{required_line, Slug};

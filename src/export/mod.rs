@@ -29,6 +29,7 @@ use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::permissions::RoleGrants;
 use crate::routes::Routes;
 use crate::state::AppState;
 

@@ -439,7 +439,7 @@ impl<'a> Writer<'a> {
                 id: Set(Uuid::new_v4()),
                 site_id: Set(site_id),
                 idp_user_id: Set(idp_user_id),
-                role: Set(Role::Owner.as_str().to_string()),
+                role: Set(Role::Owner),
                 created_at: Set(now),
                 updated_at: Set(now),
             };

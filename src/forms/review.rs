@@ -18,6 +18,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 use crate::values::required_text;
 

@@ -16,6 +16,7 @@ use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
+use crate::permissions::RoleGrants;
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::values::{required_line, Slug};

@@ -25,7 +25,7 @@ fn provider(state: &AppState) -> ApiResult<&dyn IdentityProvider> {
 pub async fn administers_some_site(db: &DatabaseConnection, idp_user_id: &str) -> ApiResult<bool> {
     Ok(site_member::Entity::find()
         .filter(site_member::Column::IdpUserId.eq(idp_user_id))
-        .filter(site_member::Column::Role.is_in(Capability::AdministerSite.roles().map(Role::as_str)))
+        .filter(site_member::Column::Role.is_in(Capability::AdministerSite.roles()))
         .one(db)
         .await?
         .is_some())

@@ -14,6 +14,7 @@ use uuid::Uuid;
 
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
+use crate::permissions::RoleGrants;
 use crate::routes::Routes;
 use crate::state::AppState;
 use crate::values::required_line;
@@ -157,7 +158,7 @@ async fn change_member_role(
     let current = service::find_member(state, site_id, id).await?;
     let role = body.role;
     require_owner_for(role, caller)?;
-    require_owner_for(service::role_of(&current), caller)?;
+    require_owner_for(current.role, caller)?;
     let updated = service::change_role(state, &principal.actor_id(), now, current, role).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
@@ -190,7 +191,7 @@ pub async fn remove_member(
     // Anyone may leave a site; removing others needs admin, and admins only by an owner.
     if !leaving {
         let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
-        require_owner_for(service::role_of(&current), caller)?;
+        require_owner_for(current.role, caller)?;
     }
     let now = state.clock.now();
     service::remove(&state, &principal.actor_id(), now, current).await?;

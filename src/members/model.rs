@@ -16,7 +16,7 @@ pub struct MemberResponse {
     /// The member's identity-provider user id.
     pub idp_user_id: String,
     /// read, author, reviewer, editor, admin or owner
-    pub role: String,
+    pub role: Role,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -27,7 +27,7 @@ impl From<&site_member::Model> for MemberResponse {
             id: m.id,
             site_id: m.site_id,
             idp_user_id: m.idp_user_id.clone(),
-            role: m.role.clone(),
+            role: m.role,
             created_at: m.created_at,
             updated_at: m.updated_at,
         }
@@ -59,7 +59,7 @@ pub struct Membership {
     /// Its slug.
     pub site_slug: String,
     /// The caller's role there: read, author, reviewer, editor, admin or owner.
-    pub role: String,
+    pub role: Role,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]

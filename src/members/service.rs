@@ -32,11 +32,6 @@ impl SiteRow for site_member::Model {
     }
 }
 
-/// The member's role; an unknown one counts as read.
-pub fn role_of(member: &site_member::Model) -> Role {
-    Role::parse(&member.role).unwrap_or(Role::Read)
-}
-
 fn one_owner() -> ApiError {
     ApiError::bad_request("a site has one owner: use transfer-ownership")
 }
@@ -129,7 +124,7 @@ pub async fn add(
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
         idp_user_id: Set(idp_user_id),
-        role: Set(role.as_str().to_string()),
+        role: Set(role),
         created_at: Set(now),
         updated_at: Set(now),
     };
@@ -151,7 +146,7 @@ pub async fn change_role(
     current: site_member::Model,
     role: Role,
 ) -> ApiResult<MemberResponse> {
-    if role_of(&current) == Role::Owner {
+    if current.role == Role::Owner {
         return Err(ApiError::new(
             ErrorCode::MemberCannotRemoveOwner,
             "the owner keeps that role until ownership is transferred",
@@ -163,7 +158,7 @@ pub async fn change_role(
     let site_id = current.site_id;
     let before = json!(MemberResponse::from(&current));
     let mut row: site_member::ActiveModel = current.into();
-    row.role = Set(role.as_str().to_string());
+    row.role = Set(role);
     row.updated_at = Set(now);
     let updated = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
         .run(row, |m| MemberResponse::from(m), ApiError::from)
@@ -174,7 +169,7 @@ pub async fn change_role(
 
 /// The owner is neither removed nor leaves until ownership is transferred.
 pub fn ensure_removable(member: &site_member::Model, leaving: bool) -> ApiResult<()> {
-    if role_of(member) == Role::Owner {
+    if member.role == Role::Owner {
         let code = if leaving { ErrorCode::SiteOwnerCannotLeave } else { ErrorCode::MemberCannotRemoveOwner };
         return Err(ApiError::new(code, "transfer ownership to another member first"));
     }
@@ -205,7 +200,7 @@ pub async fn transfer_ownership(
         .find(|m| m.idp_user_id == idp_user_id)
         .cloned()
         .ok_or_else(|| ApiError::not_found("member", idp_user_id))?;
-    let previous = members.iter().find(|m| m.role == Role::Owner.as_str()).cloned();
+    let previous = members.iter().find(|m| m.role == Role::Owner).cloned();
     if previous.as_ref().is_some_and(|p| p.id == target.id) {
         return Err(ApiError::bad_request("that member already owns the site"));
     }
@@ -213,12 +208,12 @@ pub async fn transfer_ownership(
     let mut changed = Vec::new();
     if let Some(previous) = previous {
         let mut row: site_member::ActiveModel = previous.clone().into();
-        row.role = Set(Role::Admin.as_str().to_string());
+        row.role = Set(Role::Admin);
         row.updated_at = Set(now);
         changed.push(row.update(&txn).await?);
     }
     let mut row: site_member::ActiveModel = target.into();
-    row.role = Set(Role::Owner.as_str().to_string());
+    row.role = Set(Role::Owner);
     row.updated_at = Set(now);
     changed.insert(0, row.update(&txn).await?);
     for member in &changed {

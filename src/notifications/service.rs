@@ -11,10 +11,11 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::model::{MarkedRead, NotificationQuery, NotificationResponse, UnreadCount};
-use crate::auth::{Capability, Role};
+use crate::auth::Capability;
 use crate::content::hooks::SubmittedForReview;
 use crate::error::{ApiError, ApiResult};
 use crate::pagination::{fetch_page, PageParams, Paginated, SortDir};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
 pub const DEFAULT_PER_PAGE: u64 = 20;
@@ -30,7 +31,7 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: SubmittedForR
     let now = request.at;
     let mut notified = std::collections::HashSet::new();
     for member in members {
-        let may_review = Role::parse(&member.role).is_some_and(|r| r.has(Capability::ReviewContent));
+        let may_review = member.role.has(Capability::ReviewContent);
         if !may_review
             || request.submitted_by == Some(member.idp_user_id.as_str())
             || !notified.insert(member.idp_user_id.clone())

@@ -172,7 +172,7 @@ impl SiteState {
             .all(db)
             .await?
             .into_iter()
-            .filter_map(|m| Role::parse(&m.role).map(|role| (m.idp_user_id, role)))
+            .map(|m| (m.idp_user_id, m.role))
             .collect();
         Ok(Some(SiteState { site, settings, locales, members, public: PublicCache::default() }))
     }

@@ -87,7 +87,7 @@ pub async fn add_member(app: &TestApp, site_id: &str, idp_user_id: &str, role: &
         id: Set(uuid::Uuid::new_v4()),
         site_id: Set(site_id.parse().unwrap()),
         idp_user_id: Set(idp_user_id.to_string()),
-        role: Set(role.to_string()),
+        role: Set(plinth_entities::values::Role::parse(role).expect("a role name")),
         created_at: Set(now),
         updated_at: Set(now),
     }

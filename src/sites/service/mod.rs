@@ -203,7 +203,7 @@ pub async fn create(
             id: Set(Uuid::new_v4()),
             site_id: Set(id),
             idp_user_id: Set(user.idp_user_id.clone()),
-            role: Set(Role::Owner.as_str().to_string()),
+            role: Set(Role::Owner),
             created_at: Set(now),
             updated_at: Set(now),
         }
