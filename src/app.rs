@@ -116,7 +116,16 @@ impl Plinth {
         };
         let outbound = crate::outbound::Outbound::new(&config.ssrf_allowlist, config.outbound_proxy_from_env)?;
         let deliverer = Deliverer::new(&config, outbound.clone(), clock.clone(), instance);
-        let responses = crate::state::ResponseCache::new(config.sites.response_cache_bytes);
+        let responses = Arc::new(crate::state::ResponseCache::new(config.sites.response_cache_bytes));
+        let cluster = Arc::new(cluster);
+        let site_slugs = Arc::new(dashmap::DashMap::new());
+        let write_caches = Arc::new(crate::state::write_caches::WriteCaches {
+            sites: Arc::clone(&sites),
+            site_slugs: Arc::clone(&site_slugs),
+            responses: Arc::clone(&responses),
+            cluster: Arc::clone(&cluster),
+        });
+        let db = db::Db::new(db, write_caches.clone());
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
@@ -133,13 +142,14 @@ impl Plinth {
             derived: crate::state::derived::DerivedValues::new(DERIVED_VALUES),
             statistics: Default::default(),
             pageviews: Default::default(),
-            site_slugs: Default::default(),
+            site_slugs,
             secrets: Default::default(),
             exports_queued: Default::default(),
             storage,
             outbound,
             events: EventBus::default(),
             cluster,
+            write_caches,
             clock,
             actors,
             observability: crate::observability::Observability::new()?,

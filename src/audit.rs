@@ -5,13 +5,13 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::{audit_log, audit_log_site};
 use sea_orm::{
-    ActiveModelBehavior, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction,
-    DbErr, EntityTrait, IntoActiveModel, ModelTrait,
+    ActiveModelBehavior, ActiveModelTrait, ActiveValue::Set, DbErr, EntityTrait, IntoActiveModel, ModelTrait,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use crate::db::{Db, Touched, WriteTxn};
 use crate::error::{ApiError, ApiResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,10 +65,34 @@ pub fn field_changes(before: &Value, after: &Value) -> Value {
     Value::Array(changes)
 }
 
+/// Entities the cached state of a site holds (`SiteState`: the site's row,
+/// settings, locales and members): a change to one drops that state as well
+/// as the answers built from the site. Every other entity of a site is its
+/// content. Without a site, only the shared locale catalogue is cached.
+const SITE_ENTITIES: &[&str] =
+    &["site", "site_settings", "site_locale", "site_favicon", "member", "account", "user_moderation"];
+
+/// What the caches must drop once the write that records `entry` commits.
+fn touched_by(entry: &AuditEntry<'_>, site_id: Uuid) -> Touched {
+    match SITE_ENTITIES.contains(&entry.entity_type) {
+        true => Touched::Site(site_id),
+        false => Touched::Content(site_id),
+    }
+}
+
+/// The sites an entity's JSON names (`site_id`, `site_ids`).
+fn sites_named(entity: &Value) -> impl Iterator<Item = Uuid> + '_ {
+    let one = entity.get("site_id").into_iter();
+    let many = entity.get("site_ids").and_then(Value::as_array).into_iter().flatten();
+    one.chain(many).filter_map(|v| v.as_str().and_then(|s| s.parse().ok()))
+}
+
 /// Writes one audit entry, made at `at` (the app's clock), with the changes
-/// between `before` and `after`, listed under the entry's site.
-pub async fn record<C: ConnectionTrait>(
-    db: &C,
+/// between `before` and `after`, listed under the entry's site. The write's
+/// transaction notes the site (see `db::WriteTxn`), so its caches go when it
+/// commits.
+pub async fn record(
+    db: &WriteTxn,
     at: DateTime<Utc>,
     entry: AuditEntry<'_>,
     before: &impl Serialize,
@@ -79,8 +103,8 @@ pub async fn record<C: ConnectionTrait>(
 
 /// [`record`] for an entity on several sites (a content item): the entry is
 /// listed under each of `sites` as well as under `entry.site_id`.
-pub async fn record_on_sites<C: ConnectionTrait>(
-    db: &C,
+pub async fn record_on_sites(
+    db: &WriteTxn,
     at: DateTime<Utc>,
     entry: AuditEntry<'_>,
     sites: &[Uuid],
@@ -94,6 +118,14 @@ pub async fn record_on_sites<C: ConnectionTrait>(
     let mut listed: Vec<Uuid> = entry.site_id.into_iter().chain(sites.iter().copied()).collect();
     listed.sort();
     listed.dedup();
+    // The sites the entity was on before the change too: one it left shows
+    // it gone.
+    for site_id in listed.iter().copied().chain(sites_named(&before)) {
+        db.touch(touched_by(&entry, site_id));
+    }
+    if listed.is_empty() && entry.entity_type == "locale" {
+        db.touch(Touched::AllSites);
+    }
     audit_log::ActiveModel {
         id: Set(id),
         site_id: Set(entry.site_id.or(listed.first().copied())),
@@ -123,7 +155,7 @@ pub async fn record_on_sites<C: ConnectionTrait>(
 /// Answers what `respond` makes of the stored row, which is also the entry's
 /// `after` unless `after` is given.
 pub struct Write<'a, F> {
-    pub db: &'a DatabaseConnection,
+    pub db: &'a Db,
     pub at: DateTime<Utc>,
     pub action: Action,
     /// Builds the audit entry from the stored row.
@@ -156,7 +188,7 @@ impl<'a, F> Write<'a, F> {
     /// is stored, in the same transaction (see [`run_with`](Self::run_with)).
     pub async fn run_prepared<A, R>(
         self,
-        prepare: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<A>,
+        prepare: impl AsyncFnOnce(&WriteTxn) -> ApiResult<A>,
         respond: impl FnOnce(&ModelOf<A>) -> R,
         on_error: impl FnOnce(DbErr) -> ApiError,
     ) -> ApiResult<R>
@@ -177,10 +209,10 @@ impl<'a, F> Write<'a, F> {
     /// answer comes back beside `respond`'s.
     pub async fn run_with<A, R, T>(
         self,
-        prepare: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<A>,
+        prepare: impl AsyncFnOnce(&WriteTxn) -> ApiResult<A>,
         respond: impl FnOnce(&ModelOf<A>) -> R,
         on_error: impl FnOnce(DbErr) -> ApiError,
-        then: impl AsyncFnOnce(&DatabaseTransaction, &ModelOf<A>) -> ApiResult<T>,
+        then: impl AsyncFnOnce(&WriteTxn, &ModelOf<A>) -> ApiResult<T>,
     ) -> ApiResult<(R, T)>
     where
         A: ActiveModelBehavior + Send,
@@ -189,7 +221,7 @@ impl<'a, F> Write<'a, F> {
         R: Serialize,
     {
         let action = self.action;
-        let store = async |txn: &DatabaseTransaction| {
+        let store = async |txn: &WriteTxn| {
             let row = prepare(txn).await?;
             match action {
                 Action::Create => row.insert(txn).await,
@@ -207,7 +239,7 @@ impl<'a, F> Write<'a, F> {
         A: ActiveModelTrait<Entity = M::Entity> + ActiveModelBehavior + Send,
         F: for<'m> FnOnce(&'m M) -> AuditEntry<'a>,
     {
-        let delete = async |txn: &DatabaseTransaction| {
+        let delete = async |txn: &WriteTxn| {
             row.clone().delete(txn).await?;
             Ok(row)
         };
@@ -218,9 +250,9 @@ impl<'a, F> Write<'a, F> {
     /// The one transaction every audited write goes through.
     async fn execute<M, R, T>(
         self,
-        store: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<M>,
+        store: impl AsyncFnOnce(&WriteTxn) -> ApiResult<M>,
         respond: impl FnOnce(&M) -> R,
-        then: impl AsyncFnOnce(&DatabaseTransaction, &M) -> ApiResult<T>,
+        then: impl AsyncFnOnce(&WriteTxn, &M) -> ApiResult<T>,
     ) -> ApiResult<(R, T)>
     where
         F: for<'m> FnOnce(&'m M) -> AuditEntry<'a>,

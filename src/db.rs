@@ -57,7 +57,9 @@ pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseCon
 /// asks SQLite for its lock, and the others wait in order without a system
 /// call, instead of sleeping in SQLite's busy handler with growing pauses
 /// (which gave writes under load a p99 of hundreds of milliseconds).
-pub async fn begin_write(db: &DatabaseConnection) -> Result<WriteTxn, DbErr> {
+pub async fn begin_write(db: &Db) -> Result<WriteTxn, DbErr> {
+    let caches = Arc::clone(&db.caches);
+    let db = &db.conn;
     let turn = match db.get_database_backend() {
         DbBackend::Sqlite => {
             // As long as SQLite's own busy timeout: a writer that waits longer
@@ -88,7 +90,7 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<WriteTxn, DbErr> {
         // 700/s to 65/s at 40,000 posts). One statement per write is the price.
         txn.execute_unprepared("SET LOCAL plan_cache_mode = force_custom_plan").await?;
     }
-    Ok(WriteTxn { txn, _turn: turn })
+    Ok(WriteTxn { txn, _turn: turn, touched: Default::default(), caches })
 }
 
 /// After a bulk write (an import, `reset-content`): PostgreSQL learns the new
@@ -142,16 +144,142 @@ const WRITE_QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
 static SQLITE_WRITERS: std::sync::LazyLock<dashmap::DashMap<std::path::PathBuf, Arc<Semaphore>>> =
     std::sync::LazyLock::new(dashmap::DashMap::new);
 
-/// A write transaction and, on SQLite, this writer's turn (released when the
-/// transaction is committed, rolled back or dropped).
+/// The app's database: the pool, and the caches built from what it holds, which
+/// every write transaction it begins drops as it commits (see [`WriteTxn`]).
+///
+/// Reads go to the pool as they would to a `DatabaseConnection` (it derefs to
+/// one). It offers no transaction but [`begin_write`]'s, so a write that needs
+/// one cannot skip the writer queue or the caches.
+#[derive(Clone)]
+pub struct Db {
+    conn: DatabaseConnection,
+    caches: Arc<dyn CacheDrops>,
+}
+
+impl Db {
+    pub fn new(conn: DatabaseConnection, caches: Arc<dyn CacheDrops>) -> Self {
+        Self { conn, caches }
+    }
+
+    /// A database with nothing cached beside it (tools and tests that write
+    /// before, or without, a running app).
+    pub fn uncached(conn: DatabaseConnection) -> Self {
+        Self { conn, caches: Arc::new(NothingCached) }
+    }
+
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.conn
+    }
+
+    /// A write with neither an audit entry nor an event to say what it
+    /// touched (an attachment, a delivery's log): `touched` says it, and the
+    /// write runs in its own transaction so its commit drops those caches.
+    pub async fn write<T, E: From<DbErr>>(
+        &self,
+        touched: &[Touched],
+        write: impl AsyncFnOnce(&WriteTxn) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let txn = begin_write(self).await?;
+        for item in touched {
+            txn.touch(*item);
+        }
+        let written = write(&txn).await?;
+        txn.commit().await?;
+        Ok(written)
+    }
+}
+
+impl std::ops::Deref for Db {
+    type Target = DatabaseConnection;
+
+    fn deref(&self) -> &DatabaseConnection {
+        &self.conn
+    }
+}
+
+/// What a committed write changed, as the caches see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Touched {
+    /// Everything of every site (the shared locale catalogue).
+    AllSites,
+    /// A site's row, settings, locales or members, and so everything built
+    /// from the site.
+    Site(uuid::Uuid),
+    /// A site's content and the answers built from it; the site's own
+    /// row, settings, locales and members stay loaded.
+    Content(uuid::Uuid),
+    /// A site's records that only signed-in callers' answers show (webhook
+    /// deliveries and their attempts): those answers go, the public cache
+    /// built from its content stays.
+    Answers(uuid::Uuid),
+}
+
+impl Touched {
+    /// The smallest list that drops the same: each site once, at its widest
+    /// scope, and nothing per site when every site goes.
+    pub fn reduce(mut touched: Vec<Touched>) -> Vec<Touched> {
+        if touched.contains(&Touched::AllSites) {
+            return vec![Touched::AllSites];
+        }
+        touched.sort();
+        let sites: std::collections::HashSet<uuid::Uuid> =
+            touched.iter().filter_map(|t| if let Touched::Site(id) = t { Some(*id) } else { None }).collect();
+        let content: std::collections::HashSet<uuid::Uuid> =
+            touched.iter().filter_map(|t| if let Touched::Content(id) = t { Some(*id) } else { None }).collect();
+        touched.retain(|t| match t {
+            Touched::Content(id) => !sites.contains(id),
+            Touched::Answers(id) => !sites.contains(id) && !content.contains(id),
+            _ => true,
+        });
+        touched.dedup();
+        touched
+    }
+}
+
+/// The caches a committed write drops: this instance's, and, through the
+/// cluster channel, every other instance's.
+pub trait CacheDrops: Send + Sync {
+    fn committed(&self, touched: &[Touched]);
+}
+
+struct NothingCached;
+
+impl CacheDrops for NothingCached {
+    fn committed(&self, _: &[Touched]) {}
+}
+
+/// A write transaction, what it touched, and, on SQLite, this writer's turn
+/// (released when the transaction is committed, rolled back or dropped).
+///
+/// What it touched is noted as it writes: by every audit entry
+/// (`audit::record`) and every event stored in the outbox (`events::store`),
+/// and by [`WriteTxn::touch`] for the few writes that have neither. The
+/// commit drops exactly that, once the data is visible to the next read; a
+/// rollback, or an error before the commit, drops nothing.
 pub struct WriteTxn {
     txn: DatabaseTransaction,
     _turn: Option<tokio::sync::OwnedSemaphorePermit>,
+    touched: std::sync::Mutex<Vec<Touched>>,
+    caches: Arc<dyn CacheDrops>,
 }
 
 impl WriteTxn {
+    /// Notes that this write changes what `touched` names.
+    pub fn touch(&self, touched: Touched) {
+        let mut list = self.touched.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !list.contains(&touched) {
+            list.push(touched);
+        }
+    }
+
     pub async fn commit(self) -> Result<(), DbErr> {
-        self.txn.commit().await
+        let touched = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        self.txn.commit().await?;
+        let touched = Touched::reduce(touched);
+        if !touched.is_empty() {
+            self.caches.committed(&touched);
+        }
+        Ok(())
     }
 
     pub async fn rollback(self) -> Result<(), DbErr> {
@@ -159,34 +287,41 @@ impl WriteTxn {
     }
 }
 
-/// Queries go to the transaction, so a `WriteTxn` is passed wherever a
-/// connection is expected, as the transaction itself was.
-#[async_trait::async_trait]
-impl ConnectionTrait for WriteTxn {
-    fn get_database_backend(&self) -> DbBackend {
-        self.txn.get_database_backend()
-    }
+/// Queries go to the inner connection: a `Db` is passed wherever a connection
+/// is expected, and a `WriteTxn` wherever its transaction was.
+macro_rules! connection_through {
+    ($outer:ty, $inner:ident) => {
+        #[async_trait::async_trait]
+        impl ConnectionTrait for $outer {
+            fn get_database_backend(&self) -> DbBackend {
+                self.$inner.get_database_backend()
+            }
 
-    async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
-        self.txn.execute_raw(stmt).await
-    }
+            async fn execute_raw(&self, stmt: Statement) -> Result<ExecResult, DbErr> {
+                self.$inner.execute_raw(stmt).await
+            }
 
-    async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
-        self.txn.execute_unprepared(sql).await
-    }
+            async fn execute_unprepared(&self, sql: &str) -> Result<ExecResult, DbErr> {
+                self.$inner.execute_unprepared(sql).await
+            }
 
-    async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
-        self.txn.query_one_raw(stmt).await
-    }
+            async fn query_one_raw(&self, stmt: Statement) -> Result<Option<QueryResult>, DbErr> {
+                self.$inner.query_one_raw(stmt).await
+            }
 
-    async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
-        self.txn.query_all_raw(stmt).await
-    }
+            async fn query_all_raw(&self, stmt: Statement) -> Result<Vec<QueryResult>, DbErr> {
+                self.$inner.query_all_raw(stmt).await
+            }
 
-    fn support_returning(&self) -> bool {
-        self.txn.support_returning()
-    }
+            fn support_returning(&self) -> bool {
+                self.$inner.support_returning()
+            }
+        }
+    };
 }
+
+connection_through!(Db, conn);
+connection_through!(WriteTxn, txn);
 
 impl std::ops::Deref for WriteTxn {
     type Target = DatabaseTransaction;
@@ -236,6 +371,17 @@ fn ensure_sqlite_folder(url: &str) -> Result<(), DbErr> {
 #[cfg(test)]
 mod tests {
     use super::describe;
+
+    #[test]
+    fn a_site_touched_whole_drops_its_content_with_it() {
+        use super::Touched;
+        let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+        let reduced =
+            Touched::reduce(vec![Touched::Content(a), Touched::Site(a), Touched::Content(b), Touched::Content(b)]);
+        assert_eq!(reduced.len(), 2);
+        assert!(reduced.contains(&Touched::Site(a)) && reduced.contains(&Touched::Content(b)));
+        assert_eq!(Touched::reduce(vec![Touched::Content(a), Touched::AllSites]), vec![Touched::AllSites]);
+    }
 
     #[test]
     fn describes_without_credentials() {

@@ -3,8 +3,8 @@
 //! public files — set their own caching): every `GET` answer gets an `ETag` (a
 //! hash of its body) and `If-None-Match` is answered `304`;
 //! answers that worked on one site come from the per-caller response cache
-//! (`state::responses`) while the site is unwritten. Every other method bumps
-//! the generation of the sites it worked on once its handler returned.
+//! (`state::responses`) while the site is unwritten. Writes drop those answers
+//! themselves, as their transactions commit (`db::WriteTxn`).
 //!
 //! The caller is authenticated before the cache is asked, so a revoked key, a
 //! banned user or a spent rate limit is refused exactly as without the cache;
@@ -42,16 +42,12 @@ pub async fn cached_reads(
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
-    let sites = Rc::new(RefCell::new(RequestSites::default()));
+    // A write drops what it made stale as its transaction commits
+    // (`db::WriteTxn`), whoever called it: nothing to do here.
     if req.method() != Method::GET {
-        let res = track_sites(Rc::clone(&sites), next.call(req)).await;
-        // Whether or not it succeeded: a handler that failed after committing
-        // must not leave stale answers behind, and a needless bump costs one miss.
-        for site_id in &sites.borrow().sites {
-            state.responses.site_changed(*site_id);
-        }
-        return Ok(res?.map_into_boxed_body());
+        return Ok(next.call(req).await?.map_into_boxed_body());
     }
+    let sites = Rc::new(RefCell::new(RequestSites::default()));
     let cache_key = match has_credentials(req.headers()) {
         // Refused credentials (a spent rate limit, a revoked key) are answered
         // here: the handler would answer the same, after routing its extractors.

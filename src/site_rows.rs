@@ -4,7 +4,7 @@
 //! the audit trail.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PrimaryKeyTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, PrimaryKeyTrait, QueryFilter};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -37,7 +37,7 @@ pub trait SiteRow: Sized + Send + Sync {
 /// An audited write of a site row by `actor`, its entry naming the row as
 /// [`SiteRow::audit_entry`] does; the entry's `after` is the response.
 pub fn audited_write<'a, M: SiteRow>(
-    db: &'a DatabaseConnection,
+    db: &'a crate::db::Db,
     at: DateTime<Utc>,
     actor: &'a str,
     action: Action,

@@ -121,6 +121,34 @@ fn transactions_begin_only_in_db() {
     assert!(offenders.is_empty(), "begin transactions with crate::db::begin_write:\n{}", offenders.join("\n"));
 }
 
+/// Written in halves, like [`READS_OF_NOW`].
+const CACHE_DROPS: [&str; 5] = [
+    concat!(".site_", "changed("),
+    concat!(".everything_", "changed("),
+    concat!("sites.", "invalidate"),
+    concat!("public.", "clear()"),
+    concat!("drop_", "here("),
+];
+
+/// Caches are dropped by the one write path only: a write transaction notes
+/// what it touched (`db::WriteTxn`) and its commit hands that to
+/// `state::write_caches`, which drops it here and tells the other instances.
+/// A family that dropped caches itself could forget one, and nothing would
+/// say so but a stale read (`tests/api/write_path.rs` performs every write).
+#[test]
+fn caches_are_dropped_only_by_the_write_path() {
+    let offenders = lines_naming(&CACHE_DROPS, |path| {
+        ["src/state/write_caches.rs", "src/state/responses.rs", "src/state/cluster.rs"]
+            .iter()
+            .any(|f| path.ends_with(f))
+    });
+    assert!(
+        offenders.is_empty(),
+        "drop caches through a WriteTxn (touch, or an audit entry):\n{}",
+        offenders.join("\n")
+    );
+}
+
 /// A file past about 600 lines is split by concept before it grows further.
 #[test]
 fn no_source_file_is_past_600_lines() {

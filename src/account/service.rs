@@ -5,8 +5,8 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::{api_key, audit_log, site, site_member, site_onboarding_step, user_setting};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbErr,
-    EntityTrait, QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
+    QueryOrder,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -29,8 +29,8 @@ use crate::state::AppState;
 /// the moderation delete.
 /// Returns the sites the user was a member of: their cached state holds the
 /// memberships, so the caller drops it after the commit.
-pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) -> Result<Vec<Uuid>, DbErr> {
-    let sites = site_member::Entity::find()
+pub(crate) async fn remove_user_data(txn: &crate::db::WriteTxn, user: &str) -> Result<(), DbErr> {
+    let sites: Vec<Uuid> = site_member::Entity::find()
         .filter(site_member::Column::IdpUserId.eq(user))
         .all(txn)
         .await?
@@ -43,7 +43,11 @@ pub(crate) async fn remove_user_data<C: ConnectionTrait>(txn: &C, user: &str) ->
         .exec(txn)
         .await?;
     user_setting::Entity::delete_by_id(user.to_string()).exec(txn).await?;
-    Ok(sites)
+    // Their sites' members changed.
+    for site_id in sites {
+        txn.touch(crate::db::Touched::Site(site_id));
+    }
+    Ok(())
 }
 
 /// Deletes the account of `user` unless they are the only owner of a site.
@@ -75,7 +79,7 @@ pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) ->
             format!("you are the only owner of {}; transfer ownership or delete the site first", slugs.join(", ")),
         ));
     }
-    let sites = remove_user_data(&txn, user).await?;
+    remove_user_data(&txn, user).await?;
     let entry = AuditEntry {
         actor: user,
         action: Action::Delete,
@@ -86,9 +90,6 @@ pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) ->
     let before = json!({"idp_user_id": user, "memberships": memberships.len()});
     audit::record(&txn, now, entry, &before, &Value::Null).await?;
     txn.commit().await?;
-    for site_id in sites {
-        state.invalidate_site(site_id);
-    }
     Ok(())
 }
 
@@ -237,13 +238,7 @@ pub async fn load<T: DeserializeOwned + Default>(db: &DatabaseConnection, user: 
 /// Reads, changes and stores one record inside a single write transaction, so two
 /// concurrent partial updates cannot overwrite each other. `change` may refuse
 /// with an error, in which case nothing is written.
-async fn modify<T, F>(
-    db: &DatabaseConnection,
-    now: DateTime<Utc>,
-    user: &str,
-    record: Record,
-    change: F,
-) -> ApiResult<T>
+async fn modify<T, F>(db: &crate::db::Db, now: DateTime<Utc>, user: &str, record: Record, change: F) -> ApiResult<T>
 where
     T: DeserializeOwned + Serialize + Default,
     F: FnOnce(&mut T) -> ApiResult<()>,
@@ -327,7 +322,7 @@ impl UpdatePreferences {
 }
 
 pub async fn update_preferences(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     now: DateTime<Utc>,
     user: &str,
     update: UpdatePreferences,
@@ -337,7 +332,7 @@ pub async fn update_preferences(
 
 /// Records each hotspot or field help seen (once), and the tour when completed.
 pub async fn update_help_state(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     now: DateTime<Utc>,
     user: &str,
     update: UpdateHelpState,
@@ -363,7 +358,7 @@ pub async fn update_help_state(
     .await
 }
 
-pub async fn reset_help_state(db: &DatabaseConnection, now: DateTime<Utc>, user: &str) -> ApiResult<HelpState> {
+pub async fn reset_help_state(db: &crate::db::Db, now: DateTime<Utc>, user: &str) -> ApiResult<HelpState> {
     modify(db, now, user, Record::HelpState, |help: &mut HelpState| {
         *help = HelpState::default();
         Ok(())
@@ -373,7 +368,7 @@ pub async fn reset_help_state(db: &DatabaseConnection, now: DateTime<Utc>, user:
 
 /// Marks onboarding completed now, with the user's type and intents (each once).
 pub async fn complete_onboarding(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     now: DateTime<Utc>,
     user: &str,
     body: CompleteOnboarding,

@@ -310,12 +310,13 @@ pub async fn remove(state: &AppState, actor: &str, site_id: Uuid) -> ApiResult<(
 /// Counts a call the provider answered, with the tokens it says it used.
 pub async fn record_usage(state: &AppState, site_id: Uuid, total_tokens: Option<i64>) -> ApiResult<()> {
     let tokens = total_tokens.filter(|t| t.is_positive()).unwrap_or(0);
-    ai_settings::Entity::update_many()
+    let count = ai_settings::Entity::update_many()
         .col_expr(ai_settings::Column::Requests, Expr::col(ai_settings::Column::Requests).add(1))
         .col_expr(ai_settings::Column::TokensUsed, Expr::col(ai_settings::Column::TokensUsed).add(tokens))
-        .filter(ai_settings::Column::SiteId.eq(site_id))
-        .exec(&state.db)
-        .await?;
+        .filter(ai_settings::Column::SiteId.eq(site_id));
+    // The site's AI settings answer shows the usage.
+    let touched = [crate::db::Touched::Answers(site_id)];
+    state.db.write(&touched, async |txn| count.exec(txn).await).await?;
     Ok(())
 }
 

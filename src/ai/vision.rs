@@ -144,8 +144,5 @@ async fn save_tags(state: &AppState, actor: &str, media: Media, tags: &[String])
     let update = UpdateMedia { tags: Some(merged), ..Default::default() };
     let changes = crate::media::service::changes(state, &media, &update).await?;
     let updated = crate::media::service::save_update(state, actor, media, changes.row, None).await?;
-    for site_id in &updated.site_ids {
-        state.content_changed(*site_id);
-    }
     Ok(updated.tags)
 }

@@ -133,10 +133,7 @@ pub async fn record(
     Ok(())
 }
 
-async fn write(
-    db: &sea_orm::DatabaseConnection,
-    rows: Vec<analytics_event::ActiveModel>,
-) -> Result<usize, sea_orm::DbErr> {
+async fn write(db: &crate::db::Db, rows: Vec<analytics_event::ActiveModel>) -> Result<usize, sea_orm::DbErr> {
     let count = rows.len();
     // Through the write queue like every other writer: on SQLite a raw
     // transaction would ask for the lock beside the queue, not in it.

@@ -30,6 +30,9 @@ pub enum Invalidation {
     Site(Uuid),
     /// A site's content: its public files and cached answers.
     Content(Uuid),
+    /// A site's records that only its signed-in callers read (webhook
+    /// deliveries): their cached answers.
+    Answers(Uuid),
     /// Every site (a global locale changed).
     AllSites,
     /// An API key was revoked or changed.

@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use uuid::Uuid;
 
 use super::model::ContentResponse;
 use super::{ContentKind, ContentStatus};
@@ -65,12 +64,6 @@ pub(crate) async fn commit_with_events(
 ) -> ApiResult<()> {
     crate::events::store(&txn, &events).await?;
     txn.commit().await?;
-    let mut sites: Vec<Uuid> = events.iter().map(|e| e.site_id).collect();
-    sites.sort();
-    sites.dedup();
-    for site_id in sites {
-        state.content_changed(site_id);
-    }
     state.events.announce(&events);
     Ok(())
 }

@@ -4,9 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::content;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -36,7 +34,7 @@ pub(super) fn audit_entry(
 /// When an item enters review, its sites' reviewers are told (in the same transaction).
 /// `(from, to, at)`: the status move and when it happened.
 pub(super) async fn notify_if_submitted(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     principal: &Principal,
     kind: ContentKind,
     (from, to, at): (ContentStatus, ContentStatus, DateTime<Utc>),
@@ -95,7 +93,7 @@ pub(super) async fn checked_item(
 /// Inside a write transaction: the item as it was checked before the
 /// transaction began, or 409 CONFLICT when another request changed it since.
 pub(super) async fn still_unchanged(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     kind: ContentKind,
     checked: &content::Model,
 ) -> ApiResult<content::Model> {
@@ -125,7 +123,7 @@ pub(super) fn published_at(
 
 /// The item as stored now, audited against `before`. The caller commits.
 pub(super) async fn audited(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     at: DateTime<Utc>,
     id: Uuid,
     entry: AuditEntry<'_>,
@@ -190,7 +188,7 @@ pub(crate) struct Inserted {
 
 /// Audits a created item and answers with it. The caller commits.
 pub(crate) async fn audit_created(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     at: DateTime<Utc>,
     principal: &Principal,
     inserted: Inserted,
@@ -274,7 +272,7 @@ pub(crate) async fn check_new(
 
 /// Stores a checked new item inside `txn`; returns its id.
 pub(crate) async fn insert(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     principal: &Principal,
     kind: ContentKind,
     checked: CheckedNew,
@@ -572,7 +570,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
 /// Soft-deletes items (already checked by the caller) with an audit entry each;
 /// returns them as they were, for the `deleted` events after commit.
 pub(crate) async fn soft_delete_many(
-    txn: &DatabaseTransaction,
+    txn: &crate::db::WriteTxn,
     now: DateTime<Utc>,
     principal: &Principal,
     kind: ContentKind,

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::model::{AttachDocument, BlogDocumentResponse};
 use super::service::response;
 use crate::auth::{Capability, Principal};
+use crate::db::Touched;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 
@@ -99,8 +100,10 @@ pub async fn attach(
         display_order: Set(body.display_order),
         created_at: Set(state.clock.now()),
     };
-    let stored = blog_document::Entity::insert(row)
-        .exec_with_returning(&state.db)
+    let touched: Vec<Touched> = sites.iter().map(|s| Touched::Content(*s)).collect();
+    let stored = state
+        .db
+        .write(&touched, async |txn| blog_document::Entity::insert(row).exec_with_returning(txn).await)
         .await
         .map_err(on_constraint(Constraint::Unique, || {
             ApiError::new(ErrorCode::Conflict, "the document is attached to this post already")
@@ -115,12 +118,13 @@ pub async fn attach(
     })
 }
 
-pub async fn detach(state: &AppState, blog_id: Uuid, document_id: Uuid) -> ApiResult<()> {
-    let removed = blog_document::Entity::delete_many()
+/// Detaches the document from the post on `sites` (the post's).
+pub async fn detach(state: &AppState, blog_id: Uuid, sites: &[Uuid], document_id: Uuid) -> ApiResult<()> {
+    let touched: Vec<Touched> = sites.iter().map(|s| Touched::Content(*s)).collect();
+    let detach = blog_document::Entity::delete_many()
         .filter(blog_document::Column::BlogId.eq(blog_id))
-        .filter(blog_document::Column::DocumentId.eq(document_id))
-        .exec(&state.db)
-        .await?;
+        .filter(blog_document::Column::DocumentId.eq(document_id));
+    let removed = state.db.write(&touched, async |txn| detach.exec(txn).await).await?;
     if removed.rows_affected == 0 {
         return Err(ApiError::not_found("blog_document", document_id));
     }

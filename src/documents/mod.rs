@@ -350,9 +350,6 @@ pub async fn attach_blog_document(
     let blog_id = blog_id.into_inner();
     let sites = attachments::blog_sites(&state, &principal, blog_id).await?;
     let attached = attachments::attach(&state, blog_id, &sites, body.into_inner()).await?;
-    for site in sites {
-        state.content_changed(site);
-    }
     Ok(HttpResponse::Created().json(attached))
 }
 
@@ -368,9 +365,6 @@ pub async fn detach_blog_document(
 ) -> ApiResult<HttpResponse> {
     let (blog_id, doc_id) = path.into_inner();
     let sites = attachments::blog_sites(&state, &principal, blog_id).await?;
-    attachments::detach(&state, blog_id, doc_id).await?;
-    for site in sites {
-        state.content_changed(site);
-    }
+    attachments::detach(&state, blog_id, &sites, doc_id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

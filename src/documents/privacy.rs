@@ -18,6 +18,7 @@ use super::model::{AccessToken, MakePrivate};
 use super::service::{response, save};
 use super::stream;
 use crate::audit::Action;
+use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
@@ -226,12 +227,12 @@ pub async fn verify_access(
     match open_with_password(&doc, password).await? {
         Some(data_key) => {
             if doc.failed_attempts > 0 {
-                document::Entity::update_many()
+                let reset = document::Entity::update_many()
                     .col_expr(document::Column::FailedAttempts, Expr::value(0))
                     .filter(document::Column::Id.eq(doc.id))
-                    .filter(document::Column::LockedAt.is_null())
-                    .exec(&state.db)
-                    .await?;
+                    .filter(document::Column::LockedAt.is_null());
+                let touched = [Touched::Content(doc.site_id)];
+                state.db.write(&touched, async |txn| reset.exec(txn).await).await?;
             }
             issue_token(state, &doc, &data_key, now).await
         }
@@ -254,9 +255,10 @@ async fn record_failure(state: &AppState, doc: &document::Model, now: DateTime<U
                 .into(),
         )
         .filter(document::Column::Id.eq(doc.id))
-        .filter(document::Column::LockedAt.is_null())
-        .exec_with_returning(&state.db)
-        .await?;
+        .filter(document::Column::LockedAt.is_null());
+    // The document's answers show the count and the lock.
+    let touched = [Touched::Content(doc.site_id)];
+    let counted = state.db.write(&touched, async |txn| counted.exec_with_returning(txn).await).await?;
     match counted.first() {
         Some(d) if d.locked_at.is_none() => Err(ApiError::new(
             ErrorCode::DocumentPasswordIncorrect,

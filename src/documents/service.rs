@@ -118,9 +118,9 @@ pub async fn save(
         _ => document::Entity::update(row).exec(&*txn).await?,
     };
     let events: Vec<DomainEvent> = event.map(|e| document_event(e, now, &stored)).into_iter().collect();
-    crate::events::store(&*txn, &events).await?;
+    crate::events::store(&txn, &events).await?;
     let after = response(state, &stored, None);
-    audit::record(&*txn, now, stored.audit_entry(actor, action), before, &after).await?;
+    audit::record(&txn, now, stored.audit_entry(actor, action), before, &after).await?;
     txn.commit().await?;
     state.events.announce(&events);
     Ok(stored)
@@ -332,7 +332,7 @@ pub async fn create_localization(
             ApiError::new(ErrorCode::Conflict, "the document has a localization in this locale already")
         }))?;
     let response = DocumentLocalizationResponse::from(&stored);
-    audit::record(&*txn, now, doc.audit_entry(actor, Action::Update), &Value::Null, &response).await?;
+    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &Value::Null, &response).await?;
     txn.commit().await?;
     Ok(response)
 }
@@ -383,7 +383,7 @@ pub async fn update_localization(
     let txn = crate::db::begin_write(&state.db).await?;
     let stored = document_localization::Entity::update(row).exec(&*txn).await?;
     let response = DocumentLocalizationResponse::from(&stored);
-    audit::record(&*txn, now, doc.audit_entry(actor, Action::Update), &before, &response).await?;
+    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &before, &response).await?;
     txn.commit().await?;
     Ok(response)
 }
@@ -398,7 +398,7 @@ pub async fn delete_localization(
     let txn = crate::db::begin_write(&state.db).await?;
     document_localization::Entity::delete_by_id(current.id).exec(&*txn).await?;
     let before = DocumentLocalizationResponse::from(&current);
-    audit::record(&*txn, now, doc.audit_entry(actor, Action::Update), &before, &Value::Null).await?;
+    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &before, &Value::Null).await?;
     txn.commit().await?;
     Ok(())
 }

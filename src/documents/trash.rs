@@ -93,7 +93,7 @@ impl TrashSource for DocumentTrash {
             document::Entity::delete_by_id(id).exec(&*txn).await?;
             let actor = principal.actor_id();
             audit::record(
-                &*txn,
+                &txn,
                 state.clock.now(),
                 doc.audit_entry(&actor, Action::Purge),
                 &json!({"title": title(&doc)}),

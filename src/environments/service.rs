@@ -171,7 +171,7 @@ async fn store<'a, F>(
 where
     F: for<'m> FnOnce(&'m environment::Model) -> crate::audit::AuditEntry<'a>,
 {
-    let prepare = async |txn: &sea_orm::DatabaseTransaction| {
+    let prepare = async |txn: &crate::db::WriteTxn| {
         if make_default {
             clear_default(txn, site_id).await?;
         }

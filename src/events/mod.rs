@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use plinth_entities::event_outbox;
 use sea_orm::{
     ActiveValue::{NotSet, Set},
-    ConnectionTrait, DbErr, EntityTrait,
+    DbErr, EntityTrait,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -27,9 +27,14 @@ pub struct DomainEvent {
 }
 
 /// Writes events to the outbox; call inside the transaction of the change.
-pub async fn store<C: ConnectionTrait>(db: &C, events: &[DomainEvent]) -> Result<(), DbErr> {
+/// Each event's site has changed content, so the transaction notes it (see
+/// `db::WriteTxn`).
+pub async fn store(db: &crate::db::WriteTxn, events: &[DomainEvent]) -> Result<(), DbErr> {
     if events.is_empty() {
         return Ok(());
+    }
+    for event in events {
+        db.touch(crate::db::Touched::Content(event.site_id));
     }
     let rows = events.iter().map(|e| event_outbox::ActiveModel {
         seq: NotSet,

@@ -100,7 +100,6 @@ pub async fn import(
     let _ = std::fs::remove_file(&path);
     let site = imported.map_err(ApiError::internal)??;
     state.statistics.after_bulk_write(&state.db);
-    state.invalidate_site(site.id);
     Ok(site)
 }
 

@@ -189,7 +189,7 @@ pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, folder: m
         .await?;
     media_folder::Entity::delete_by_id(folder.id).exec(&*txn).await?;
     let before = MediaFolderResponse::from(&folder);
-    audit::record(&*txn, now, folder.audit_entry(actor, Action::Delete), &before, &Value::Null).await?;
+    audit::record(&txn, now, folder.audit_entry(actor, Action::Delete), &before, &Value::Null).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -105,8 +105,8 @@ pub async fn update(state: &AppState, site_id: Uuid, body: BotProtectionUpdate) 
         row.altcha_key = Set(new_key());
     }
     row.updated_at = Set(state.clock.now());
-    let saved = sea_orm::ActiveModelTrait::update(row, &state.db).await?;
-    state.content_changed(site_id);
+    let touched = [crate::db::Touched::Content(site_id)];
+    let saved = state.db.write(&touched, async |txn| sea_orm::ActiveModelTrait::update(row, txn).await).await?;
     Ok(response(&saved))
 }
 

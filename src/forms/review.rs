@@ -16,6 +16,7 @@ use super::model::{
 };
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
+use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::permissions::RoleGrants;
@@ -240,7 +241,7 @@ pub async fn change_status(
     })
     .exec_without_returning(&*txn)
     .await?;
-    audit::record(&*txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
+    audit::record(&txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
         .await?;
     txn.commit().await?;
     let mut moved = s;
@@ -270,7 +271,7 @@ pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Op
         .exec(&*txn)
         .await?;
     if let Some(actor) = actor {
-        audit::record(&*txn, now, entry(actor, Action::Delete, s), &response(s), &serde_json::Value::Null).await?;
+        audit::record(&txn, now, entry(actor, Action::Delete, s), &response(s), &serde_json::Value::Null).await?;
     }
     txn.commit().await?;
     Ok(())
@@ -290,18 +291,18 @@ pub async fn add_note(
         author: Some(principal.actor_id()),
         created_at: state.clock.now(),
     };
-    form_submission_note::Entity::insert(form_submission_note::ActiveModel::from(note.clone()))
-        .exec_without_returning(&state.db)
-        .await?;
+    let insert = form_submission_note::Entity::insert(form_submission_note::ActiveModel::from(note.clone()));
+    let touched = [Touched::Answers(s.site_id)];
+    state.db.write(&touched, async |txn| insert.exec_without_returning(txn).await).await?;
     Ok(note_response(note))
 }
 
 pub async fn delete_note(state: &AppState, s: &form_submission::Model, note_id: Uuid) -> ApiResult<()> {
-    let done = form_submission_note::Entity::delete_many()
+    let delete = form_submission_note::Entity::delete_many()
         .filter(form_submission_note::Column::Id.eq(note_id))
-        .filter(form_submission_note::Column::SubmissionId.eq(s.id))
-        .exec(&state.db)
-        .await?;
+        .filter(form_submission_note::Column::SubmissionId.eq(s.id));
+    let touched = [Touched::Answers(s.site_id)];
+    let done = state.db.write(&touched, async |txn| delete.exec(txn).await).await?;
     if done.rows_affected == 0 {
         return Err(ApiError::not_found("form_submission_note", note_id));
     }
@@ -324,6 +325,7 @@ pub async fn apply_retention(state: &AppState) -> ApiResult<u64> {
             .and_where(Expr::col(form_submission::Column::CreatedAt).lt(cutoff))
             .to_owned();
         let txn = crate::db::begin_write(&state.db).await?;
+        txn.touch(Touched::Answers(f.site_id)); // the form's submission lists
         form_submission_value::Entity::delete_many()
             .filter(form_submission_value::Column::SubmissionId.in_subquery(expired))
             .exec(&*txn)

@@ -180,10 +180,9 @@ pub async fn create(
         .map_err(on_constraint(Constraint::Unique, slug_taken))?;
     let stored = fields::replace_fields(&*txn, row.id, &field_inputs, &[]).await?;
     fields::replace_localizations(&*txn, row.id, &stored, localizations.unwrap_or_default()).await?;
-    audit::record(&*txn, now, audit_entry(&actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
+    audit::record(&txn, now, audit_entry(&actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
         .await?;
     txn.commit().await?;
-    state.content_changed(site_id);
     full(state, &row).await
 }
 
@@ -252,10 +251,9 @@ pub async fn update(
         fields::replace_localizations(&*txn, row.id, &stored, localizations).await?;
     }
     let actor = principal.actor_id();
-    audit::record(&*txn, row.updated_at, audit_entry(&actor, Action::Update, &row), &summary(&current), &summary(&row))
+    audit::record(&txn, row.updated_at, audit_entry(&actor, Action::Update, &row), &summary(&current), &summary(&row))
         .await?;
     txn.commit().await?;
-    state.content_changed(row.site_id);
     full(state, &row).await
 }
 
@@ -271,7 +269,7 @@ pub async fn delete(state: &AppState, principal: &Principal, current: form::Mode
     form::Entity::update(row).exec(&*txn).await?;
     let actor = principal.actor_id();
     audit::record(
-        &*txn,
+        &txn,
         now,
         audit_entry(&actor, Action::Delete, &current),
         &summary(&current),
@@ -279,7 +277,6 @@ pub async fn delete(state: &AppState, principal: &Principal, current: form::Mode
     )
     .await?;
     txn.commit().await?;
-    state.content_changed(current.site_id);
     Ok(())
 }
 

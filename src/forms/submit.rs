@@ -207,7 +207,7 @@ async fn store(
         site_id: f.site_id,
         data: json!({"form_id": f.id, "submission_id": id, "reference_code": code, "created_at": now}),
     };
-    crate::events::store(&*txn, std::slice::from_ref(&event)).await?;
+    crate::events::store(&txn, std::slice::from_ref(&event)).await?;
     txn.commit().await?;
     state.events.announce(&[event]);
     Ok(Some(SubmissionReceipt { reference_code: code.to_string(), status: SubmissionStatus::New, created_at: now }))

@@ -122,7 +122,7 @@ pub async fn create(
         .exec_without_returning(&*txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
-    audit::record(&*txn, now, row.audit_entry(&actor, Action::Create), &serde_json::Value::Null, &response(&row))
+    audit::record(&txn, now, row.audit_entry(&actor, Action::Create), &serde_json::Value::Null, &response(&row))
         .await?;
     txn.commit().await?;
     Ok(response(&row))
@@ -157,7 +157,7 @@ pub async fn update(
         .exec(&*txn)
         .await
         .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
-    audit::record(&*txn, row.updated_at, row.audit_entry(&actor, Action::Update), &response(&current), &response(&row))
+    audit::record(&txn, row.updated_at, row.audit_entry(&actor, Action::Update), &response(&current), &response(&row))
         .await?;
     txn.commit().await?;
     Ok(response(&row))
@@ -169,7 +169,7 @@ pub async fn delete(state: &AppState, principal: &Principal, current: form_templ
     let txn = crate::db::begin_write(&state.db).await?;
     form_template::Entity::delete_by_id(current.id).exec(&*txn).await?;
     audit::record(
-        &*txn,
+        &txn,
         now,
         current.audit_entry(&actor, Action::Delete),
         &response(&current),

@@ -82,7 +82,6 @@ pub async fn update_locale(
     require_locale_admin(&principal)?;
     let updated = service::update(&state.db, &principal.actor_id(), now, id.into_inner(), body.into_inner()).await?;
     // Every site's cached locale list may show this locale.
-    state.invalidate_all_sites();
     Ok(HttpResponse::Ok().json(updated))
 }
 

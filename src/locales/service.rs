@@ -50,7 +50,7 @@ pub async fn list(db: &DatabaseConnection) -> ApiResult<Vec<LocaleResponse>> {
 }
 
 pub async fn create(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     actor: &str,
     now: DateTime<Utc>,
     body: CreateLocale,
@@ -84,7 +84,7 @@ pub async fn create(
 }
 
 pub async fn update(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     actor: &str,
     now: DateTime<Utc>,
     id: Uuid,
@@ -126,7 +126,7 @@ pub async fn update(
 }
 
 /// Deletes a locale that no site uses.
-pub async fn delete(db: &DatabaseConnection, actor: &str, now: DateTime<Utc>, id: Uuid) -> ApiResult<()> {
+pub async fn delete(db: &crate::db::Db, actor: &str, now: DateTime<Utc>, id: Uuid) -> ApiResult<()> {
     let txn = crate::db::begin_write(db).await?;
     let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
     let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(&txn).await?;

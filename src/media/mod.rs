@@ -82,9 +82,6 @@ pub async fn upload_media(
     multipart: Multipart,
 ) -> ApiResult<HttpResponse> {
     let (created, record) = upload::upload(&state, &principal, multipart).await?;
-    for site_id in &record.site_ids {
-        state.content_changed(*site_id);
-    }
     Ok(if created { HttpResponse::Created().json(record) } else { HttpResponse::Ok().json(record) })
 }
 
@@ -150,9 +147,6 @@ pub async fn update_media(
         false => None,
     };
     let updated = service::save_update(&state, &principal.actor_id(), found, changes.row, thumbnail).await?;
-    for site_id in &updated.site_ids {
-        state.content_changed(*site_id);
-    }
     Ok(HttpResponse::Ok().json(updated))
 }
 

@@ -171,9 +171,9 @@ pub async fn insert(
     let response = response_in(state, &*txn, stored.clone(), site_ids.to_vec()).await?;
     let events: Vec<DomainEvent> =
         site_ids.iter().map(|s| media_event("created", now, *s, &stored, response.public_url.as_deref())).collect();
-    crate::events::store(&*txn, &events).await?;
+    crate::events::store(&txn, &events).await?;
     audit::record(
-        &*txn,
+        &txn,
         now,
         audit_entry(actor, Action::Create, &stored, site_ids.first().copied()),
         &Value::Null,
@@ -333,14 +333,8 @@ pub async fn save_update(
         media_variant::Entity::insert(thumbnail).exec(&*txn).await?;
     }
     let after = response_in(state, &*txn, stored.clone(), media.site_ids.clone()).await?;
-    audit::record(
-        &*txn,
-        now,
-        audit_entry(actor, Action::Update, &stored, media.site_ids.first().copied()),
-        &before,
-        &after,
-    )
-    .await?;
+    let entry = audit_entry(actor, Action::Update, &stored, media.site_ids.first().copied());
+    audit::record_on_sites(&txn, now, entry, &media.site_ids, &before, &after).await?;
     txn.commit().await?;
     Ok(after)
 }
@@ -370,13 +364,10 @@ pub async fn delete(state: &AppState, actor: &str, media: Media, force: bool) ->
     media_file::Entity::update(row).exec(&*txn).await?;
     let events: Vec<DomainEvent> =
         media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
-    crate::events::store(&*txn, &events).await?;
+    crate::events::store(&txn, &events).await?;
     let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
-    audit::record(&*txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
+    audit::record(&txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
     txn.commit().await?;
     state.events.announce(&events);
-    for site_id in &media.site_ids {
-        state.content_changed(*site_id);
-    }
     Ok(())
 }

@@ -71,7 +71,7 @@ impl TrashSource for MediaTrash {
             let restored = media_file::Entity::update(row).exec(&*txn).await?;
             let actor = principal.actor_id();
             let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
-            audit::record(&*txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+            audit::record(&txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
             txn.commit().await?;
             let response = records::response(state, restored).await?;
             serde_json::to_value(response).map_err(|e| ApiError::internal(format!("restored media: {e}")))
@@ -93,10 +93,11 @@ impl TrashSource for MediaTrash {
             media_file::Entity::delete_by_id(id).exec(&*txn).await?;
             let actor = principal.actor_id();
             let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
-            audit::record(
-                &*txn,
+            audit::record_on_sites(
+                &txn,
                 state.clock.now(),
                 entry,
+                &media.site_ids,
                 &json!({"filename": media.file.filename, "checksum": media.file.checksum}),
                 &(),
             )

@@ -134,7 +134,6 @@ pub async fn add(
     let created = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null)
         .run(row, |m| MemberResponse::from(m), already)
         .await?;
-    state.invalidate_site(site_id);
     Ok(created)
 }
 
@@ -155,7 +154,6 @@ pub async fn change_role(
     if role == Role::Owner {
         return Err(one_owner());
     }
-    let site_id = current.site_id;
     let before = json!(MemberResponse::from(&current));
     let mut row: site_member::ActiveModel = current.into();
     row.role = Set(role);
@@ -163,7 +161,6 @@ pub async fn change_role(
     let updated = site_rows::audited_write(&state.db, now, actor, Action::Update, before)
         .run(row, |m| MemberResponse::from(m), ApiError::from)
         .await?;
-    state.invalidate_site(site_id);
     Ok(updated)
 }
 
@@ -177,11 +174,9 @@ pub fn ensure_removable(member: &site_member::Model, leaving: bool) -> ApiResult
 }
 
 pub async fn remove(state: &AppState, actor: &str, now: DateTime<Utc>, current: site_member::Model) -> ApiResult<()> {
-    let site_id = current.site_id;
     site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(MemberResponse::from(&current)))
         .remove(current)
         .await?;
-    state.invalidate_site(site_id);
     Ok(())
 }
 
@@ -221,6 +216,5 @@ pub async fn transfer_ownership(
         audit::record(&txn, now, entry, &json!({}), &MemberResponse::from(member)).await?;
     }
     txn.commit().await?;
-    state.invalidate_site(site_id);
     Ok(changed.iter().map(MemberResponse::from).collect())
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{content, user_moderation};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::model::{effective, BanUser, ModerationResult, ModerationStatus, SuspendUser};
 use crate::audit::{self, Action, AuditEntry};
@@ -73,8 +73,8 @@ async fn set_state(
     Ok(result)
 }
 
-async fn audit_moderation<C: ConnectionTrait>(
-    txn: &C,
+async fn audit_moderation(
+    txn: &crate::db::WriteTxn,
     at: DateTime<Utc>,
     actor: &str,
     user: &str,
@@ -154,7 +154,7 @@ pub async fn delete_user(
     let current = user_moderation::Entity::find_by_id(user.clone()).one(&txn).await?;
     let from = effective(current.as_ref(), now);
     only_banned(from)?;
-    let sites = crate::account::remove_user_data(&txn, &user).await?;
+    crate::account::remove_user_data(&txn, &user).await?;
     content::Entity::update_many()
         .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
         .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
@@ -176,8 +176,5 @@ pub async fn delete_user(
     audit_moderation(&txn, now, actor, &user, &before, &result).await?;
     txn.commit().await?;
     state.forget_user(&user);
-    for site_id in sites {
-        state.invalidate_site(site_id);
-    }
     Ok(result)
 }

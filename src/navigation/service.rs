@@ -7,8 +7,8 @@ use plinth_entities::values::MENU_DEPTH_MAX;
 use plinth_entities::{nav_item, nav_menu};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveModelBehavior, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait,
-    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect,
+    ActiveModelBehavior, ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -32,7 +32,7 @@ const DEFAULT_DEPTH: i32 = 3;
 async fn write_with_event<'a, F, A, R>(
     state: &AppState,
     write: audit::Write<'a, F>,
-    prepare: impl AsyncFnOnce(&DatabaseTransaction) -> ApiResult<A>,
+    prepare: impl AsyncFnOnce(&crate::db::WriteTxn) -> ApiResult<A>,
     respond: impl FnOnce(&ModelOf<A>) -> R,
     on_error: impl FnOnce(DbErr) -> ApiError,
     event_of: impl FnOnce(&ModelOf<A>) -> DomainEvent,
@@ -43,13 +43,12 @@ where
     F: for<'m> FnOnce(&'m ModelOf<A>) -> AuditEntry<'a>,
     R: Serialize,
 {
-    let store_event = async |txn: &DatabaseTransaction, stored: &ModelOf<A>| {
+    let store_event = async |txn: &crate::db::WriteTxn, stored: &ModelOf<A>| {
         let event = event_of(stored);
         crate::events::store(txn, std::slice::from_ref(&event)).await?;
         Ok(event)
     };
     let (response, event) = write.run_with(prepare, respond, on_error, store_event).await?;
-    state.invalidate_site(event.site_id);
     state.events.announce(std::slice::from_ref(&event));
     Ok(response)
 }
@@ -229,7 +228,7 @@ pub async fn update_menu(
     }
     row.updated_at = Set(now);
     // A lower limit must still hold the menu's items, as the transaction sees them.
-    let checked_row = async |txn: &DatabaseTransaction| {
+    let checked_row = async |txn: &crate::db::WriteTxn| {
         if let Some(max_depth) = max_depth {
             check_depth(&parents(&live_items(txn, menu_id).await?), max_depth).map_err(|_| {
                 ApiError::validation(vec![FieldError::new(
@@ -300,7 +299,7 @@ pub async fn create_item(
     };
     // Labels, the content target and the parent are checked against what the
     // write's transaction sees.
-    let checked_row = async |txn: &DatabaseTransaction| {
+    let checked_row = async |txn: &crate::db::WriteTxn| {
         let labels = check_labels(txn, menu.site_id, &labels).await?;
         if let Some(content_id) = body.content_id {
             check_content(txn, menu.site_id, content_id).await?;
@@ -363,7 +362,7 @@ pub async fn update_item(
         return Err(ApiError::validation(errors));
     }
     let before = json!(node(&current));
-    let checked_row = async |txn: &DatabaseTransaction| {
+    let checked_row = async |txn: &crate::db::WriteTxn| {
         let labels = match &body.labels {
             Some(labels) => Some(check_labels(txn, current.site_id, labels).await?),
             None => None,

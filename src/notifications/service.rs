@@ -13,6 +13,7 @@ use uuid::Uuid;
 use super::model::{MarkedRead, NotificationQuery, NotificationResponse, UnreadCount};
 use crate::auth::Capability;
 use crate::content::hooks::SubmittedForReview;
+use crate::db::Touched;
 use crate::error::{ApiError, ApiResult};
 use crate::pagination::{fetch_page, PageParams, Paginated, SortDir};
 use crate::permissions::RoleGrants;
@@ -106,14 +107,11 @@ pub async fn mark_read(
     if found.read_at.is_some() {
         return Ok(NotificationResponse::from(&found));
     }
-    // The site's cached notification reads (its list, the unread count) are
-    // dropped when this write returns.
-    if let Some(site_id) = found.site_id {
-        crate::state::responses::note_site(site_id);
-    }
+    // The site's cached notification reads (its list, the unread count).
+    let touched: Vec<Touched> = found.site_id.map(Touched::Answers).into_iter().collect();
     let mut row: notification::ActiveModel = found.into();
     row.read_at = Set(Some(now));
-    let updated = row.update(&state.db).await?;
+    let updated = state.db.write(&touched, async |txn| row.update(txn).await).await?;
     Ok(NotificationResponse::from(&updated))
 }
 
@@ -125,14 +123,18 @@ pub async fn mark_all_read(
     idp_user_id: &str,
     site_id: Option<Uuid>,
 ) -> ApiResult<MarkedRead> {
+    let mut touched = Vec::new();
     let mut update = notification::Entity::update_many()
         .col_expr(notification::Column::ReadAt, Expr::value(now))
         .filter(notification::Column::IdpUserId.eq(idp_user_id))
         .filter(notification::Column::ReadAt.is_null());
     match site_id {
-        Some(site_id) => update = update.filter(notification::Column::SiteId.eq(site_id)),
+        Some(site_id) => {
+            update = update.filter(notification::Column::SiteId.eq(site_id));
+            touched.push(Touched::Answers(site_id));
+        }
         // Every site with an unread one has its cached notification reads
-        // dropped when this write returns (at most the user's sites).
+        // dropped (at most the user's sites).
         None => {
             let sites = notification::Entity::find()
                 .select_only()
@@ -143,10 +145,10 @@ pub async fn mark_all_read(
                 .into_tuple::<Option<Uuid>>()
                 .all(&state.db)
                 .await?;
-            sites.into_iter().flatten().for_each(crate::state::responses::note_site);
+            touched.extend(sites.into_iter().flatten().map(Touched::Answers));
         }
     }
-    let result = update.exec(&state.db).await?;
+    let result = state.db.write(&touched, async |txn| update.exec(txn).await).await?;
     Ok(MarkedRead { updated: result.rows_affected })
 }
 

@@ -23,7 +23,6 @@ pub async fn purge_expired_sites(state: &AppState) -> ApiResult<usize> {
     let due = site::Entity::find().filter(site::Column::DeletedAt.lte(cutoff)).all(&state.db).await?;
     for site in &due {
         purge_site(state, site, cutoff).await?;
-        state.invalidate_site(site.id);
         tracing::info!(site_id = %site.id, slug = %site.slug, "site purged after the restore window");
     }
     Ok(due.len())
@@ -73,6 +72,8 @@ async fn purge_site(state: &AppState, site: &site::Model, cutoff: DateTime<Utc>)
         site_id: None,
     };
     audit::record(&txn, state.clock.now(), entry, &SiteResponse::deleted(&current), &Value::Null).await?;
+    // The entry outlives the site, so it names none: the site is dropped here.
+    txn.touch(crate::db::Touched::Site(site.id));
     txn.commit().await?;
     Ok(())
 }

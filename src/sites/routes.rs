@@ -114,7 +114,6 @@ pub async fn update_site(
     let id = id.into_inner();
     principal.require(&state, id, Capability::AdministerSite).await?;
     let updated = service::update(&state.db, state.clock.now(), &principal.actor_id(), id, body.into_inner()).await?;
-    state.invalidate_site(id);
     Ok(HttpResponse::Ok().json(SiteResponse::active(&updated)))
 }
 
@@ -131,7 +130,6 @@ pub async fn delete_site(
     let id = id.into_inner();
     principal.require(&state, id, Capability::OwnSite).await?;
     service::soft_delete(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
-    state.invalidate_site(id);
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -157,7 +155,6 @@ pub async fn restore_site(
     let id = id.into_inner();
     principal.require(&state, id, Capability::OwnSite).await?;
     let restored = service::restore(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
-    state.invalidate_site(id);
     Ok(HttpResponse::Ok().json(SiteResponse::active(&restored)))
 }
 

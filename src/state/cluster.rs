@@ -5,6 +5,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use crate::cluster::{Invalidation, Notice};
+use crate::db::Touched;
 
 impl AppState {
     /// After a key was revoked or changed: refused here at once, and on the
@@ -36,22 +37,10 @@ impl AppState {
     /// told again. `Some` for webhook subscriptions (`None` = every site).
     fn apply_remote(&self, item: &Invalidation) -> Option<Option<Uuid>> {
         match item {
-            Invalidation::Site(site_id) => {
-                self.sites.invalidate(*site_id);
-                self.site_slugs.retain(|_, id| id != site_id);
-                self.responses.site_changed(*site_id);
-            }
-            Invalidation::Content(site_id) => {
-                if let Some(site) = self.sites.get(*site_id) {
-                    site.public.clear();
-                }
-                self.responses.site_changed(*site_id);
-            }
-            Invalidation::AllSites => {
-                self.sites.invalidate_all();
-                self.site_slugs.clear();
-                self.responses.everything_changed();
-            }
+            Invalidation::Site(site_id) => self.write_caches.drop_here(Touched::Site(*site_id)),
+            Invalidation::Content(site_id) => self.write_caches.drop_here(Touched::Content(*site_id)),
+            Invalidation::Answers(site_id) => self.write_caches.drop_here(Touched::Answers(*site_id)),
+            Invalidation::AllSites => self.write_caches.drop_here(Touched::AllSites),
             Invalidation::Key(key_id) => self.keys.forget(*key_id),
             Invalidation::User(user) => self.account_gate.forget(user),
             Invalidation::Webhooks(site_id) => return Some(Some(*site_id)),
@@ -63,9 +52,7 @@ impl AppState {
     /// After notifications may have been missed: every cache that a write on
     /// another instance could have made stale.
     fn drop_every_cache(&self) {
-        self.sites.invalidate_all();
-        self.site_slugs.clear();
-        self.responses.everything_changed();
+        self.write_caches.drop_here(Touched::AllSites);
         self.keys.forget_all();
         self.account_gate.forget_all();
         self.events.stream_moved();

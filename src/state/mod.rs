@@ -8,7 +8,6 @@ use actix::Addr;
 use plinth_actors::{
     Clock, KeyUsageCounters, KeyUsageRecorder, RateLimitTrackers, RateLimiter, SiteCache, SiteRegistry,
 };
-use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
 use crate::events::EventBus;
@@ -25,6 +24,7 @@ pub mod pageviews;
 pub mod responses;
 pub mod site;
 pub mod site_settings;
+pub mod write_caches;
 
 pub use gate::AccountGate;
 pub use identity_provider::IdentityProvider;
@@ -37,7 +37,7 @@ pub use site_settings::SiteSettings;
 
 /// Everything a handler may need, shared by all workers.
 pub struct AppState {
-    pub db: DatabaseConnection,
+    pub db: crate::db::Db,
     pub config: Arc<Config>,
     pub keys: KeyStore,
     pub jwt: Option<JwtVerifier>,
@@ -52,9 +52,9 @@ pub struct AppState {
     /// Server secrets read from the database (see `secrets`).
     pub secrets: dashmap::DashMap<String, [u8; 32]>,
     /// Site ids by slug (see `live_site_by_slug`).
-    pub site_slugs: dashmap::DashMap<String, uuid::Uuid>,
+    pub site_slugs: Arc<dashmap::DashMap<String, uuid::Uuid>>,
     /// Built responses of authenticated reads, per caller and URL.
-    pub responses: ResponseCache,
+    pub responses: Arc<ResponseCache>,
     /// One build at a time per response-cache key (`http_cache`).
     pub response_flights: flights::SingleFlight,
     /// Values derived from sites' data, such as where deep pages of the
@@ -71,7 +71,9 @@ pub struct AppState {
     pub outbound: crate::outbound::Outbound,
     pub events: EventBus,
     /// Tells the other instances what a write made stale (PostgreSQL).
-    pub cluster: crate::cluster::ClusterBus,
+    pub cluster: Arc<crate::cluster::ClusterBus>,
+    /// What a committed write drops (the same handles as above).
+    pub write_caches: Arc<write_caches::WriteCaches>,
     pub clock: Arc<dyn Clock>,
     pub actors: Actors,
     /// Metrics and readiness (see `observability`).

@@ -2,13 +2,16 @@
 //! by a per-site generation that every write to the site bumps.
 //!
 //! The generation is the whole invalidation story, so it has to be exact:
-//! - A request notes the site it works on when it checks the caller's role there
-//!   ([`note_site`], called by `Principal::site_role`): every handler that touches
-//!   a site's data authorizes on that site first.
-//! - Any non-GET request bumps the generation of every site it noted, after the
-//!   handler returned (so after its transaction committed); writes outside a
-//!   request (scheduled publishing, webhook attempts, site purges) bump through
-//!   `AppState::invalidate_site`.
+//! - A read notes the site it works on when it checks the caller's role there
+//!   ([`note_site`], called by `Principal::site_role`): every handler that reads
+//!   a site's data authorizes on that site first. A read that worked on one
+//!   site is cached under it.
+//! - A write bumps the generation of every site it touched as its transaction
+//!   commits, whoever wrote (a request, scheduled publishing, a webhook
+//!   attempt, a site purge): `db::WriteTxn` notes the sites from its audit
+//!   entries and events, and `state::write_caches` drops them.
+//! - Answers that change with time rather than with writes are never cached
+//!   ([`depends_on_time`]): the one other path, for time-driven state.
 //! - A response is stored only if no write to its site committed while it was
 //!   being built: generations come from one counter, and the entry is refused
 //!   when the site's generation moved past the counter value read at the start

@@ -17,7 +17,6 @@ use uuid::Uuid;
 
 use super::site_settings::SiteSettings;
 use super::AppState;
-use crate::cluster::Invalidation;
 use crate::error::{ApiError, ApiResult};
 use crate::permissions::Role;
 
@@ -261,30 +260,5 @@ impl AppState {
             .get_or_load(site_id, SiteState::load(&self.db, site_id))
             .await?
             .ok_or_else(|| ApiError::not_found("site", site_id))
-    }
-
-    /// After a write every site shows (a global locale changed).
-    pub fn invalidate_all_sites(&self) {
-        self.sites.invalidate_all();
-        self.responses.everything_changed();
-        self.cluster.publish(Invalidation::AllSites);
-    }
-
-    /// After any write to a site's row, settings, locales or members.
-    pub fn invalidate_site(&self, site_id: Uuid) {
-        self.sites.invalidate(site_id);
-        self.responses.site_changed(site_id);
-        self.cluster.publish(Invalidation::Site(site_id));
-    }
-
-    /// After a write to a site's content: the answers built from it go, the
-    /// site's row, settings, locales and members stay loaded (a busy editor
-    /// would otherwise cost every next request four queries).
-    pub fn content_changed(&self, site_id: Uuid) {
-        if let Some(site) = self.sites.get(site_id) {
-            site.public.clear();
-        }
-        self.responses.site_changed(site_id);
-        self.cluster.publish(Invalidation::Content(site_id));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use plinth_actors::Clock;
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, EntityTrait};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, DatabaseConnection, EntityTrait};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -168,7 +168,7 @@ impl Deliverer {
     /// Attempts a claimed delivery and stores the outcome and its log entry.
     pub async fn attempt(
         &self,
-        db: &DatabaseConnection,
+        db: &crate::db::Db,
         now: DateTime<Utc>,
         delivery: webhook_delivery::Model,
         hook: &webhook::Model,
@@ -182,14 +182,17 @@ impl Deliverer {
 /// a crash between the two can no longer leave a logged attempt beside a
 /// delivery that does not count it.
 pub async fn record(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     deliverer: &Deliverer,
     now: DateTime<Utc>,
     delivery: webhook_delivery::Model,
     result: &AttemptResult,
 ) -> ApiResult<webhook_delivery::Model> {
+    let site_id = delivery.site_id;
     let (logged, moved) = settle(deliverer, now, delivery, result);
     let txn = crate::db::begin_write(db).await?;
+    // The site's delivery lists show the attempt.
+    txn.touch(crate::db::Touched::Answers(site_id));
     logged.insert(&txn).await?;
     let updated = moved.update(&txn).await?;
     txn.commit().await?;
@@ -245,8 +248,8 @@ pub fn settle(
 /// Stores a new delivery, claimed by this instance (which sends it at once); if
 /// the process dies first, it takes the claim back when it starts again, and any
 /// instance's retry worker sends it once the lease lapses.
-pub async fn enqueue<C: ConnectionTrait>(
-    db: &C,
+pub async fn enqueue(
+    db: &crate::db::WriteTxn,
     claim: Claim,
     hook: &webhook::Model,
     event: &str,
@@ -254,6 +257,7 @@ pub async fn enqueue<C: ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> ApiResult<webhook_delivery::Model> {
     let delivery = new_delivery(claim, hook, event, payload, now);
+    db.touch(crate::db::Touched::Answers(hook.site_id));
     webhook_delivery::ActiveModel::from(delivery.clone()).insert(db).await?;
     Ok(delivery)
 }

@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use super::delivery::{enqueue, new_delivery, webhook_of, Deliverer, DeliveryStatus};
 use super::events::wants;
+use crate::db::Touched;
 use crate::error::ApiResult;
 use crate::events::DomainEvent;
 use crate::state::AppState;
@@ -150,8 +151,6 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
     hooks.results.sending();
     hooks.hold(delivery.id);
     actix::spawn(async move {
-        // The delivery was just stored; its recorded attempt changes it again.
-        hooks.state.responses.site_changed(hook.site_id);
         let _slots = hooks.send_slots(hook.id).await;
         let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
         let at = hooks.state.clock.now();
@@ -270,6 +269,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             let subscribed = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
             for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
                 if hook.debounce_seconds == 0 {
+                    txn.touch(Touched::Answers(hook.site_id));
                     to_send.push((new_delivery(claim, hook, &event.event, &event_body(&event), now), hook.clone()));
                 } else {
                     buffered.push(webhook_buffer::ActiveModel {
@@ -461,6 +461,9 @@ async fn claim_batch(
     }
     let due = select.all(&txn).await?;
     let ids: Vec<Uuid> = due.iter().map(|d| d.id).collect();
+    for delivery in &due {
+        txn.touch(Touched::Answers(delivery.site_id)); // claimed: due again later
+    }
     webhook_delivery::Entity::update_many()
         .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now + hooks.deliverer.claim.lease))
         .col_expr(webhook_delivery::Column::ClaimedBy, Expr::value(hooks.deliverer.claim.instance))
@@ -485,8 +488,6 @@ async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Mo
             if let Err(e) = hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
                 tracing::warn!(error = %e, delivery = %id, "could not record a webhook attempt; sent again when its claim ends");
             }
-            // Claimed and attempted: the delivery lists of its site changed.
-            state.responses.site_changed(hook.site_id);
         }
         Ok(None) => {} // its webhook was deleted, and the delivery with it
         Err(e) => {

@@ -13,7 +13,6 @@
 //! instance restarts or the claim lapses (`claims`). Draining on SIGTERM writes
 //! what is buffered.
 
-use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -122,12 +121,11 @@ pub async fn flush(hooks: &WebhookRuntime) -> ApiResult<usize> {
 async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<usize> {
     let state = &hooks.state;
     for chunk in outcomes.chunks(flush_at(state.db.get_database_backend())) {
-        let mut sites = BTreeSet::new();
         let txn = crate::db::begin_write(&state.db).await?;
         let locked = std::time::Instant::now();
         let mut logged = Vec::with_capacity(chunk.len());
         for outcome in chunk {
-            sites.insert(outcome.delivery.site_id);
+            txn.touch(crate::db::Touched::Answers(outcome.delivery.site_id));
             let (attempt, moved) = settle(&hooks.deliverer, outcome.at, outcome.delivery.clone(), &outcome.result);
             // A delivery deleted while it was being sent (its webhook or site
             // deleted, cascading) has nothing left to record; it must not fail
@@ -146,9 +144,6 @@ async fn write_all(hooks: &WebhookRuntime, outcomes: Vec<Outcome>) -> ApiResult<
         }
         txn.commit().await?;
         hooks.result_holds.record(locked.elapsed());
-        for site_id in sites {
-            state.responses.site_changed(site_id);
-        }
     }
     Ok(outcomes.len())
 }

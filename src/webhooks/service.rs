@@ -14,6 +14,7 @@ use super::model::*;
 use super::WebhookRuntime;
 use super::{events, signature};
 use crate::audit::Action;
+use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::outbound::Refusal;
 use crate::pagination::{fetch_page, Page, Paginated};
@@ -205,7 +206,9 @@ pub async fn send_test(
         "site_id": hook.site_id,
         "data": {"id": hook.id, "title": "Test delivery", "slug": "webhook-test", "status": "Published"},
     });
-    let delivery = enqueue(&state.db, hooks.deliverer.claim, &hook, "webhook.test", &body, now).await?;
+    let claim = hooks.deliverer.claim;
+    let delivery =
+        state.db.write(&[], async |txn| enqueue(txn, claim, &hook, "webhook.test", &body, now).await).await?;
     let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
     // A test is not retried: it ends with this one attempt.
     let mut stored = delivery::record(&state.db, &hooks.deliverer, now, delivery, &result).await?;
@@ -213,7 +216,8 @@ pub async fn send_test(
         let mut row: webhook_delivery::ActiveModel = stored.into();
         row.status = Set(DeliveryStatus::Dead.as_str().to_string());
         row.next_attempt_at = Set(None);
-        stored = row.update(&state.db).await?;
+        let touched = [Touched::Answers(hook.site_id)];
+        stored = state.db.write(&touched, async |txn| row.update(txn).await).await?;
     }
     if !result.success {
         return Err(ApiError::new(
@@ -269,12 +273,14 @@ pub async fn retry(
     if delivery.status != DeliveryStatus::Dead.as_str() {
         return Err(ApiError::new(ErrorCode::Conflict, format!("the delivery is {}, not dead", delivery.status)));
     }
+    let site_id = delivery.site_id;
     let mut row: webhook_delivery::ActiveModel = delivery.into();
     row.status = Set(DeliveryStatus::Pending.as_str().to_string());
     row.attempts = Set(0);
     row.next_attempt_at = Set(Some(now));
     row.updated_at = Set(now);
-    let requeued = row.update(&state.db).await?;
+    let touched = [Touched::Answers(site_id)];
+    let requeued = state.db.write(&touched, async |txn| row.update(txn).await).await?;
     Ok(DeliveryResponse::from(&requeued))
 }
 

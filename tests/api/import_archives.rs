@@ -253,8 +253,8 @@ async fn an_import_left_unfinished_is_invisible_and_removed_by_the_janitor() {
     let row = plinth_entities::site::Entity::find_by_id(id).one(&app.state.db).await.unwrap().unwrap();
     let mut row: plinth_entities::site::ActiveModel = row.into();
     row.import_lease_until = Set(Some(chrono::Utc::now() + chrono::Duration::minutes(5)));
-    row.update(&app.state.db).await.unwrap();
-    app.state.invalidate_site(id);
+    let touched = [plinth::db::Touched::Site(id)];
+    app.state.db.write(&touched, async |txn| row.update(txn).await).await.unwrap();
 
     assert_problem(app.get(&format!("/sites/{id}"), &key).await, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(site_count(&app).await, 0);

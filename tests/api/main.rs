@@ -69,3 +69,4 @@ mod taxonomy;
 mod trash;
 mod webhook_claims;
 mod webhooks;
+mod write_path;

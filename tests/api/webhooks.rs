@@ -329,9 +329,10 @@ async fn an_event_committed_just_before_a_crash_is_still_delivered() {
 
     // What a process leaves when it committed a change and died before the
     // dispatcher saw it: the event row in the outbox, written with the change.
-    let db = sea_orm::Database::connect(&database_url).await.unwrap();
+    let db = plinth::db::Db::uncached(sea_orm::Database::connect(&database_url).await.unwrap());
+    let txn = plinth::db::begin_write(&db).await.unwrap();
     plinth::events::store(
-        &db,
+        &txn,
         &[plinth::events::DomainEvent {
             event: "page.published".into(),
             timestamp: chrono::Utc::now(),
@@ -341,7 +342,8 @@ async fn an_event_committed_just_before_a_crash_is_still_delivered() {
     )
     .await
     .unwrap();
-    db.close().await.unwrap();
+    txn.commit().await.unwrap();
+    db.connection().clone().close().await.unwrap();
 
     let mut config = crate::helpers::test_config(&dir, &database_url);
     config.bootstrap_api_key = Some(admin_key);

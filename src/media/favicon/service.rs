@@ -131,10 +131,9 @@ pub async fn generate(state: &AppState, actor: &str, site_id: Uuid, source: Byte
         site_id: Some(site_id),
     };
     let before = previous.as_ref().map_or(Value::Null, |p| p.variants.clone());
-    audit::record(&*txn, now, entry, &before, &json!(package.variants)).await?;
+    audit::record(&txn, now, entry, &before, &json!(package.variants)).await?;
     txn.commit().await?;
     drop(site_state);
-    state.invalidate_site(site_id);
     // The previous package's files, unless the same picture was sent again.
     let old_dirs = previous
         .map(|p| p.variants)

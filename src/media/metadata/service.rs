@@ -98,7 +98,7 @@ pub async fn create(
             ApiError::new(ErrorCode::Conflict, "the file has metadata in this locale already; update it instead")
         }))?;
     let response = MediaMetadataResponse::from(&stored);
-    audit::record(&*txn, now, entry(actor, Action::Create, media), &Value::Null, &response).await?;
+    audit::record(&txn, now, entry(actor, Action::Create, media), &Value::Null, &response).await?;
     txn.commit().await?;
     Ok(response)
 }
@@ -128,7 +128,7 @@ pub async fn update(
     let txn = crate::db::begin_write(&state.db).await?;
     let stored = media_metadata::Entity::update(row).exec(&*txn).await?;
     let response = MediaMetadataResponse::from(&stored);
-    audit::record(&*txn, now, entry(actor, Action::Update, media), &before, &response).await?;
+    audit::record(&txn, now, entry(actor, Action::Update, media), &before, &response).await?;
     txn.commit().await?;
     Ok(response)
 }
@@ -138,7 +138,7 @@ pub async fn delete(state: &AppState, actor: &str, media: &Media, current: media
     let txn = crate::db::begin_write(&state.db).await?;
     media_metadata::Entity::delete_by_id(current.id).exec(&*txn).await?;
     audit::record(
-        &*txn,
+        &txn,
         now,
         entry(actor, Action::Delete, media),
         &json!(MediaMetadataResponse::from(&current)),

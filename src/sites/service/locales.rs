@@ -115,7 +115,6 @@ fn audit_entry<'a>(actor: &'a str, action: Action, site_id: Uuid, locale_id: Uui
 
 /// Stores a changed assignment with its audit entry and answers with it.
 async fn save_update(
-    state: &AppState,
     actor: &str,
     now: DateTime<Utc>,
     txn: crate::db::WriteTxn,
@@ -128,7 +127,6 @@ async fn save_update(
     let entry = audit_entry(actor, Action::Update, updated.site_id, updated.locale_id);
     audit::record(&txn, now, entry, &before, &after).await?;
     txn.commit().await?;
-    state.invalidate_site(updated.site_id);
     Ok(after)
 }
 
@@ -149,7 +147,6 @@ pub async fn add(
     let response = SiteLocaleResponse::new(&assignment, &global);
     audit::record(&txn, now, audit_entry(actor, Action::Create, site_id, global.id), &(), &response).await?;
     txn.commit().await?;
-    state.invalidate_site(site_id);
     Ok(response)
 }
 
@@ -177,7 +174,7 @@ pub async fn update(
     if let Some(prefix) = body.url_prefix {
         row.url_prefix = Set(parse_url_prefix("url_prefix", &prefix).map_err(|e| ApiError::validation(vec![e]))?);
     }
-    save_update(state, actor, now, txn, row, &global, before).await
+    save_update(actor, now, txn, row, &global, before).await
 }
 
 /// Removes an assignment unless it is the site's last; when it was the default,
@@ -212,7 +209,6 @@ pub async fn remove(
     }
     audit::record(&txn, now, audit_entry(actor, Action::Delete, site_id, locale_id), &before, &()).await?;
     txn.commit().await?;
-    state.invalidate_site(site_id);
     Ok(())
 }
 
@@ -230,5 +226,5 @@ pub async fn set_default(
     let mut row: site_locale::ActiveModel = assignment.into();
     row.is_default = Set(true);
     row.is_active = Set(true);
-    save_update(state, actor, now, txn, row, &global, before).await
+    save_update(actor, now, txn, row, &global, before).await
 }

@@ -10,8 +10,8 @@ pub mod settings;
 use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site, site_member, site_setting};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder,
 };
 use serde_json::json;
 use uuid::Uuid;
@@ -142,7 +142,7 @@ pub fn check_may_create(principal: &Principal) -> ApiResult<()> {
 }
 
 pub async fn create(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     now: DateTime<Utc>,
     principal: &Principal,
     body: CreateSite,
@@ -229,7 +229,7 @@ async fn default_locales<C: ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocale
 }
 
 pub async fn update(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     now: DateTime<Utc>,
     actor: &str,
     site_id: Uuid,
@@ -289,7 +289,7 @@ async fn find_live<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site:
 }
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
-pub async fn soft_delete(db: &DatabaseConnection, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
+pub async fn soft_delete(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
     let txn = crate::db::begin_write(db).await?;
     let current = find_live(&txn, site_id).await?;
     let before = SiteResponse::deleted(&current);
@@ -307,12 +307,7 @@ pub const RESTORE_WINDOW_DAYS: i64 = 30;
 
 /// Brings a soft-deleted site back (content, settings, members and locales were
 /// never removed), within the restore window.
-pub async fn restore(
-    db: &DatabaseConnection,
-    actor: &str,
-    site_id: Uuid,
-    now: DateTime<Utc>,
-) -> ApiResult<site::Model> {
+pub async fn restore(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<site::Model> {
     let txn = crate::db::begin_write(db).await?;
     let current = site::Entity::find_by_id(site_id)
         .filter(site::Column::DeletedAt.is_not_null())

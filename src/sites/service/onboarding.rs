@@ -146,7 +146,7 @@ pub async fn progress(
 /// Marks a known step completed for `user` (once: repeating it changes nothing)
 /// and answers with their progress. `named_in_body`, when given, must be the step.
 pub async fn complete_step(
-    db: &DatabaseConnection,
+    db: &crate::db::Db,
     checklist: Checklist,
     now: DateTime<Utc>,
     site_id: Uuid,
@@ -162,6 +162,7 @@ pub async fn complete_step(
         )]));
     }
     let txn = crate::db::begin_write(db).await?;
+    txn.touch(crate::db::Touched::Answers(site_id)); // the site's progress answers
     let done = step::Entity::find_by_id((site_id, user.to_string(), step_key.to_string())).one(&txn).await?;
     if done.is_none() {
         step::ActiveModel {

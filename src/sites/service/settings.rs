@@ -247,7 +247,6 @@ pub async fn update(
     };
     audit::record(&txn, now, entry, &before, &after).await?;
     txn.commit().await?;
-    state.invalidate_site(site_id);
     Ok(after)
 }
 

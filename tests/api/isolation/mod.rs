@@ -22,9 +22,9 @@
 //! either way. The matrix asserts the 403 for every cell and the 404 for an
 //! unknown id, so both halves of the rule stay as documented.
 
-mod setup;
-mod table;
-mod table_more;
+pub(crate) mod setup;
+pub(crate) mod table;
+pub(crate) mod table_more;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -116,7 +116,7 @@ fn leaked(b: &SiteB, request: &str, answer: &str) -> Vec<String> {
 
 /// `METHOD /path` of every operation of the served document (prefix removed),
 /// with whether it is public (`security: []`).
-async fn documented(app: &TestApp) -> BTreeMap<String, bool> {
+pub(crate) async fn documented(app: &TestApp) -> BTreeMap<String, bool> {
     let doc: Value =
         app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
     let mut ops = BTreeMap::new();
