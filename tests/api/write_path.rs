@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use reqwest::multipart::{Form, Part};
 use reqwest::Method;
 use serde_json::Value;
 use uuid::Uuid;
@@ -333,18 +332,7 @@ async fn perform(app: &TestApp, b: &SiteB, method: Method, call: &Call) -> (u16,
         Who::Master => req.header("X-API-Key", &app.admin_key),
         Who::User(user) => req.bearer_auth(user_token(user)),
     };
-    req = match &call.body {
-        Body::None => req,
-        Body::Json(template) => req.header("content-type", "application/json").body(b.fill(template)),
-        Body::Png { site_ids } => {
-            let mut form = Form::new();
-            if *site_ids {
-                form = form.text("site_ids", format!("[\"{}\"]", b.get("site")));
-            }
-            req.multipart(form.part("file", Part::bytes(crate::media::png(3, 3)).file_name("written.png")))
-        }
-    };
-    let res = req.send().await.unwrap_or_else(|e| panic!("{}: {e}", call.call));
+    let res = call.body.attach(req, b, 3).send().await.unwrap_or_else(|e| panic!("{}: {e}", call.call));
     let status = res.status().as_u16();
     (status, res.json().await.unwrap_or(Value::Null))
 }

@@ -75,24 +75,30 @@ async fn send(
         Caller::KeyOfA => req.header("X-API-Key", &callers.key),
         Caller::MemberOfA => req.bearer_auth(&callers.token),
     };
-    req = match body {
-        Body::None => req,
-        Body::Json(template) => req.header("content-type", "application/json").body(b.fill(template)),
-        Body::Png { site_ids } => {
-            let mut form = Form::new();
-            if *site_ids {
-                form = form.text("site_ids", format!("[\"{}\"]", b.get("site")));
-            }
-            form = form.part("file", Part::bytes(crate::media::png(2, 2)).file_name("alpha.png"));
-            req.multipart(form)
-        }
-    };
-    let res = req.send().await.unwrap_or_else(|e| panic!("{path}: {e}"));
+    let res = body.attach(req, b, 2).send().await.unwrap_or_else(|e| panic!("{path}: {e}"));
     let status = res.status().as_u16();
     let content_type = res.headers().get("content-type").map(|v| v.to_str().unwrap_or_default().to_string());
     let text = res.text().await.unwrap_or_default();
     let code = serde_json::from_str::<Value>(&text).ok().and_then(|v| v["code"].as_str().map(str::to_string));
     Answer { status, code, content_type: content_type.unwrap_or_default(), text }
+}
+
+impl Body {
+    /// The request with this body, filled with B's values; an upload is a
+    /// `side`-pixel square PNG (a new size is a new file, not a duplicate).
+    pub(crate) fn attach(&self, req: reqwest::RequestBuilder, b: &SiteB, side: u32) -> reqwest::RequestBuilder {
+        match self {
+            Body::None => req,
+            Body::Json(template) => req.header("content-type", "application/json").body(b.fill(template)),
+            Body::Png { site_ids } => {
+                let mut form = Form::new();
+                if *site_ids {
+                    form = form.text("site_ids", format!("[\"{}\"]", b.get("site")));
+                }
+                req.multipart(form.part("file", Part::bytes(crate::media::png(side, side)).file_name("upload.png")))
+            }
+        }
+    }
 }
 
 /// What of B the answer carries that the request did not.
