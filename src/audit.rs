@@ -126,6 +126,7 @@ pub async fn record_on_sites(
     if listed.is_empty() && entry.entity_type == "locale" {
         db.touch(Touched::AllSites);
     }
+    db.audited();
     audit_log::ActiveModel {
         id: Set(id),
         site_id: Set(entry.site_id.or(listed.first().copied())),

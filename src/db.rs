@@ -58,6 +58,17 @@ pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseCon
 /// call, instead of sleeping in SQLite's busy handler with growing pauses
 /// (which gave writes under load a p99 of hundreds of milliseconds).
 pub async fn begin_write(db: &Db) -> Result<WriteTxn, DbErr> {
+    begin(db, None).await
+}
+
+/// [`begin_write`] for a write that keeps no audit entry, saying why (a
+/// delivery's log, a counter, a user's own preferences): its commit does not
+/// ask for one.
+pub async fn begin_unaudited(db: &Db, why: &'static str) -> Result<WriteTxn, DbErr> {
+    begin(db, Some(why)).await
+}
+
+async fn begin(db: &Db, unaudited: Option<&'static str>) -> Result<WriteTxn, DbErr> {
     let caches = Arc::clone(&db.caches);
     let db = &db.conn;
     let turn = match db.get_database_backend() {
@@ -90,7 +101,15 @@ pub async fn begin_write(db: &Db) -> Result<WriteTxn, DbErr> {
         // 700/s to 65/s at 40,000 posts). One statement per write is the price.
         txn.execute_unprepared("SET LOCAL plan_cache_mode = force_custom_plan").await?;
     }
-    Ok(WriteTxn { txn, _turn: turn, touched: Default::default(), caches })
+    Ok(WriteTxn {
+        txn,
+        _turn: turn,
+        touched: Default::default(),
+        caches,
+        unaudited,
+        audited: Default::default(),
+        after_commit: Default::default(),
+    })
 }
 
 /// After a bulk write (an import, `reset-content`): PostgreSQL learns the new
@@ -179,7 +198,7 @@ impl Db {
         touched: &[Touched],
         write: impl AsyncFnOnce(&WriteTxn) -> Result<T, E>,
     ) -> Result<T, E> {
-        let txn = begin_write(self).await?;
+        let txn = begin_unaudited(self, "a write with nothing to audit").await?;
         for item in touched {
             txn.touch(*item);
         }
@@ -248,19 +267,30 @@ impl CacheDrops for NothingCached {
     fn committed(&self, _: &[Touched]) {}
 }
 
-/// A write transaction, what it touched, and, on SQLite, this writer's turn
-/// (released when the transaction is committed, rolled back or dropped).
+/// The one way to write: a transaction, what it touched, what it announces
+/// once committed, and, on SQLite, this writer's turn (released when the
+/// transaction is committed, rolled back or dropped).
 ///
 /// What it touched is noted as it writes: by every audit entry
 /// (`audit::record`) and every event stored in the outbox (`events::store`),
 /// and by [`WriteTxn::touch`] for the few writes that have neither. The
-/// commit drops exactly that, once the data is visible to the next read; a
-/// rollback, or an error before the commit, drops nothing.
+/// commit drops exactly that, once the data is visible to the next read, then
+/// runs what was left for after it (the stored events' announcement); a
+/// rollback, or an error before the commit, does neither.
+///
+/// A transaction from [`begin_write`] commits only with an audit entry: one
+/// that wrote without is refused (in debug builds, so every test that writes
+/// says so; a release build logs it and commits). Writes that keep none begin
+/// with [`begin_unaudited`] and say why.
 pub struct WriteTxn {
     txn: DatabaseTransaction,
     _turn: Option<tokio::sync::OwnedSemaphorePermit>,
     touched: std::sync::Mutex<Vec<Touched>>,
     caches: Arc<dyn CacheDrops>,
+    /// Why this write keeps no audit entry; `None` when it must.
+    unaudited: Option<&'static str>,
+    audited: std::sync::atomic::AtomicBool,
+    after_commit: std::sync::Mutex<Vec<Box<dyn FnOnce() + Send>>>,
 }
 
 impl WriteTxn {
@@ -272,12 +302,35 @@ impl WriteTxn {
         }
     }
 
+    /// Notes that the write's audit entry is recorded (`audit::record` does).
+    pub fn audited(&self) {
+        self.audited.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Runs `then` once the write committed (never if it does not).
+    pub fn after_commit(&self, then: impl FnOnce() + Send + 'static) {
+        self.after_commit.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Box::new(then));
+    }
+
     pub async fn commit(self) -> Result<(), DbErr> {
+        if self.unaudited.is_none() && !self.audited.load(std::sync::atomic::Ordering::Acquire) {
+            let why = "a write committed without its audit entry: record one (audit::record), \
+                       or begin it with db::begin_unaudited and say why";
+            if cfg!(debug_assertions) {
+                self.txn.rollback().await?;
+                return Err(DbErr::Custom(why.into()));
+            }
+            tracing::error!("{why}");
+        }
         let touched = std::mem::take(&mut *self.touched.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        let after = std::mem::take(&mut *self.after_commit.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
         self.txn.commit().await?;
         let touched = Touched::reduce(touched);
         if !touched.is_empty() {
             self.caches.committed(&touched);
+        }
+        for then in after {
+            then();
         }
         Ok(())
     }

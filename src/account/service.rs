@@ -243,7 +243,7 @@ where
     T: DeserializeOwned + Serialize + Default,
     F: FnOnce(&mut T) -> ApiResult<()>,
 {
-    let txn = crate::db::begin_write(db).await?;
+    let txn = crate::db::begin_unaudited(db, "the caller's own settings").await?;
     let existing = user_setting::Entity::find_by_id(user.to_string()).one(&txn).await?;
     let mut value: T = decode(existing.as_ref(), record);
     change(&mut value)?;

@@ -137,7 +137,7 @@ async fn write(db: &crate::db::Db, rows: Vec<analytics_event::ActiveModel>) -> R
     let count = rows.len();
     // Through the write queue like every other writer: on SQLite a raw
     // transaction would ask for the lock beside the queue, not in it.
-    let txn = crate::db::begin_write(db).await?;
+    let txn = crate::db::begin_unaudited(db, "pageview counters").await?;
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let batch: Vec<_> = rows.by_ref().take(BATCH).collect();
@@ -376,7 +376,7 @@ pub async fn aggregate(state: &AppState, site_id: Uuid, retention_days: u32) -> 
         .await?;
     let counts =
         if days.is_empty() { BTreeMap::new() } else { raw_counts(state, site_id, Some(&days), "", None).await? };
-    let txn = crate::db::begin_write(&state.db).await?;
+    let txn = crate::db::begin_unaudited(&state.db, "pageview counters").await?;
     let mut affected = 0u64;
     if !days.is_empty() {
         analytics_daily::Entity::delete_many()

@@ -62,8 +62,7 @@ pub(crate) async fn commit_with_events(
     txn: crate::db::WriteTxn,
     events: Vec<DomainEvent>,
 ) -> ApiResult<()> {
-    crate::events::store(&txn, &events).await?;
+    crate::events::store(&txn, &state.events, &events).await?;
     txn.commit().await?;
-    state.events.announce(&events);
     Ok(())
 }

@@ -118,11 +118,10 @@ pub async fn save(
         _ => document::Entity::update(row).exec(&*txn).await?,
     };
     let events: Vec<DomainEvent> = event.map(|e| document_event(e, now, &stored)).into_iter().collect();
-    crate::events::store(&txn, &events).await?;
+    crate::events::store(&txn, &state.events, &events).await?;
     let after = response(state, &stored, None);
     audit::record(&txn, now, stored.audit_entry(actor, action), before, &after).await?;
     txn.commit().await?;
-    state.events.announce(&events);
     Ok(stored)
 }
 

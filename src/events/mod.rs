@@ -28,14 +28,16 @@ pub struct DomainEvent {
 
 /// Writes events to the outbox; call inside the transaction of the change.
 /// Each event's site has changed content, so the transaction notes it (see
-/// `db::WriteTxn`).
-pub async fn store(db: &crate::db::WriteTxn, events: &[DomainEvent]) -> Result<(), DbErr> {
+/// `db::WriteTxn`), and `bus` hears of them once the change is committed.
+pub async fn store(db: &crate::db::WriteTxn, bus: &EventBus, events: &[DomainEvent]) -> Result<(), DbErr> {
     if events.is_empty() {
         return Ok(());
     }
     for event in events {
         db.touch(crate::db::Touched::Content(event.site_id));
     }
+    let (sender, announced) = (bus.sender.clone(), events.to_vec());
+    db.after_commit(move || EventBus::send(&sender, &announced));
     let rows = events.iter().map(|e| event_outbox::ActiveModel {
         seq: NotSet,
         site_id: Set(e.site_id),
@@ -63,12 +65,12 @@ impl Default for EventBus {
 }
 
 impl EventBus {
-    /// Tells in-process subscribers about committed events.
-    pub fn announce(&self, events: &[DomainEvent]) {
+    /// Tells in-process subscribers about committed events (see [`store`]).
+    fn send(sender: &broadcast::Sender<DomainEvent>, events: &[DomainEvent]) {
         for event in events {
             tracing::debug!(event = %event.event, site_id = %event.site_id, "event");
             // No subscriber is not an error.
-            let _ = self.sender.send(event.clone());
+            let _ = sender.send(event.clone());
         }
     }
 

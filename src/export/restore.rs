@@ -195,7 +195,8 @@ impl<'a> Writer<'a> {
         }
         let now = self.now;
         let site_id = Uuid::new_v4();
-        let txn = crate::db::begin_write(&self.state.db).await?;
+        let txn = crate::db::begin_unaudited(&self.state.db, "an import's batch: its last transaction audits the site")
+            .await?;
         let slug = free_slug(&txn, &header.site.slug).await?;
         self.imported_from = header.site.slug.clone();
         let row = site::Model {
@@ -414,7 +415,8 @@ impl<'a> Writer<'a> {
     async fn flush(&mut self) -> ApiResult<()> {
         let site_id = self.site()?;
         let batch = std::mem::take(&mut self.batch);
-        let txn = crate::db::begin_write(&self.state.db).await?;
+        let txn = crate::db::begin_unaudited(&self.state.db, "an import's batch: its last transaction audits the site")
+            .await?;
         write_batch(&txn, batch).await.map_err(on_constraint(Constraint::Unique, || {
             ApiError::bad_request("not a Plinth site export: two of its items are one row (a slug or route repeated)")
         }))?;

@@ -40,12 +40,12 @@ pub async fn remove(state: &AppState, site_id: Uuid) -> ApiResult<()> {
         if contents.is_empty() && media.is_empty() {
             break;
         }
-        let txn = crate::db::begin_write(&state.db).await?;
+        let txn = crate::db::begin_unaudited(&state.db, "removing what an unfinished import left").await?;
         content::Entity::delete_many().filter(content::Column::Id.is_in(contents)).exec(&txn).await?;
         media_file::Entity::delete_many().filter(media_file::Column::Id.is_in(media)).exec(&txn).await?;
         txn.commit().await?;
     }
-    let txn = crate::db::begin_write(&state.db).await?;
+    let txn = crate::db::begin_unaudited(&state.db, "removing what an unfinished import left").await?;
     // Terms, menus, settings, locales, environments cascade.
     site::Entity::delete_many()
         .filter(site::Column::Id.eq(site_id))

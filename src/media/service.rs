@@ -171,7 +171,7 @@ pub async fn insert(
     let response = response_in(state, &*txn, stored.clone(), site_ids.to_vec()).await?;
     let events: Vec<DomainEvent> =
         site_ids.iter().map(|s| media_event("created", now, *s, &stored, response.public_url.as_deref())).collect();
-    crate::events::store(&txn, &events).await?;
+    crate::events::store(&txn, &state.events, &events).await?;
     audit::record(
         &txn,
         now,
@@ -181,7 +181,6 @@ pub async fn insert(
     )
     .await?;
     txn.commit().await?;
-    state.events.announce(&events);
     Ok(response)
 }
 /// `POST /media`: a record of a file stored elsewhere.
@@ -364,10 +363,9 @@ pub async fn delete(state: &AppState, actor: &str, media: Media, force: bool) ->
     media_file::Entity::update(row).exec(&*txn).await?;
     let events: Vec<DomainEvent> =
         media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
-    crate::events::store(&txn, &events).await?;
+    crate::events::store(&txn, &state.events, &events).await?;
     let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
     audit::record(&txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
     txn.commit().await?;
-    state.events.announce(&events);
     Ok(())
 }

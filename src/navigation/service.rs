@@ -44,12 +44,10 @@ where
     R: Serialize,
 {
     let store_event = async |txn: &crate::db::WriteTxn, stored: &ModelOf<A>| {
-        let event = event_of(stored);
-        crate::events::store(txn, std::slice::from_ref(&event)).await?;
-        Ok(event)
+        crate::events::store(txn, &state.events, &[event_of(stored)]).await?;
+        Ok(())
     };
-    let (response, event) = write.run_with(prepare, respond, on_error, store_event).await?;
-    state.events.announce(std::slice::from_ref(&event));
+    let (response, ()) = write.run_with(prepare, respond, on_error, store_event).await?;
     Ok(response)
 }
 

@@ -243,7 +243,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             })
             .count();
         let peek = &peek[..take.max(1)];
-        let txn = crate::db::begin_write(&state.db).await?;
+        let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
         let locked = Instant::now();
         let mut claim = event_outbox::Entity::find()
             .filter(event_outbox::Column::Seq.is_in(peek.iter().map(|r| r.seq).collect::<Vec<_>>()))
@@ -378,7 +378,7 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
         .collect();
     let mut flushed = 0;
     for hook in ready {
-        let txn = crate::db::begin_write(&state.db).await?;
+        let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
         let mut select = webhook_buffer::Entity::find()
             .filter(webhook_buffer::Column::WebhookId.eq(hook.id))
             .order_by_asc(webhook_buffer::Column::Seq);
@@ -448,7 +448,7 @@ async fn claim_batch(
 ) -> ApiResult<Vec<webhook_delivery::Model>> {
     let state = &hooks.state;
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
+    let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
     let mut select = webhook_delivery::Entity::find()
         .filter(
             webhook_delivery::Column::Status.is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),
@@ -509,7 +509,7 @@ async fn renew_held_claims(hooks: &web::Data<WebhookRuntime>) -> ApiResult<()> {
     let state = &hooks.state;
     let until = state.clock.now() + hooks.deliverer.claim.lease;
     for chunk in held.chunks(INSERT_CHUNK) {
-        let txn = crate::db::begin_write(&state.db).await?;
+        let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
         webhook_delivery::Entity::update_many()
             .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
             .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
