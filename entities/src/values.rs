@@ -323,3 +323,34 @@ impl<'de> serde::Deserialize<'de> for Role {
         })
     }
 }
+
+/// Where a webhook delivery stands: waiting for its first attempt, delivered,
+/// failed and due again on the retry schedule, or dead (the schedule ran out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryStatus {
+    #[sea_orm(string_value = "pending")]
+    Pending,
+    #[sea_orm(string_value = "success")]
+    Success,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+    #[sea_orm(string_value = "dead")]
+    Dead,
+}
+
+impl DeliveryStatus {
+    /// The stored and answered name (a metric's label too).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "pending",
+            DeliveryStatus::Success => "success",
+            DeliveryStatus::Failed => "failed",
+            DeliveryStatus::Dead => "dead",
+        }
+    }
+
+    /// Still to be attempted (by the retry worker once due).
+    pub const OPEN: [DeliveryStatus; 2] = [DeliveryStatus::Pending, DeliveryStatus::Failed];
+}

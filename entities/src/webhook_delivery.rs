@@ -13,8 +13,7 @@ pub struct Model {
     pub event: String,
     /// The exact body sent on every attempt.
     pub payload: String,
-    /// pending, success, failed (will retry), dead
-    pub status: String,
+    pub status: crate::values::DeliveryStatus,
     pub attempts: i32,
     /// While an attempt is in flight: its due time is the claim's end.
     pub next_attempt_at: Option<DateTimeUtc>,

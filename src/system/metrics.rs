@@ -178,9 +178,8 @@ async fn webhook_queue(state: &AppState) -> Result<WebhookQueue, DbErr> {
     use webhook_delivery::Column;
     let db = &state.db;
     let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-    let (pending, failed) = (DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str());
-    let undelivered = || webhook_delivery::Entity::find().filter(Column::Status.is_in([pending, failed]));
-    let by_status: Vec<(String, i64)> = undelivered()
+    let undelivered = || webhook_delivery::Entity::find().filter(Column::Status.is_in(DeliveryStatus::OPEN));
+    let by_status: Vec<(DeliveryStatus, i64)> = undelivered()
         .select_only()
         .column(Column::Status)
         .column_as(Column::Id.count(), "n")
@@ -188,7 +187,7 @@ async fn webhook_queue(state: &AppState) -> Result<WebhookQueue, DbErr> {
         .into_tuple()
         .all(db)
         .await?;
-    let of = |status: &str| by_status.iter().find(|(s, _)| s == status).map_or(0, |(_, n)| *n);
+    let of = |status: DeliveryStatus| by_status.iter().find(|(s, _)| *s == status).map_or(0, |(_, n)| *n);
     let oldest: Option<DateTime<Utc>> = undelivered()
         .select_only()
         .column(Column::CreatedAt)
@@ -199,8 +198,8 @@ async fn webhook_queue(state: &AppState) -> Result<WebhookQueue, DbErr> {
     Ok(WebhookQueue {
         outbox: count(event_outbox::Entity::find().count(db).await?),
         buffered: count(webhook_buffer::Entity::find().count(db).await?),
-        pending: of(pending),
-        failed: of(failed),
+        pending: of(DeliveryStatus::Pending),
+        failed: of(DeliveryStatus::Failed),
         oldest,
     })
 }

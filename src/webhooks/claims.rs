@@ -40,12 +40,11 @@ pub fn instance_id(data_dir: &Path) -> std::io::Result<Uuid> {
 /// On start, before any send: the deliveries this instance held when it stopped
 /// are due now. Returns how many.
 pub async fn take_back_own(db: &DatabaseConnection, instance: Uuid, now: DateTime<Utc>) -> ApiResult<u64> {
-    let open = [DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()];
     let result = webhook_delivery::Entity::update_many()
         .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now))
         .col_expr(webhook_delivery::Column::ClaimedBy, Expr::value(Option::<Uuid>::None))
         .filter(webhook_delivery::Column::ClaimedBy.eq(instance))
-        .filter(webhook_delivery::Column::Status.is_in(open))
+        .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
         .exec(db)
         .await?;
     Ok(result.rows_affected)

@@ -29,24 +29,7 @@ const RESENDS_ON_CLOSED_CONNECTION: u32 = 2;
 /// the connection is dropped past them.
 const ANSWER_CAP_BYTES: usize = EXCERPT_CHARS * 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeliveryStatus {
-    Pending,
-    Success,
-    Failed,
-    Dead,
-}
-
-impl DeliveryStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryStatus::Pending => "pending",
-            DeliveryStatus::Success => "success",
-            DeliveryStatus::Failed => "failed",
-            DeliveryStatus::Dead => "dead",
-        }
-    }
-}
+pub use plinth_entities::values::DeliveryStatus;
 
 #[derive(Clone, Debug)]
 pub struct AttemptResult {
@@ -236,7 +219,7 @@ pub fn settle(
     }
     let mut row: webhook_delivery::ActiveModel = delivery.into();
     row.attempts = Set(attempt);
-    row.status = Set(status.as_str().to_string());
+    row.status = Set(status);
     row.next_attempt_at = Set(next);
     row.claimed_by = Set(None);
     row.last_status_code = Set(result.status_code.map(i32::from));
@@ -276,7 +259,7 @@ pub fn new_delivery(
         site_id: hook.site_id,
         event: event.to_string(),
         payload: payload.to_string(),
-        status: DeliveryStatus::Pending.as_str().to_string(),
+        status: DeliveryStatus::Pending,
         attempts: 0,
         next_attempt_at: Some(now + claim.lease),
         claimed_by: Some(claim.instance),

@@ -450,9 +450,7 @@ async fn claim_batch(
     let now = state.clock.now();
     let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
     let mut select = webhook_delivery::Entity::find()
-        .filter(
-            webhook_delivery::Column::Status.is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),
-        )
+        .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
         .filter(webhook_delivery::Column::NextAttemptAt.lte(due_by))
         .order_by_asc(webhook_delivery::Column::NextAttemptAt)
         .limit(RETRY_BATCH);
@@ -513,10 +511,7 @@ async fn renew_held_claims(hooks: &web::Data<WebhookRuntime>) -> ApiResult<()> {
         webhook_delivery::Entity::update_many()
             .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
             .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
-            .filter(
-                webhook_delivery::Column::Status
-                    .is_in([DeliveryStatus::Pending.as_str(), DeliveryStatus::Failed.as_str()]),
-            )
+            .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
             .filter(webhook_delivery::Column::Id.is_in(chunk.to_vec()))
             .exec(&txn)
             .await?;

@@ -167,7 +167,7 @@ pub struct DeliveryResponse {
     /// The event name (`batch` for a debounced batch).
     pub event: String,
     /// pending, success, failed (will retry) or dead
-    pub status: String,
+    pub status: plinth_entities::values::DeliveryStatus,
     /// How many attempts were made.
     pub attempts: i32,
     /// When the next attempt is due; null when none is.
@@ -186,7 +186,7 @@ impl From<&webhook_delivery::Model> for DeliveryResponse {
             id: m.id,
             webhook_id: m.webhook_id,
             event: m.event.clone(),
-            status: m.status.clone(),
+            status: m.status,
             attempts: m.attempts,
             next_attempt_at: m.next_attempt_at,
             last_status_code: m.last_status_code,

@@ -212,9 +212,9 @@ pub async fn send_test(
     let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
     // A test is not retried: it ends with this one attempt.
     let mut stored = delivery::record(&state.db, &hooks.deliverer, now, delivery, &result).await?;
-    if !result.success && stored.status != DeliveryStatus::Dead.as_str() {
+    if !result.success && stored.status != DeliveryStatus::Dead {
         let mut row: webhook_delivery::ActiveModel = stored.into();
-        row.status = Set(DeliveryStatus::Dead.as_str().to_string());
+        row.status = Set(DeliveryStatus::Dead);
         row.next_attempt_at = Set(None);
         let touched = [Touched::Answers(hook.site_id)];
         stored = state.db.write(&touched, async |txn| row.update(txn).await).await?;
@@ -270,12 +270,15 @@ pub async fn retry(
     now: DateTime<Utc>,
     delivery: webhook_delivery::Model,
 ) -> ApiResult<DeliveryResponse> {
-    if delivery.status != DeliveryStatus::Dead.as_str() {
-        return Err(ApiError::new(ErrorCode::Conflict, format!("the delivery is {}, not dead", delivery.status)));
+    if delivery.status != DeliveryStatus::Dead {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("the delivery is {}, not dead", delivery.status.as_str()),
+        ));
     }
     let site_id = delivery.site_id;
     let mut row: webhook_delivery::ActiveModel = delivery.into();
-    row.status = Set(DeliveryStatus::Pending.as_str().to_string());
+    row.status = Set(DeliveryStatus::Pending);
     row.attempts = Set(0);
     row.next_attempt_at = Set(Some(now));
     row.updated_at = Set(now);
@@ -320,7 +323,7 @@ pub async fn stats(
         .one(&state.db)
         .await?
         .map(|a| a.created_at);
-    let is = |d: &webhook_delivery::Model, s: DeliveryStatus| d.status == s.as_str();
+    let is = |d: &webhook_delivery::Model, s: DeliveryStatus| d.status == s;
     let count = |f: &dyn Fn(&webhook_delivery::Model) -> bool| deliveries.iter().filter(|d| f(d)).count() as u64;
     let total = deliveries.len() as u64;
     let successful = count(&|d| is(d, DeliveryStatus::Success));

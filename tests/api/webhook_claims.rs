@@ -21,7 +21,7 @@ async fn in_flight(app: &TestApp, hook: &Value, claimed_by: Uuid, title: &str) -
         site_id: Set(Uuid::parse_str(hook["site_id"].as_str().unwrap()).unwrap()),
         event: Set("blog.created".into()),
         payload: Set(payload.to_string()),
-        status: Set("pending".into()),
+        status: Set(plinth_entities::values::DeliveryStatus::Pending),
         attempts: Set(0),
         next_attempt_at: Set(Some(now + Duration::seconds(30))),
         claimed_by: Set(Some(claimed_by)),
