@@ -8,7 +8,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
     pub site_id: Uuid,
-    pub status: String,
+    pub status: crate::values::ExportStatus,
     pub storage_key: Option<String>,
     pub size: Option<i64>,
     pub error: Option<String>,

@@ -6,8 +6,8 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub idp_user_id: String,
-    /// `suspended` or `banned` (`active` once a suspension was lifted).
-    pub status: String,
+    /// Suspended or banned (active once a suspension was lifted).
+    pub status: crate::values::ModerationStatus,
     pub reason: Option<String>,
     /// Suspensions only.
     pub expires_at: Option<DateTimeUtc>,

@@ -354,3 +354,37 @@ impl DeliveryStatus {
     /// Still to be attempted (by the retry worker once due).
     pub const OPEN: [DeliveryStatus; 2] = [DeliveryStatus::Pending, DeliveryStatus::Failed];
 }
+
+/// Where a site export stands: queued, being built, ready to download (until
+/// it expires) or failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "lowercase")]
+pub enum ExportStatus {
+    #[sea_orm(string_value = "queued")]
+    Queued,
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "ready")]
+    Ready,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+}
+
+/// A user's moderation. Users without a row are active; `deleted` is only
+/// answered (the row goes with the user).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+#[serde(rename_all = "lowercase")]
+pub enum ModerationStatus {
+    #[sea_orm(string_value = "active")]
+    Active,
+    #[sea_orm(string_value = "suspended")]
+    Suspended,
+    #[sea_orm(string_value = "banned")]
+    Banned,
+    #[sea_orm(string_value = "deleted")]
+    Deleted,
+}

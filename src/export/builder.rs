@@ -73,7 +73,7 @@ async fn resume_unfinished(state: &web::Data<AppState>) {
 async fn build_queued(state: &web::Data<AppState>) -> crate::error::ApiResult<()> {
     loop {
         let next = export_job::Entity::find()
-            .filter(export_job::Column::Status.eq(jobs::Status::Queued.as_str()))
+            .filter(export_job::Column::Status.eq(jobs::Status::Queued))
             .order_by_asc(export_job::Column::CreatedAt)
             .one(&state.db)
             .await?;

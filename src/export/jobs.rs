@@ -18,24 +18,7 @@ use crate::state::AppState;
 /// Artifact and link lapse this long after the build.
 pub const LIFETIME_DAYS: i64 = 7;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Queued,
-    Running,
-    Ready,
-    Failed,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Queued => "queued",
-            Status::Running => "running",
-            Status::Ready => "ready",
-            Status::Failed => "failed",
-        }
-    }
-}
+pub use plinth_entities::values::ExportStatus as Status;
 
 /// An export job as the API shows it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -44,7 +27,7 @@ pub struct ExportJobResponse {
     /// The site exported.
     pub site_id: Uuid,
     /// queued, running, ready or failed
-    pub status: String,
+    pub status: Status,
     pub created_at: chrono::DateTime<Utc>,
     /// The signed download link, while ready and not expired.
     pub download_url: Option<String>,
@@ -76,8 +59,8 @@ pub async fn check_token(state: &AppState, job: Uuid, given: &str) -> ApiResult<
 }
 
 pub async fn response(state: &AppState, job: &export_job::Model) -> ApiResult<ExportJobResponse> {
-    let download_url = match job.status.as_str() {
-        "ready" => Some(format!(
+    let download_url = match job.status {
+        Status::Ready => Some(format!(
             "{}/api/v1/sites/{}/export/{}/download?token={}",
             state.config.public_url(),
             job.site_id,
@@ -89,7 +72,7 @@ pub async fn response(state: &AppState, job: &export_job::Model) -> ApiResult<Ex
     Ok(ExportJobResponse {
         id: job.id,
         site_id: job.site_id,
-        status: job.status.clone(),
+        status: job.status,
         created_at: job.created_at,
         download_url,
         expires_at: job.expires_at,
@@ -102,7 +85,7 @@ pub async fn create(state: &AppState, site_id: Uuid, actor: &str) -> ApiResult<e
     let row = export_job::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
-        status: Set(Status::Queued.as_str().into()),
+        status: Set(Status::Queued),
         storage_key: Set(None),
         size: Set(None),
         error: Set(None),
@@ -138,10 +121,10 @@ pub async fn find(state: &AppState, site_id: Uuid, id: Uuid) -> ApiResult<export
 /// Moves a queued job to running; false when another builder took it.
 pub async fn claim(state: &AppState, id: Uuid) -> ApiResult<bool> {
     let claimed = export_job::Entity::update_many()
-        .col_expr(export_job::Column::Status, Expr::value(Status::Running.as_str()))
+        .col_expr(export_job::Column::Status, Expr::value(Status::Running))
         .col_expr(export_job::Column::StartedAt, Expr::value(state.clock.now()))
         .filter(export_job::Column::Id.eq(id))
-        .filter(export_job::Column::Status.eq(Status::Queued.as_str()))
+        .filter(export_job::Column::Status.eq(Status::Queued))
         .exec(&state.db)
         .await?;
     Ok(claimed.rows_affected == 1)
@@ -152,13 +135,13 @@ pub async fn finish(state: &AppState, id: Uuid, outcome: Result<(String, i64), S
     let mut update = export_job::Entity::update_many().filter(export_job::Column::Id.eq(id));
     update = match outcome {
         Ok((key, size)) => update
-            .col_expr(export_job::Column::Status, Expr::value(Status::Ready.as_str()))
+            .col_expr(export_job::Column::Status, Expr::value(Status::Ready))
             .col_expr(export_job::Column::StorageKey, Expr::value(key))
             .col_expr(export_job::Column::Size, Expr::value(size))
             .col_expr(export_job::Column::BuiltAt, Expr::value(now))
             .col_expr(export_job::Column::ExpiresAt, Expr::value(now + Duration::days(LIFETIME_DAYS))),
         Err(error) => update
-            .col_expr(export_job::Column::Status, Expr::value(Status::Failed.as_str()))
+            .col_expr(export_job::Column::Status, Expr::value(Status::Failed))
             .col_expr(export_job::Column::Error, Expr::value(error)),
     };
     update.exec(&state.db).await?;
@@ -192,12 +175,12 @@ pub async fn purge_expired(state: &AppState) -> ApiResult<usize> {
 /// id so the builder takes it.
 pub async fn recover(state: &AppState) -> ApiResult<Vec<Uuid>> {
     export_job::Entity::update_many()
-        .col_expr(export_job::Column::Status, Expr::value(Status::Queued.as_str()))
-        .filter(export_job::Column::Status.eq(Status::Running.as_str()))
+        .col_expr(export_job::Column::Status, Expr::value(Status::Queued))
+        .filter(export_job::Column::Status.eq(Status::Running))
         .exec(&state.db)
         .await?;
     Ok(export_job::Entity::find()
-        .filter(export_job::Column::Status.eq(Status::Queued.as_str()))
+        .filter(export_job::Column::Status.eq(Status::Queued))
         .order_by_asc(export_job::Column::CreatedAt)
         .all(&state.db)
         .await?

@@ -157,7 +157,7 @@ pub async fn download_export(
     crate::state::responses::depends_on_time();
     let job = jobs::find(&state, site_id, job_id).await?;
     jobs::check_token(&state, job.id, query.token.as_deref().unwrap_or_default()).await?;
-    let (Some(key), "ready") = (job.storage_key.as_deref(), job.status.as_str()) else {
+    let (Some(key), jobs::Status::Ready) = (job.storage_key.as_deref(), job.status) else {
         return Err(ApiError::new(ErrorCode::SiteExportJobNotFound, "the export is not ready"));
     };
     let found = state.storage.open(key, None).await.map_err(|e| {

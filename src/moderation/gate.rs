@@ -96,11 +96,11 @@ async fn ensure_may_act(state: &AppState, row: Option<user_moderation::Model>) -
             },
         )),
         ModerationStatus::Active | ModerationStatus::Deleted => {
-            if row.status == ModerationStatus::Active.as_str() {
+            if row.status == ModerationStatus::Active {
                 return Ok(false);
             }
             let mut lifted: user_moderation::ActiveModel = row.into();
-            lifted.status = Set(ModerationStatus::Active.as_str().into());
+            lifted.status = Set(ModerationStatus::Active);
             lifted.expires_at = Set(None);
             lifted.updated_by = Set("system".into());
             lifted.updated_at = Set(now);

@@ -6,33 +6,7 @@ use plinth_entities::user_moderation;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ModerationStatus {
-    Active,
-    Suspended,
-    Banned,
-    Deleted,
-}
-
-impl ModerationStatus {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            ModerationStatus::Active => "active",
-            ModerationStatus::Suspended => "suspended",
-            ModerationStatus::Banned => "banned",
-            ModerationStatus::Deleted => "deleted",
-        }
-    }
-
-    pub(super) fn parse(raw: &str) -> Self {
-        match raw {
-            "suspended" => ModerationStatus::Suspended,
-            "banned" => ModerationStatus::Banned,
-            _ => ModerationStatus::Active,
-        }
-    }
-}
+pub use plinth_entities::values::ModerationStatus;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct ModerationResult {
@@ -67,7 +41,7 @@ pub struct BanUser {
 pub(crate) fn effective(row: Option<&user_moderation::Model>, now: DateTime<Utc>) -> ModerationStatus {
     match row {
         None => ModerationStatus::Active,
-        Some(r) => match ModerationStatus::parse(&r.status) {
+        Some(r) => match r.status {
             ModerationStatus::Suspended if r.expires_at.is_some_and(|at| at <= now) => ModerationStatus::Active,
             status => status,
         },

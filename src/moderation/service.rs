@@ -5,7 +5,7 @@
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{content, user_moderation};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::model::{effective, BanUser, ModerationResult, ModerationStatus, SuspendUser};
 use crate::audit::{self, Action, AuditEntry};
@@ -45,7 +45,7 @@ async fn set_state(
     let current = user_moderation::Entity::find_by_id(user.to_string()).one(&txn).await?;
     let from = effective(current.as_ref(), now);
     if !NOT_BANNED.contains(&from) {
-        return Err(ApiError::bad_request(format!("a {} user cannot be made {}", from.as_str(), to.as_str())));
+        return Err(ApiError::bad_request(format!("a {} user cannot be made {}", from.to_value(), to.to_value())));
     }
     let before = ModerationResult {
         idp_user_id: user.to_string(),
@@ -55,7 +55,7 @@ async fn set_state(
     };
     let row = user_moderation::ActiveModel {
         idp_user_id: Set(user.to_string()),
-        status: Set(to.as_str().into()),
+        status: Set(to),
         reason: Set(reason.clone()),
         expires_at: Set(expires_at),
         updated_by: Set(actor.to_string()),
@@ -141,7 +141,7 @@ pub async fn delete_user(
         if from == ModerationStatus::Banned {
             Ok(())
         } else {
-            Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.as_str())))
+            Err(ApiError::bad_request(format!("only banned users can be deleted; this user is {}", from.to_value())))
         }
     };
     only_banned(effective(user_moderation::Entity::find_by_id(user.clone()).one(&state.db).await?.as_ref(), now))?;

@@ -24,7 +24,7 @@ fn running_job(site: &str) -> export_job::ActiveModel {
     export_job::ActiveModel {
         id: Set(uuid::Uuid::new_v4()),
         site_id: Set(site.parse().unwrap()),
-        status: Set("running".into()),
+        status: Set(plinth_entities::values::ExportStatus::Running),
         storage_key: Set(None),
         size: Set(None),
         error: Set(None),
