@@ -1,51 +1,13 @@
 //! Roles, API key permissions and what each role may do: the one permission table
 //! of the service. Every check in the code asks [`Capability::min_role`].
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// A member's role on a site, lowest first (stored typed in `site_members.role`).
 pub use plinth_entities::values::Role;
 
-/// An API key's permission level, lowest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
-pub enum KeyPermission {
-    Read,
-    Write,
-    Admin,
-    /// Operator key: never site-scoped, acts as a system admin.
-    Master,
-}
-
-impl KeyPermission {
-    pub const ALL: [KeyPermission; 4] =
-        [KeyPermission::Read, KeyPermission::Write, KeyPermission::Admin, KeyPermission::Master];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyPermission::Read => "Read",
-            KeyPermission::Write => "Write",
-            KeyPermission::Admin => "Admin",
-            KeyPermission::Master => "Master",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<KeyPermission> {
-        KeyPermission::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s))
-    }
-
-    /// The role a key acts with on the sites in its scope.
-    pub fn site_role(self) -> Role {
-        match self {
-            KeyPermission::Read => Role::Read,
-            KeyPermission::Write => Role::Editor,
-            KeyPermission::Admin => Role::Admin,
-            KeyPermission::Master => Role::Owner,
-        }
-    }
-}
+/// An API key's permission level, lowest first (stored typed in `api_keys.permission`).
+pub use plinth_entities::values::KeyPermission;
 
 /// Something a caller may be allowed to do on a site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,15 +117,35 @@ impl KeyCapability {
     }
 }
 
-impl KeyPermission {
+/// What a key's permission may do, from the permission table (`KeyPermission`
+/// itself is a stored value, defined with the entities).
+pub trait KeyGrants: Copy {
+    /// The role a key acts with on the sites in its scope.
+    fn site_role(self) -> Role;
+
     /// Whether a key with this permission has `capability`.
-    pub fn has(self, capability: KeyCapability) -> bool {
-        self >= capability.min_permission()
-    }
+    fn has(self, capability: KeyCapability) -> bool;
 
     /// Whether a caller who may give keys up to `ceiling` may give (or manage)
     /// a key with this permission.
-    pub fn within(self, ceiling: KeyPermission) -> bool {
+    fn within(self, ceiling: KeyPermission) -> bool;
+}
+
+impl KeyGrants for KeyPermission {
+    fn site_role(self) -> Role {
+        match self {
+            KeyPermission::Read => Role::Read,
+            KeyPermission::Write => Role::Editor,
+            KeyPermission::Admin => Role::Admin,
+            KeyPermission::Master => Role::Owner,
+        }
+    }
+
+    fn has(self, capability: KeyCapability) -> bool {
+        self >= capability.min_permission()
+    }
+
+    fn within(self, ceiling: KeyPermission) -> bool {
         self <= ceiling
     }
 }

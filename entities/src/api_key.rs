@@ -12,8 +12,7 @@ pub struct Model {
     pub key_hash: String,
     /// The first characters of the secret, so people can tell keys apart.
     pub key_prefix: String,
-    /// `Read`, `Write`, `Admin` or `Master`.
-    pub permission: String,
+    pub permission: crate::values::KeyPermission,
     pub site_id: Option<Uuid>,
     pub rate_limit_per_second: Option<i32>,
     pub rate_limit_per_minute: Option<i32>,

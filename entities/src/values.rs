@@ -388,3 +388,40 @@ pub enum ModerationStatus {
     #[sea_orm(string_value = "deleted")]
     Deleted,
 }
+
+/// An API key's permission level, lowest first. What each may do is the
+/// permission table's (`permissions::KeyGrants`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, EnumIter, DeriveActiveEnum, Serialize, utoipa::ToSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum KeyPermission {
+    #[sea_orm(string_value = "Read")]
+    Read,
+    #[sea_orm(string_value = "Write")]
+    Write,
+    #[sea_orm(string_value = "Admin")]
+    Admin,
+    /// Operator key: never site-scoped, acts as a system admin.
+    #[sea_orm(string_value = "Master")]
+    Master,
+}
+
+impl KeyPermission {
+    pub const ALL: [KeyPermission; 4] =
+        [KeyPermission::Read, KeyPermission::Write, KeyPermission::Admin, KeyPermission::Master];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyPermission::Read => "Read",
+            KeyPermission::Write => "Write",
+            KeyPermission::Admin => "Admin",
+            KeyPermission::Master => "Master",
+        }
+    }
+
+    /// Accepts any letter case (`write`, `Write`).
+    pub fn parse(s: &str) -> Option<KeyPermission> {
+        KeyPermission::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s))
+    }
+}

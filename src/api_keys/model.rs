@@ -104,7 +104,7 @@ impl ApiKeyResponse {
             name: m.name.clone(),
             description: m.description.clone(),
             key_prefix: m.key_prefix.clone(),
-            permission: m.permission.clone(),
+            permission: m.permission.as_str().to_string(),
             site_id: m.site_id,
             user_id: m.created_by.as_deref().and_then(|by| by.strip_prefix("user:")).map(str::to_string),
             rate_limit_per_second: m.rate_limit_per_second,

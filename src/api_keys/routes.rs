@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, ListApiKeysQuery, UpdateApiKey};
 use super::service::{self, KeyFilter};
-use crate::auth::{Capability, KeyCapability, KeyPermission, Principal};
+use crate::auth::{Capability, KeyCapability, KeyGrants, KeyPermission, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pagination::{PageParams, Paginated};
 use crate::state::AppState;
@@ -127,14 +127,14 @@ pub(super) async fn managed_key(
     id: Uuid,
 ) -> ApiResult<(plinth_entities::api_key::Model, KeyPermission)> {
     let key = service::find(&state.db, id).await?;
-    if key.permission == KeyPermission::Master.as_str() && !principal.is_system_admin() {
+    if key.permission == KeyPermission::Master && !principal.is_system_admin() {
         return Err(ApiError::new(ErrorCode::AuthInsufficientRole, "only system admins manage Master keys"));
     }
     let ceiling = grant_ceiling(state, principal, key.site_id).await?;
-    if !KeyPermission::parse(&key.permission).is_some_and(|held| held.within(ceiling)) {
+    if !key.permission.within(ceiling) {
         return Err(ApiError::new(
             ErrorCode::ApiKeyPermissionExceeded,
-            format!("you manage keys up to {}, this one is {}", ceiling.as_str(), key.permission),
+            format!("you manage keys up to {}, this one is {}", ceiling.as_str(), key.permission.as_str()),
         ));
     }
     Ok((key, ceiling))

@@ -70,7 +70,7 @@ fn key_row(now: DateTime<Utc>, key: NewKey, secret: &str) -> api_key::ActiveMode
         name: Set(key.name),
         key_hash: Set(hash_secret(secret)),
         key_prefix: Set(display_prefix(secret)),
-        permission: Set(key.permission.as_str().to_string()),
+        permission: Set(key.permission),
         site_id: Set(key.site_id),
         rate_limit_per_second: Set(key.rate_limit_per_second),
         rate_limit_per_minute: Set(key.rate_limit_per_minute),
@@ -97,13 +97,11 @@ pub async fn bootstrap(db: &DatabaseConnection, now: DateTime<Utc>, config: &Con
         let existing = api_key::Entity::find().filter(api_key::Column::KeyHash.eq(hash_secret(secret))).one(db).await?;
         match existing {
             Some(key)
-                if key.revoked_at.is_none()
-                    && key.permission == KeyPermission::Master.as_str()
-                    && key.site_id.is_none() => {}
+                if key.revoked_at.is_none() && key.permission == KeyPermission::Master && key.site_id.is_none() => {}
             Some(key) => {
                 let mut row: api_key::ActiveModel = key.into();
                 row.revoked_at = Set(None);
-                row.permission = Set(KeyPermission::Master.as_str().to_string());
+                row.permission = Set(KeyPermission::Master);
                 row.site_id = Set(None);
                 row.update(db).await?;
             }
@@ -271,7 +269,7 @@ pub fn list_query(filter: &KeyFilter<'_>, now: DateTime<Utc>) -> ApiResult<Selec
         select = select.filter(api_key::Column::SiteId.eq(site_id));
     }
     if let Some(raw) = filter.permission {
-        select = select.filter(Column::Permission.eq(parse_permission(raw)?.as_str()));
+        select = select.filter(Column::Permission.eq(parse_permission(raw)?));
     }
     if !filter.include_master {
         select = select.filter(api_key::Column::Permission.ne(KeyPermission::Master.as_str()));
@@ -391,7 +389,7 @@ pub async fn update(
         row.description = Set(description);
     }
     if let Some(permission) = update.permission {
-        row.permission = Set(permission.as_str().to_string());
+        row.permission = Set(permission);
     }
     let [per_second, per_minute, per_hour, per_day] = update.limits;
     if let Some(v) = per_second {

@@ -4,5 +4,5 @@
 
 mod principal;
 
-pub use crate::permissions::{Capability, KeyCapability, KeyPermission, Role, RoleGrants};
+pub use crate::permissions::{Capability, KeyCapability, KeyGrants, KeyPermission, Role, RoleGrants};
 pub use principal::{client_address, rate_limit_headers, Credential, Principal, UsedKey, UserIdentity, API_KEY_HEADER};

@@ -15,8 +15,8 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::permissions::RoleGrants;
 use crate::permissions::{Capability, KeyPermission, Role};
+use crate::permissions::{KeyGrants, RoleGrants};
 use crate::state::keys::ApiKeyRecord;
 use crate::state::AppState;
 

@@ -10,7 +10,7 @@ pub use model::{IdpUser, IdpUserList, ListQuery, SetRole};
 use actix_web::web::{self};
 use actix_web::HttpResponse;
 
-use crate::auth::{KeyCapability, Principal};
+use crate::auth::{KeyCapability, KeyGrants, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::routes::Routes;
 use crate::state::AppState;

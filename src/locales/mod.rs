@@ -9,7 +9,7 @@ pub use model::{CreateLocale, LocaleResponse, UpdateLocale};
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
-use crate::auth::{KeyCapability, Principal};
+use crate::auth::{KeyCapability, KeyGrants, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::routes::Routes;
 use crate::state::AppState;

@@ -41,7 +41,7 @@ impl ApiKeyRecord {
         Some(Self {
             id: model.id,
             name: model.name.clone(),
-            permission: KeyPermission::parse(&model.permission)?,
+            permission: model.permission,
             site_id: model.site_id,
             expires_at: model.expires_at,
             limits: KeyLimits {

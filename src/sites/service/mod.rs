@@ -20,7 +20,7 @@ use super::model::{
     CreateSite, SiteContext, SiteFeatures, SiteLocaleInput, SiteModules, SiteResponse, SiteSuggestions, UpdateSite,
 };
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{KeyCapability, Principal, Role};
+use crate::auth::{KeyCapability, KeyGrants, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::values::{required_line, BaseUrl, Slug};
