@@ -167,8 +167,9 @@ static SQLITE_WRITERS: std::sync::LazyLock<dashmap::DashMap<std::path::PathBuf, 
 /// every write transaction it begins drops as it commits (see [`WriteTxn`]).
 ///
 /// Reads go to the pool as they would to a `DatabaseConnection` (it derefs to
-/// one). It offers no transaction but [`begin_write`]'s, so a write that needs
-/// one cannot skip the writer queue or the caches.
+/// one). Transactions begin with [`begin_write`] (or [`begin_unaudited`]) only,
+/// so none skips the writer queue or the caches; a source rule keeps any other
+/// `begin` out of the code.
 #[derive(Clone)]
 pub struct Db {
     conn: DatabaseConnection,
@@ -434,6 +435,8 @@ mod tests {
         assert_eq!(reduced.len(), 2);
         assert!(reduced.contains(&Touched::Site(a)) && reduced.contains(&Touched::Content(b)));
         assert_eq!(Touched::reduce(vec![Touched::Content(a), Touched::AllSites]), vec![Touched::AllSites]);
+        let answers = Touched::reduce(vec![Touched::Answers(a), Touched::Content(a), Touched::Answers(b)]);
+        assert_eq!(answers, vec![Touched::Content(a), Touched::Answers(b)], "content drops a site's answers too");
     }
 
     #[test]
