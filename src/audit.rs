@@ -1,6 +1,6 @@
-//! The audit trail. Every mutation calls [`record`] inside its transaction with
-//! the entity's JSON before and after, so field-level changes are stored beside
-//! who made them.
+//! The audit trail, and the one audited write ([`write`], [`Write`]): every
+//! mutation runs inside it and calls [`record`] with the entity's JSON before
+//! and after, so field-level changes are stored beside who made them.
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{audit_log, audit_log_site};
@@ -150,6 +150,19 @@ pub async fn record_on_sites(
     Ok(())
 }
 
+/// The audited write: `work` runs in one write transaction (the SQLite writer
+/// queue's turn, the caches its entries name) and records its entries with
+/// [`record`]; the transaction commits when `work` succeeds, and only with an
+/// entry (see `db::WriteTxn::commit`), and rolls back when it fails. Any shape
+/// of change goes through it (several rows, several entries); [`Write`] is its
+/// one-row form. No other code begins an audited transaction (a source rule).
+pub async fn write<T>(db: &Db, work: impl AsyncFnOnce(&WriteTxn) -> ApiResult<T>) -> ApiResult<T> {
+    let txn = crate::db::begin_write(db).await?;
+    let answer = work(&txn).await?;
+    txn.commit().await?;
+    Ok(answer)
+}
+
 /// One audited write of one row, the shape the small resources share: the row is
 /// stored (inserted for [`Action::Create`], else updated; or removed, see
 /// [`Write::remove`]) and its audit entry recorded in one write transaction.
@@ -259,17 +272,18 @@ impl<'a, F> Write<'a, F> {
         F: for<'m> FnOnce(&'m M) -> AuditEntry<'a>,
         R: Serialize,
     {
-        let txn = crate::db::begin_write(self.db).await?;
-        let stored = store(&txn).await?;
-        let response = respond(&stored);
-        let after = match self.after {
-            Some(after) => after,
-            None => serde_json::to_value(&response).unwrap_or_default(),
-        };
-        record(&txn, self.at, (self.entry)(&stored), &self.before, &after).await?;
-        let extra = then(&txn, &stored).await?;
-        txn.commit().await?;
-        Ok((response, extra))
+        write(self.db, async |txn| {
+            let stored = store(txn).await?;
+            let response = respond(&stored);
+            let after = match self.after {
+                Some(after) => after,
+                None => serde_json::to_value(&response).unwrap_or_default(),
+            };
+            record(txn, self.at, (self.entry)(&stored), &self.before, &after).await?;
+            let extra = then(txn, &stored).await?;
+            Ok((response, extra))
+        })
+        .await
     }
 }
 

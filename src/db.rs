@@ -315,8 +315,8 @@ impl WriteTxn {
 
     pub async fn commit(self) -> Result<(), DbErr> {
         if self.unaudited.is_none() && !self.audited.load(std::sync::atomic::Ordering::Acquire) {
-            let why = "a write committed without its audit entry: record one (audit::record), \
-                       or begin it with db::begin_unaudited and say why";
+            let why = "a write committed without its audit entry: record one (audit::record) in its \
+                       audit::write, or begin it with db::begin_unaudited and say why";
             if cfg!(debug_assertions) {
                 self.txn.rollback().await?;
                 return Err(DbErr::Custom(why.into()));

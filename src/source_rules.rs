@@ -122,6 +122,20 @@ fn transactions_begin_only_in_db() {
 }
 
 /// Written in halves, like [`READS_OF_NOW`].
+const AUDITED_BEGINS: [&str; 1] = [concat!("begin_", "write(")];
+
+/// An audited write goes through the one builder, `audit::write` (or its
+/// one-row form `audit::Write`): it begins the transaction, runs the change
+/// with its entries and commits, so no change holds a transaction of its own
+/// that could skip a step. (`db::begin_unaudited` stays for writes that keep
+/// no entry, each saying why.)
+#[test]
+fn audited_writes_go_through_the_builder() {
+    let offenders = lines_naming(&AUDITED_BEGINS, |path| path.ends_with("src/db.rs") || path.ends_with("src/audit.rs"));
+    assert!(offenders.is_empty(), "write with audit::write or audit::Write:\n{}", offenders.join("\n"));
+}
+
+/// Written in halves, like [`READS_OF_NOW`].
 const CACHE_DROPS: [&str; 5] = [
     concat!(".site_", "changed("),
     concat!(".everything_", "changed("),

@@ -52,45 +52,46 @@ pub(crate) async fn remove_user_data(txn: &crate::db::WriteTxn, user: &str) -> R
 
 /// Deletes the account of `user` unless they are the only owner of a site.
 pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let memberships = site_member::Entity::find().filter(site_member::Column::IdpUserId.eq(user)).all(&txn).await?;
-    let owned: Vec<_> = memberships.iter().filter(|m| m.role == Role::Owner).map(|m| m.site_id).collect();
-    // A site (also one in the trash, which may yet be restored) must keep an owner.
-    let co_owned: Vec<_> = site_member::Entity::find()
-        .filter(site_member::Column::SiteId.is_in(owned.clone()))
-        .filter(site_member::Column::Role.eq(Role::Owner))
-        .filter(site_member::Column::IdpUserId.ne(user))
-        .all(&txn)
-        .await?
-        .into_iter()
-        .map(|m| m.site_id)
-        .collect();
-    let sole: Vec<_> = owned.iter().filter(|id| !co_owned.contains(id)).copied().collect();
-    if !sole.is_empty() {
-        let slugs: Vec<String> = site::Entity::find()
-            .filter(site::Column::Id.is_in(sole))
-            .all(&txn)
+    audit::write(&state.db, async |txn| {
+        let memberships = site_member::Entity::find().filter(site_member::Column::IdpUserId.eq(user)).all(txn).await?;
+        let owned: Vec<_> = memberships.iter().filter(|m| m.role == Role::Owner).map(|m| m.site_id).collect();
+        // A site (also one in the trash, which may yet be restored) must keep an owner.
+        let co_owned: Vec<_> = site_member::Entity::find()
+            .filter(site_member::Column::SiteId.is_in(owned.clone()))
+            .filter(site_member::Column::Role.eq(Role::Owner))
+            .filter(site_member::Column::IdpUserId.ne(user))
+            .all(txn)
             .await?
             .into_iter()
-            .map(|s| s.slug)
+            .map(|m| m.site_id)
             .collect();
-        return Err(ApiError::new(
-            ErrorCode::AuthAccountSoleOwner,
-            format!("you are the only owner of {}; transfer ownership or delete the site first", slugs.join(", ")),
-        ));
-    }
-    remove_user_data(&txn, user).await?;
-    let entry = AuditEntry {
-        actor: user,
-        action: Action::Delete,
-        entity_type: "account",
-        entity_id: user.to_string(),
-        site_id: None,
-    };
-    let before = json!({"idp_user_id": user, "memberships": memberships.len()});
-    audit::record(&txn, now, entry, &before, &Value::Null).await?;
-    txn.commit().await?;
-    Ok(())
+        let sole: Vec<_> = owned.iter().filter(|id| !co_owned.contains(id)).copied().collect();
+        if !sole.is_empty() {
+            let slugs: Vec<String> = site::Entity::find()
+                .filter(site::Column::Id.is_in(sole))
+                .all(txn)
+                .await?
+                .into_iter()
+                .map(|s| s.slug)
+                .collect();
+            return Err(ApiError::new(
+                ErrorCode::AuthAccountSoleOwner,
+                format!("you are the only owner of {}; transfer ownership or delete the site first", slugs.join(", ")),
+            ));
+        }
+        remove_user_data(txn, user).await?;
+        let entry = AuditEntry {
+            actor: user,
+            action: Action::Delete,
+            entity_type: "account",
+            entity_id: user.to_string(),
+            site_id: None,
+        };
+        let before = json!({"idp_user_id": user, "memberships": memberships.len()});
+        audit::record(txn, now, entry, &before, &Value::Null).await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Who the caller is; for an API key, also its stored row.

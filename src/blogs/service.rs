@@ -1,6 +1,7 @@
 //! What only blogs have beyond the content engine: the RSS feed and the sample
 //! posts for a fresh site.
 
+use crate::audit;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -139,37 +140,39 @@ pub async fn seed(
         };
         checked.push((title, excerpt, body, write::check_new(state, principal, ContentKind::Blog, request).await?));
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut stored = Vec::new();
-    for (title, excerpt, body, item) in checked {
-        let inserted = write::insert(&txn, principal, ContentKind::Blog, item, true).await?;
-        content_localization::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            content_id: Set(inserted.id),
-            locale_id: Set(locale_id),
-            title: Set(title.into()),
-            subtitle: Set(String::new()),
-            excerpt: Set(excerpt.into()),
-            body: Set(body.into()),
-            meta_title: Set(title.into()),
-            meta_description: Set(excerpt.into()),
-            translation_status: Set(TranslationStatus::Approved),
-            created_at: Set(now),
-            updated_at: Set(now),
+    audit::write(&state.db, async |txn| {
+        let mut stored = Vec::new();
+        for (title, excerpt, body, item) in checked {
+            let inserted = write::insert(txn, principal, ContentKind::Blog, item, true).await?;
+            content_localization::ActiveModel {
+                id: Set(Uuid::new_v4()),
+                content_id: Set(inserted.id),
+                locale_id: Set(locale_id),
+                title: Set(title.into()),
+                subtitle: Set(String::new()),
+                excerpt: Set(excerpt.into()),
+                body: Set(body.into()),
+                meta_title: Set(title.into()),
+                meta_description: Set(excerpt.into()),
+                translation_status: Set(TranslationStatus::Approved),
+                created_at: Set(now),
+                updated_at: Set(now),
+            }
+            .insert(txn)
+            .await?;
+            stored.push(inserted);
         }
-        .insert(&txn)
-        .await?;
-        stored.push(inserted);
-    }
-    let mut created = Vec::new();
-    let mut events = Vec::new();
-    for inserted in stored {
-        let item = write::audit_created(&txn, now, principal, inserted).await?;
-        events.extend(events::created_events(ContentKind::Blog, &item, now));
-        created.push(item);
-    }
-    events::commit_with_events(state, txn, events).await?;
-    Ok(created)
+        let mut created = Vec::new();
+        let mut events = Vec::new();
+        for inserted in stored {
+            let item = write::audit_created(txn, now, principal, inserted).await?;
+            events.extend(events::created_events(ContentKind::Blog, &item, now));
+            created.push(item);
+        }
+        events::store_events(state, txn, events).await?;
+        Ok(created)
+    })
+    .await
 }
 
 /// Moves the site's live sample posts to the trash; answers how many.
@@ -179,10 +182,13 @@ pub async fn delete_samples(
     now: DateTime<Utc>,
     site_id: Uuid,
 ) -> ApiResult<u64> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let ids: Vec<Uuid> = samples_of(site_id).all(&txn).await?.into_iter().map(|m| m.id).collect();
-    let deleted = write::soft_delete_many(&txn, now, principal, ContentKind::Blog, &ids).await?;
-    let events = deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
-    events::commit_with_events(state, txn, events).await?;
-    Ok(deleted.len() as u64)
+    audit::write(&state.db, async |txn| {
+        let ids: Vec<Uuid> = samples_of(site_id).all(txn).await?.into_iter().map(|m| m.id).collect();
+        let deleted = write::soft_delete_many(txn, now, principal, ContentKind::Blog, &ids).await?;
+        let events =
+            deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
+        events::store_events(state, txn, events).await?;
+        Ok(deleted.len() as u64)
+    })
+    .await
 }

@@ -7,12 +7,12 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::draft::{store_relations, Draft, Existing};
-use super::events::{commit_with_events, created_events};
+use super::events::{created_events, store_events};
 use super::model::ContentResponse;
-use super::slug::available_slug;
-use super::write::{audit_entry, audited, checked_item, retry_lost_slug_race, still_unchanged};
+use super::slug::{available_slug, retry_lost_slug_race};
+use super::write::{audit_entry, audited, checked_item, still_unchanged};
 use super::{validate, ContentKind, ContentStatus};
-use crate::audit::Action;
+use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::permissions::RoleGrants;
@@ -78,80 +78,83 @@ async fn copy_item(
     }
     // Copies always take generated slugs and routes.
     retry_lost_slug_race(true, || async {
-        let txn = crate::db::begin_write(&state.db).await?;
-        let source = still_unchanged(&txn, kind, &source).await?;
-        let (title, slug_base, fields) = match copy_as {
-            CopyAs::Duplicate => (
-                format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
-                format!("{}-copy", source.slug),
-                source.fields.clone(),
-            ),
-            CopyAs::NextVersion => {
-                let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
-                let mut fields = source.fields.clone();
-                if let Some(map) = fields.as_object_mut() {
-                    map.insert("version".into(), json!(version));
-                    map.insert("previous_version_id".into(), json!(source.id));
+        audit::write(&state.db, async |txn| {
+            let source = still_unchanged(txn, kind, &source).await?;
+            let (title, slug_base, fields) = match copy_as {
+                CopyAs::Duplicate => (
+                    format!("{} (copy)", source.title).chars().take(validate::TITLE_MAX).collect::<String>(),
+                    format!("{}-copy", source.slug),
+                    source.fields.clone(),
+                ),
+                CopyAs::NextVersion => {
+                    let version = source.fields.get("version").and_then(Value::as_i64).unwrap_or(1) + 1;
+                    let mut fields = source.fields.clone();
+                    if let Some(map) = fields.as_object_mut() {
+                        map.insert("version".into(), json!(version));
+                        map.insert("previous_version_id".into(), json!(source.id));
+                    }
+                    (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
                 }
-                (source.title.clone(), format!("{}-v{version}", without_version_suffix(&source.slug)), fields)
+            };
+            let slug =
+                available_slug(txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed)
+                    .await?;
+            let route = match &rel.route {
+                Some(route) => {
+                    Some(available_route(txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
+                }
+                None => None,
+            };
+            let now = state.clock.now();
+            let new_id = Uuid::new_v4();
+            // The copy's parts (sections, consent groups) are its own: new ids,
+            // keys of its own.
+            let mut fields = fields;
+            super::parts::renew_ids(kind, &mut fields, |text| Some(text.locale_id));
+            let part_keys = Some(super::parts::keys(kind, new_id, &fields));
+            let mut row: content::ActiveModel = source.clone().into();
+            row.id = Set(new_id);
+            row.slug = Set(slug.clone());
+            row.title = Set(title);
+            row.fields = Set(fields);
+            row.status = Set(ContentStatus::Draft);
+            row.created_by = Set(Some(principal.actor_id()));
+            row.published_at = Set(None);
+            row.is_featured = Set(false);
+            row.is_sample = Set(false);
+            row.created_at = Set(now);
+            row.updated_at = Set(now);
+            let row = row.reset_all();
+            row.insert(txn).await?;
+            super::parts::replace_keys(txn, new_id, part_keys).await?;
+            let draft = Draft {
+                site_ids: rel.site_ids.clone(),
+                slug,
+                route,
+                category_ids: Some(rel.category_ids.clone()),
+                primary_category_id: rel.primary_category_id,
+                tag_ids: Some(rel.tag_ids.clone()),
+            };
+            store_relations(txn, kind, new_id, &draft, Existing::New).await?;
+            let localizations = content_localization::Entity::find()
+                .filter(content_localization::Column::ContentId.eq(id))
+                .all(txn)
+                .await?;
+            for loc in localizations {
+                let mut copy: content_localization::ActiveModel = loc.into();
+                copy.id = Set(Uuid::new_v4());
+                copy.content_id = Set(new_id);
+                copy.created_at = Set(now);
+                copy.updated_at = Set(now);
+                copy.reset_all().insert(txn).await?;
             }
-        };
-        let slug =
-            available_slug(&txn, kind, &rel.site_ids, &slug_base, None, ErrorCode::ContentSlugGenerationFailed).await?;
-        let route = match &rel.route {
-            Some(route) => {
-                Some(available_route(&txn, &rel.site_ids, &format!("{}-copy", route.trim_end_matches('/'))).await?)
-            }
-            None => None,
-        };
-        let now = state.clock.now();
-        let new_id = Uuid::new_v4();
-        // The copy's parts (sections, consent groups) are its own: new ids,
-        // keys of its own.
-        let mut fields = fields;
-        super::parts::renew_ids(kind, &mut fields, |text| Some(text.locale_id));
-        let part_keys = Some(super::parts::keys(kind, new_id, &fields));
-        let mut row: content::ActiveModel = source.clone().into();
-        row.id = Set(new_id);
-        row.slug = Set(slug.clone());
-        row.title = Set(title);
-        row.fields = Set(fields);
-        row.status = Set(ContentStatus::Draft);
-        row.created_by = Set(Some(principal.actor_id()));
-        row.published_at = Set(None);
-        row.is_featured = Set(false);
-        row.is_sample = Set(false);
-        row.created_at = Set(now);
-        row.updated_at = Set(now);
-        let row = row.reset_all();
-        row.insert(&txn).await?;
-        super::parts::replace_keys(&txn, new_id, part_keys).await?;
-        let draft = Draft {
-            site_ids: rel.site_ids.clone(),
-            slug,
-            route,
-            category_ids: Some(rel.category_ids.clone()),
-            primary_category_id: rel.primary_category_id,
-            tag_ids: Some(rel.tag_ids.clone()),
-        };
-        store_relations(&txn, kind, new_id, &draft, Existing::New).await?;
-        let localizations = content_localization::Entity::find()
-            .filter(content_localization::Column::ContentId.eq(id))
-            .all(&txn)
-            .await?;
-        for loc in localizations {
-            let mut copy: content_localization::ActiveModel = loc.into();
-            copy.id = Set(Uuid::new_v4());
-            copy.content_id = Set(new_id);
-            copy.created_at = Set(now);
-            copy.updated_at = Set(now);
-            copy.reset_all().insert(&txn).await?;
-        }
-        let actor = principal.actor_id();
-        let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
-        let created = audited(&txn, now, new_id, entry, &json!({"copied_from": id})).await?;
-        commit_with_events(state, txn, created_events(kind, &created, now)).await?;
-        Ok(created)
+            let actor = principal.actor_id();
+            let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
+            let created = audited(txn, now, new_id, entry, &json!({"copied_from": id})).await?;
+            store_events(state, txn, created_events(kind, &created, now)).await?;
+            Ok(created)
+        })
+        .await
     })
     .await
 }

@@ -54,15 +54,13 @@ pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: 
     events
 }
 
-/// Stores the events in the outbox with the change, commits, then drops what
-/// the sites' caches built from content (published lists, feeds, cached
-/// answers) and announces the events.
-pub(crate) async fn commit_with_events(
+/// Stores the events in the outbox with the change; the write's commit
+/// announces them (see `events::store`).
+pub(crate) async fn store_events(
     state: &AppState,
-    txn: crate::db::WriteTxn,
+    txn: &crate::db::WriteTxn,
     events: Vec<DomainEvent>,
 ) -> ApiResult<()> {
-    crate::events::store(&txn, &state.events, &events).await?;
-    txn.commit().await?;
+    crate::events::store(txn, &state.events, &events).await?;
     Ok(())
 }

@@ -5,7 +5,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Pagi
 use uuid::Uuid;
 
 use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
-use super::events::{commit_with_events, events_for};
+use super::events::{events_for, store_events};
 use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations;
 use super::write::load_live;
@@ -42,16 +42,16 @@ async fn editable_item(
 }
 
 /// A localization change is an update of its item: store `<kind>.updated`
-/// with it, commit, announce.
-async fn commit_as_update(
+/// with it (announced once the write commits).
+async fn store_as_update(
     state: &AppState,
-    txn: crate::db::WriteTxn,
+    txn: &crate::db::WriteTxn,
     kind: ContentKind,
     item: &content::Model,
     sites: Vec<Uuid>,
 ) -> ApiResult<()> {
     let response = relations::response(item, relations::Relations { site_ids: sites, ..Default::default() });
-    commit_with_events(state, txn, events_for(kind, "updated", &response, state.clock.now())).await
+    store_events(state, txn, events_for(kind, "updated", &response, state.clock.now())).await
 }
 
 pub async fn list(
@@ -102,64 +102,66 @@ pub async fn create(
     let subtitle = checked_subtitle(&body.subtitle)?;
     checked_texts(Some(&body.excerpt), Some(&body.body))?;
     let (item, sites) = editable_item(state, principal, kind, content_id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let assigned = site_locale::Entity::find()
-        .filter(site_locale::Column::LocaleId.eq(body.locale_id))
-        .filter(site_locale::Column::SiteId.is_in(sites.clone()))
-        .count(&txn)
-        .await?;
-    if assigned == 0 {
-        return Err(ApiError::validation(vec![FieldError::new(
-            "locale_id",
-            ErrorCode::ValidationInvalidFormat,
-            "the locale is not assigned to any of the item's sites",
-        )]));
-    }
-    let exists = || {
-        ApiError::entity(
-            ErrorCode::EntityLocalizationExists,
-            kind.as_str(),
-            "a localization for this locale exists; update it instead",
-        )
-    };
-    let duplicate = content_localization::Entity::find()
-        .filter(content_localization::Column::ContentId.eq(content_id))
-        .filter(content_localization::Column::LocaleId.eq(body.locale_id))
-        .count(&txn)
-        .await?;
-    if duplicate > 0 {
-        return Err(exists());
-    }
-    let now = state.clock.now();
-    let created = content_localization::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        content_id: Set(content_id),
-        locale_id: Set(body.locale_id),
-        title: Set(title),
-        subtitle: Set(subtitle),
-        excerpt: Set(body.excerpt),
-        body: Set(body.body),
-        meta_title: Set(body.meta_title),
-        meta_description: Set(body.meta_description),
-        translation_status: Set(body.translation_status),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&txn)
+    audit::write(&state.db, async |txn| {
+        let assigned = site_locale::Entity::find()
+            .filter(site_locale::Column::LocaleId.eq(body.locale_id))
+            .filter(site_locale::Column::SiteId.is_in(sites.clone()))
+            .count(txn)
+            .await?;
+        if assigned == 0 {
+            return Err(ApiError::validation(vec![FieldError::new(
+                "locale_id",
+                ErrorCode::ValidationInvalidFormat,
+                "the locale is not assigned to any of the item's sites",
+            )]));
+        }
+        let exists = || {
+            ApiError::entity(
+                ErrorCode::EntityLocalizationExists,
+                kind.as_str(),
+                "a localization for this locale exists; update it instead",
+            )
+        };
+        let duplicate = content_localization::Entity::find()
+            .filter(content_localization::Column::ContentId.eq(content_id))
+            .filter(content_localization::Column::LocaleId.eq(body.locale_id))
+            .count(txn)
+            .await?;
+        if duplicate > 0 {
+            return Err(exists());
+        }
+        let now = state.clock.now();
+        let created = content_localization::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            content_id: Set(content_id),
+            locale_id: Set(body.locale_id),
+            title: Set(title),
+            subtitle: Set(subtitle),
+            excerpt: Set(body.excerpt),
+            body: Set(body.body),
+            meta_title: Set(body.meta_title),
+            meta_description: Set(body.meta_description),
+            translation_status: Set(body.translation_status),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, exists))?;
+        let response = LocalizationResponse::from(&created);
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Create,
+            entity_type: &format!("{}_localization", kind.as_str()),
+            entity_id: created.id.to_string(),
+            site_id: sites.first().copied(),
+        };
+        audit::record_on_sites(txn, now, entry, &sites, &(), &response).await?;
+        store_as_update(state, txn, kind, &item, sites).await?;
+        Ok(response)
+    })
     .await
-    .map_err(on_constraint(Constraint::Unique, exists))?;
-    let response = LocalizationResponse::from(&created);
-    let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Create,
-        entity_type: &format!("{}_localization", kind.as_str()),
-        entity_id: created.id.to_string(),
-        site_id: sites.first().copied(),
-    };
-    audit::record_on_sites(&txn, now, entry, &sites, &(), &response).await?;
-    commit_as_update(state, txn, kind, &item, sites).await?;
-    Ok(response)
 }
 
 async fn find(state: &AppState, kind: ContentKind, localization_id: Uuid) -> ApiResult<content_localization::Model> {
@@ -210,20 +212,22 @@ pub async fn update(
         row.translation_status = Set(status);
     }
     row.updated_at = Set(now);
-    let txn = crate::db::begin_write(&state.db).await?;
-    let updated = row.update(&txn).await?;
-    let after = LocalizationResponse::from(&updated);
-    let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Update,
-        entity_type: &format!("{}_localization", kind.as_str()),
-        entity_id: localization_id.to_string(),
-        site_id: sites.first().copied(),
-    };
-    audit::record_on_sites(&txn, now, entry, &sites, &before, &after).await?;
-    commit_as_update(state, txn, kind, &item, sites).await?;
-    Ok(after)
+    audit::write(&state.db, async |txn| {
+        let updated = row.update(txn).await?;
+        let after = LocalizationResponse::from(&updated);
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Update,
+            entity_type: &format!("{}_localization", kind.as_str()),
+            entity_id: localization_id.to_string(),
+            site_id: sites.first().copied(),
+        };
+        audit::record_on_sites(txn, now, entry, &sites, &before, &after).await?;
+        store_as_update(state, txn, kind, &item, sites).await?;
+        Ok(after)
+    })
+    .await
 }
 
 pub async fn delete(
@@ -235,17 +239,19 @@ pub async fn delete(
     let current = find(state, kind, localization_id).await?;
     let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
     let before = LocalizationResponse::from(&current);
-    let txn = crate::db::begin_write(&state.db).await?;
-    content_localization::Entity::delete_by_id(localization_id).exec(&txn).await?;
-    let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Delete,
-        entity_type: &format!("{}_localization", kind.as_str()),
-        entity_id: localization_id.to_string(),
-        site_id: sites.first().copied(),
-    };
-    audit::record_on_sites(&txn, state.clock.now(), entry, &sites, &before, &()).await?;
-    commit_as_update(state, txn, kind, &item, sites).await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        content_localization::Entity::delete_by_id(localization_id).exec(txn).await?;
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Delete,
+            entity_type: &format!("{}_localization", kind.as_str()),
+            entity_id: localization_id.to_string(),
+            site_id: sites.first().copied(),
+        };
+        audit::record_on_sites(txn, state.clock.now(), entry, &sites, &before, &()).await?;
+        store_as_update(state, txn, kind, &item, sites).await?;
+        Ok(())
+    })
+    .await
 }

@@ -9,7 +9,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 use uuid::Uuid;
 
-use super::events::{change_events, commit_with_events};
+use super::events::{change_events, store_events};
 use super::relations;
 use super::{ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
@@ -53,34 +53,36 @@ async fn move_one(
 ) -> ApiResult<bool> {
     let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(false) };
     let from = item.status;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut update = content::Entity::update_many()
-        .col_expr(content::Column::Status, Expr::value(to.as_str()))
-        .col_expr(content::Column::UpdatedAt, Expr::value(now));
-    if to == ContentStatus::Published {
-        update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
-    }
-    let result =
-        update.filter(content::Column::Id.eq(item.id)).filter(content::Column::Status.eq(from)).exec(&txn).await?;
-    if result.rows_affected != 1 {
-        return Ok(false);
-    }
-    let ids: [Uuid; 1] = [item.id];
-    let rel = relations::load(&txn, &ids, true).await?.remove(&item.id).unwrap_or_default();
-    let entry = AuditEntry {
-        actor: "system",
-        action: Action::Update,
-        entity_type: kind.as_str(),
-        entity_id: item.id.to_string(),
-        site_id: rel.site_ids.first().copied(),
-    };
-    let (before, after) = (json!({"status": from}), json!({"status": to}));
-    audit::record_on_sites(&txn, state.clock.now(), entry, &rel.site_ids, &before, &after).await?;
-    let current = content::Entity::find_by_id(item.id)
-        .one(&txn)
-        .await?
-        .ok_or_else(|| crate::error::ApiError::internal("content vanished"))?;
-    let events = change_events(kind, from, &relations::response(&current, rel), now);
-    commit_with_events(state, txn, events).await?;
-    Ok(true)
+    audit::write(&state.db, async |txn| {
+        let mut update = content::Entity::update_many()
+            .col_expr(content::Column::Status, Expr::value(to.as_str()))
+            .col_expr(content::Column::UpdatedAt, Expr::value(now));
+        if to == ContentStatus::Published {
+            update = update.col_expr(content::Column::PublishedAt, Expr::value(now));
+        }
+        let result =
+            update.filter(content::Column::Id.eq(item.id)).filter(content::Column::Status.eq(from)).exec(txn).await?;
+        if result.rows_affected != 1 {
+            return Ok(false);
+        }
+        let ids: [Uuid; 1] = [item.id];
+        let rel = relations::load(txn, &ids, true).await?.remove(&item.id).unwrap_or_default();
+        let entry = AuditEntry {
+            actor: "system",
+            action: Action::Update,
+            entity_type: kind.as_str(),
+            entity_id: item.id.to_string(),
+            site_id: rel.site_ids.first().copied(),
+        };
+        let (before, after) = (json!({"status": from}), json!({"status": to}));
+        audit::record_on_sites(txn, state.clock.now(), entry, &rel.site_ids, &before, &after).await?;
+        let current = content::Entity::find_by_id(item.id)
+            .one(txn)
+            .await?
+            .ok_or_else(|| crate::error::ApiError::internal("content vanished"))?;
+        let events = change_events(kind, from, &relations::response(&current, rel), now);
+        store_events(state, txn, events).await?;
+        Ok(true)
+    })
+    .await
 }

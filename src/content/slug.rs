@@ -91,6 +91,28 @@ pub fn taken_query(
     query
 }
 
+/// How often a write with a generated slug starts again after losing a race.
+const SLUG_RACE_RETRIES: usize = 32;
+
+/// Runs `attempt` (one whole write transaction) again when a generated slug or
+/// route was taken between our free-slug query and the insert: on PostgreSQL two
+/// concurrent writers can both see `title` free, and the unique index lets one
+/// win. The next attempt's query sees the winner and takes the next suffix. An
+/// explicit slug is the caller's choice and answers 409 at once.
+pub(crate) async fn retry_lost_slug_race<T, F, Fut>(generated: bool, mut attempt: F) -> ApiResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ApiResult<T>>,
+{
+    let mut tries = 0;
+    loop {
+        match attempt().await {
+            Err(e) if generated && e.code() == ErrorCode::EntitySlugTaken && tries < SLUG_RACE_RETRIES => tries += 1,
+            other => return other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::slugify;

@@ -94,35 +94,38 @@ impl TrashSource for ContentTrash {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
             crate::trash_source::ensure_in_trash(item.is_deleted)?;
-            let txn = crate::db::begin_write(&state.db).await?;
-            let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
-            let mut row: content::ActiveModel = item.into();
-            row.is_deleted = Set(false);
-            row.deleted_at = Set(None);
-            let restored_row = row.update(&txn).await?;
-            let actor = principal.actor_id();
-            let entry = AuditEntry {
-                actor: &actor,
-                action: Action::Restore,
-                entity_type,
-                entity_id: id.to_string(),
-                site_id: sites.first().copied(),
-            };
-            audit::record_on_sites(
-                &txn,
-                state.clock.now(),
-                entry,
-                &sites,
-                &json!({"is_deleted": true}),
-                &json!({"is_deleted": false}),
-            )
-            .await?;
-            let announced = read::response_of(&txn, &restored_row).await?;
-            crate::content::events::commit_with_events(
-                state,
-                txn,
-                crate::content::events::events_for(kind, "updated", &announced, state.clock.now()),
-            )
+            let announced = audit::write(&state.db, async |txn| {
+                let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
+                let mut row: content::ActiveModel = item.into();
+                row.is_deleted = Set(false);
+                row.deleted_at = Set(None);
+                let restored_row = row.update(txn).await?;
+                let actor = principal.actor_id();
+                let entry = AuditEntry {
+                    actor: &actor,
+                    action: Action::Restore,
+                    entity_type,
+                    entity_id: id.to_string(),
+                    site_id: sites.first().copied(),
+                };
+                audit::record_on_sites(
+                    txn,
+                    state.clock.now(),
+                    entry,
+                    &sites,
+                    &json!({"is_deleted": true}),
+                    &json!({"is_deleted": false}),
+                )
+                .await?;
+                let announced = read::response_of(txn, &restored_row).await?;
+                crate::content::events::store_events(
+                    state,
+                    txn,
+                    crate::content::events::events_for(kind, "updated", &announced, state.clock.now()),
+                )
+                .await?;
+                Ok(announced)
+            })
             .await?;
             serde_json::to_value(announced).map_err(|e| ApiError::internal(format!("restored item: {e}")))
         })
@@ -139,28 +142,29 @@ impl TrashSource for ContentTrash {
             let kind = ContentKind::parse(entity_type);
             let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
             crate::trash_source::ensure_purgeable(item.is_deleted)?;
-            let txn = crate::db::begin_write(&state.db).await?;
-            // Sites, localizations and taxonomy links cascade with the row.
-            content::Entity::delete_by_id(id).exec(&txn).await?;
-            let actor = principal.actor_id();
-            let entry = AuditEntry {
-                actor: &actor,
-                action: Action::Purge,
-                entity_type,
-                entity_id: id.to_string(),
-                site_id: sites.first().copied(),
-            };
-            audit::record_on_sites(
-                &txn,
-                state.clock.now(),
-                entry,
-                &sites,
-                &json!({"title": item.title, "slug": item.slug}),
-                &(),
-            )
-            .await?;
-            txn.commit().await?;
-            Ok(())
+            audit::write(&state.db, async |txn| {
+                // Sites, localizations and taxonomy links cascade with the row.
+                content::Entity::delete_by_id(id).exec(txn).await?;
+                let actor = principal.actor_id();
+                let entry = AuditEntry {
+                    actor: &actor,
+                    action: Action::Purge,
+                    entity_type,
+                    entity_id: id.to_string(),
+                    site_id: sites.first().copied(),
+                };
+                audit::record_on_sites(
+                    txn,
+                    state.clock.now(),
+                    entry,
+                    &sites,
+                    &json!({"title": item.title, "slug": item.slug}),
+                    &(),
+                )
+                .await?;
+                Ok(())
+            })
+            .await
         })
     }
 }

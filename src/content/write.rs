@@ -10,10 +10,10 @@ use uuid::Uuid;
 
 use super::access::{check_status_move, require_may_edit, require_module, role_on_all};
 use super::draft::{route_taken_error, slug_taken_error, store_relations, Draft, Existing};
-use super::events::{change_events, commit_with_events, created_events, events_for};
+use super::events::{change_events, created_events, events_for, store_events};
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
-use super::slug::{available_slug, slugify};
+use super::slug::{available_slug, retry_lost_slug_race, slugify};
 use super::{parts, relations, validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal, Role, RoleGrants};
@@ -147,35 +147,15 @@ pub async fn create(
     let checked = check_new(state, principal, kind, body).await?;
     let generated = checked.explicit_slug.is_none() && checked.route.is_none();
     retry_lost_slug_race(generated, || async {
-        let txn = crate::db::begin_write(&state.db).await?;
-        let inserted = insert(&txn, principal, kind, checked.clone(), false).await?;
-        let created = audit_created(&txn, now, principal, inserted).await?;
-        commit_with_events(state, txn, created_events(kind, &created, now)).await?;
-        Ok(created)
+        audit::write(&state.db, async |txn| {
+            let inserted = insert(txn, principal, kind, checked.clone(), false).await?;
+            let created = audit_created(txn, now, principal, inserted).await?;
+            store_events(state, txn, created_events(kind, &created, now)).await?;
+            Ok(created)
+        })
+        .await
     })
     .await
-}
-
-/// How often a write with a generated slug starts again after losing a race.
-const SLUG_RACE_RETRIES: usize = 32;
-
-/// Runs `attempt` (one whole write transaction) again when a generated slug or
-/// route was taken between our free-slug query and the insert: on PostgreSQL two
-/// concurrent writers can both see `title` free, and the unique index lets one
-/// win. The next attempt's query sees the winner and takes the next suffix. An
-/// explicit slug is the caller's choice and answers 409 at once.
-pub(crate) async fn retry_lost_slug_race<T, F, Fut>(generated: bool, mut attempt: F) -> ApiResult<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = ApiResult<T>>,
-{
-    let mut tries = 0;
-    loop {
-        match attempt().await {
-            Err(e) if generated && e.code() == ErrorCode::EntitySlugTaken && tries < SLUG_RACE_RETRIES => tries += 1,
-            other => return other,
-        }
-    }
 }
 
 /// A new item as [`insert`] stored it: answered without reading it back.
@@ -452,92 +432,94 @@ pub async fn update_from(
         let title = title.as_deref().unwrap_or(&current.title);
         validate::publishable(kind, title, body.body.as_deref().unwrap_or(&current.body))?;
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    still_unchanged(&txn, kind, &current).await?;
+    audit::write(&state.db, async |txn| {
+        still_unchanged(txn, kind, &current).await?;
 
-    let now = state.clock.now();
-    let publish_start = body.publish_start.unwrap_or(current.publish_start);
-    let publish_end = body.publish_end.unwrap_or(current.publish_end);
-    validate::publish_window(publish_start, publish_end)?;
-    if to != from || body.publish_start.is_some() {
-        validate::schedule(to, publish_start, now)?;
-    }
-    let category_ids = body.category_ids.clone().unwrap_or_else(|| rel.category_ids.clone());
-    let primary = body.primary_category_id.unwrap_or(rel.primary_category_id);
-    let tag_ids = body.tag_ids.clone().unwrap_or_else(|| rel.tag_ids.clone());
-    validate::taxonomy(&txn, &new_sites, &category_ids, primary, &tag_ids).await?;
-    if let Some(Some(parent)) = body.parent_page_id {
-        super::page_parent::check(&txn, &new_sites, Some(id), parent).await?;
-    }
-
-    let slug = explicit_slug.map(Slug::into_inner).unwrap_or_else(|| current.slug.clone());
-    let route = if kind == ContentKind::Page { route.or_else(|| rel.route.clone()) } else { None };
-    let sites_changed = new_sites != rel.site_ids || slug != current.slug || route != rel.route;
-    if sites_changed {
-        if validate::slug_taken(&txn, kind, &new_sites, &slug, Some(id)).await? {
-            return Err(slug_taken_error(kind, &slug));
+        let now = state.clock.now();
+        let publish_start = body.publish_start.unwrap_or(current.publish_start);
+        let publish_end = body.publish_end.unwrap_or(current.publish_end);
+        validate::publish_window(publish_start, publish_end)?;
+        if to != from || body.publish_start.is_some() {
+            validate::schedule(to, publish_start, now)?;
         }
-        if let Some(route) = &route {
-            if validate::route_taken(&txn, &new_sites, route, Some(id)).await? {
-                return Err(route_taken_error(route));
+        let category_ids = body.category_ids.clone().unwrap_or_else(|| rel.category_ids.clone());
+        let primary = body.primary_category_id.unwrap_or(rel.primary_category_id);
+        let tag_ids = body.tag_ids.clone().unwrap_or_else(|| rel.tag_ids.clone());
+        validate::taxonomy(txn, &new_sites, &category_ids, primary, &tag_ids).await?;
+        if let Some(Some(parent)) = body.parent_page_id {
+            super::page_parent::check(txn, &new_sites, Some(id), parent).await?;
+        }
+
+        let slug = explicit_slug.map(Slug::into_inner).unwrap_or_else(|| current.slug.clone());
+        let route = if kind == ContentKind::Page { route.or_else(|| rel.route.clone()) } else { None };
+        let sites_changed = new_sites != rel.site_ids || slug != current.slug || route != rel.route;
+        if sites_changed {
+            if validate::slug_taken(txn, kind, &new_sites, &slug, Some(id)).await? {
+                return Err(slug_taken_error(kind, &slug));
+            }
+            if let Some(route) = &route {
+                if validate::route_taken(txn, &new_sites, route, Some(id)).await? {
+                    return Err(route_taken_error(route));
+                }
             }
         }
-    }
 
-    let mut row: content::ActiveModel = current.clone().into();
-    if let Some(title) = title {
-        row.title = Set(title);
-    }
-    row.slug = Set(slug.clone());
-    if let Some(excerpt) = body.excerpt {
-        row.excerpt = Set(excerpt);
-    }
-    if let Some(text) = body.body {
-        row.body = Set(text);
-    }
-    if let Some(author) = body.author {
-        row.author = Set(author);
-    }
-    row.status = Set(to);
-    row.publish_start = Set(publish_start);
-    row.publish_end = Set(publish_end);
-    row.published_at = Set(body.published_date.or(published_at(to, from, current.published_at, now)));
-    if let Some(cover) = body.cover_image_id {
-        row.cover_image_id = Set(cover);
-    }
-    if let Some(header) = body.header_image_id {
-        row.header_image_id = Set(header);
-    }
-    if let Some(featured) = body.is_featured {
-        row.is_featured = Set(featured);
-    }
-    let mut fields = fields;
-    let parts_given = body.sections.is_some() || body.groups.is_some();
-    let part_keys = parts::prepare(&txn, kind, parts_given, &new_sites, id, &mut fields).await?;
-    row.fields = Set(fields);
-    row.subtype = Set(subtype);
-    row.updated_at = Set(now);
-    row.update(&txn).await?;
-    parts::replace_keys(&txn, id, part_keys).await?;
-    // A new primary category alone also rewrites the category rows.
-    let categories_changed = body.category_ids.is_some() || body.primary_category_id.is_some();
-    let draft = Draft {
-        site_ids: new_sites,
-        slug,
-        route,
-        category_ids: categories_changed.then_some(category_ids),
-        primary_category_id: primary,
-        tag_ids: body.tag_ids.is_some().then_some(tag_ids),
-    };
-    let existing = if sites_changed { Existing::ReplaceSites } else { Existing::KeepSites };
-    store_relations(&txn, kind, id, &draft, existing).await?;
-    let title = body.title.as_deref().unwrap_or(&current.title);
-    notify_if_submitted(&txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
-    let actor = principal.actor_id();
-    let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
-    let updated = audited(&txn, now, id, entry, &before).await?;
-    commit_with_events(state, txn, change_events(kind, from, &updated, now)).await?;
-    Ok(updated)
+        let mut row: content::ActiveModel = current.clone().into();
+        if let Some(title) = title {
+            row.title = Set(title);
+        }
+        row.slug = Set(slug.clone());
+        if let Some(excerpt) = body.excerpt {
+            row.excerpt = Set(excerpt);
+        }
+        if let Some(text) = body.body {
+            row.body = Set(text);
+        }
+        if let Some(author) = body.author {
+            row.author = Set(author);
+        }
+        row.status = Set(to);
+        row.publish_start = Set(publish_start);
+        row.publish_end = Set(publish_end);
+        row.published_at = Set(body.published_date.or(published_at(to, from, current.published_at, now)));
+        if let Some(cover) = body.cover_image_id {
+            row.cover_image_id = Set(cover);
+        }
+        if let Some(header) = body.header_image_id {
+            row.header_image_id = Set(header);
+        }
+        if let Some(featured) = body.is_featured {
+            row.is_featured = Set(featured);
+        }
+        let mut fields = fields;
+        let parts_given = body.sections.is_some() || body.groups.is_some();
+        let part_keys = parts::prepare(txn, kind, parts_given, &new_sites, id, &mut fields).await?;
+        row.fields = Set(fields);
+        row.subtype = Set(subtype);
+        row.updated_at = Set(now);
+        row.update(txn).await?;
+        parts::replace_keys(txn, id, part_keys).await?;
+        // A new primary category alone also rewrites the category rows.
+        let categories_changed = body.category_ids.is_some() || body.primary_category_id.is_some();
+        let draft = Draft {
+            site_ids: new_sites,
+            slug,
+            route,
+            category_ids: categories_changed.then_some(category_ids),
+            primary_category_id: primary,
+            tag_ids: body.tag_ids.is_some().then_some(tag_ids),
+        };
+        let existing = if sites_changed { Existing::ReplaceSites } else { Existing::KeepSites };
+        store_relations(txn, kind, id, &draft, existing).await?;
+        let title = body.title.as_deref().unwrap_or(&current.title);
+        notify_if_submitted(txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
+        let actor = principal.actor_id();
+        let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
+        let updated = audited(txn, now, id, entry, &before).await?;
+        store_events(state, txn, change_events(kind, from, &updated, now)).await?;
+        Ok(updated)
+    })
+    .await
 }
 
 /// Soft delete: the item leaves listings and appears in the trash.
@@ -553,18 +535,20 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
     }
     let before = relations::response(&current, rel);
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = still_unchanged(&txn, kind, &current).await?;
-    let mut row: content::ActiveModel = current.into();
-    row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(now));
-    row.update(&txn).await?;
-    let actor = principal.actor_id();
-    let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
-    let deleted = json!({"is_deleted": true, "deleted_at": now});
-    audit::record_on_sites(&txn, now, entry, &before.site_ids, &before, &deleted).await?;
-    commit_with_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        let current = still_unchanged(txn, kind, &current).await?;
+        let mut row: content::ActiveModel = current.into();
+        row.is_deleted = Set(true);
+        row.deleted_at = Set(Some(now));
+        row.update(txn).await?;
+        let actor = principal.actor_id();
+        let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
+        let deleted = json!({"is_deleted": true, "deleted_at": now});
+        audit::record_on_sites(txn, now, entry, &before.site_ids, &before, &deleted).await?;
+        store_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Soft-deletes items (already checked by the caller) with an audit entry each;

@@ -112,17 +112,18 @@ pub async fn save(
     event: Option<&str>,
 ) -> ApiResult<document::Model> {
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = match action {
-        Action::Create => document::Entity::insert(row).exec_with_returning(&*txn).await?,
-        _ => document::Entity::update(row).exec(&*txn).await?,
-    };
-    let events: Vec<DomainEvent> = event.map(|e| document_event(e, now, &stored)).into_iter().collect();
-    crate::events::store(&txn, &state.events, &events).await?;
-    let after = response(state, &stored, None);
-    audit::record(&txn, now, stored.audit_entry(actor, action), before, &after).await?;
-    txn.commit().await?;
-    Ok(stored)
+    audit::write(&state.db, async |txn| {
+        let stored = match action {
+            Action::Create => document::Entity::insert(row).exec_with_returning(txn).await?,
+            _ => document::Entity::update(row).exec(txn).await?,
+        };
+        let events: Vec<DomainEvent> = event.map(|e| document_event(e, now, &stored)).into_iter().collect();
+        crate::events::store(txn, &state.events, &events).await?;
+        let after = response(state, &stored, None);
+        audit::record(txn, now, stored.audit_entry(actor, action), before, &after).await?;
+        Ok(stored)
+    })
+    .await
 }
 
 fn field(field: &str, message: &str) -> ApiError {
@@ -323,17 +324,19 @@ pub async fn create_localization(
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = document_localization::Entity::insert(row)
-        .exec_with_returning(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || {
-            ApiError::new(ErrorCode::Conflict, "the document has a localization in this locale already")
-        }))?;
-    let response = DocumentLocalizationResponse::from(&stored);
-    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &Value::Null, &response).await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        let stored =
+            document_localization::Entity::insert(row)
+                .exec_with_returning(txn)
+                .await
+                .map_err(on_constraint(Constraint::Unique, || {
+                    ApiError::new(ErrorCode::Conflict, "the document has a localization in this locale already")
+                }))?;
+        let response = DocumentLocalizationResponse::from(&stored);
+        audit::record(txn, now, doc.audit_entry(actor, Action::Update), &Value::Null, &response).await?;
+        Ok(response)
+    })
+    .await
 }
 
 fn check_description(raw: Option<&str>) -> ApiResult<Option<Option<String>>> {
@@ -379,12 +382,13 @@ pub async fn update_localization(
         row.description = Set(description);
     }
     row.updated_at = Set(now);
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = document_localization::Entity::update(row).exec(&*txn).await?;
-    let response = DocumentLocalizationResponse::from(&stored);
-    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &before, &response).await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        let stored = document_localization::Entity::update(row).exec(txn).await?;
+        let response = DocumentLocalizationResponse::from(&stored);
+        audit::record(txn, now, doc.audit_entry(actor, Action::Update), &before, &response).await?;
+        Ok(response)
+    })
+    .await
 }
 
 pub async fn delete_localization(
@@ -394,10 +398,11 @@ pub async fn delete_localization(
     current: document_localization::Model,
 ) -> ApiResult<()> {
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    document_localization::Entity::delete_by_id(current.id).exec(&*txn).await?;
-    let before = DocumentLocalizationResponse::from(&current);
-    audit::record(&txn, now, doc.audit_entry(actor, Action::Update), &before, &Value::Null).await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        document_localization::Entity::delete_by_id(current.id).exec(txn).await?;
+        let before = DocumentLocalizationResponse::from(&current);
+        audit::record(txn, now, doc.audit_entry(actor, Action::Update), &before, &Value::Null).await?;
+        Ok(())
+    })
+    .await
 }

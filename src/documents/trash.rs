@@ -89,18 +89,20 @@ impl TrashSource for DocumentTrash {
             let doc: document::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
             crate::trash_source::ensure_purgeable(doc.is_deleted)?;
-            let txn = crate::db::begin_write(&state.db).await?;
-            document::Entity::delete_by_id(id).exec(&*txn).await?;
-            let actor = principal.actor_id();
-            audit::record(
-                &txn,
-                state.clock.now(),
-                doc.audit_entry(&actor, Action::Purge),
-                &json!({"title": title(&doc)}),
-                &(),
-            )
+            audit::write(&state.db, async |txn| {
+                document::Entity::delete_by_id(id).exec(txn).await?;
+                let actor = principal.actor_id();
+                audit::record(
+                    txn,
+                    state.clock.now(),
+                    doc.audit_entry(&actor, Action::Purge),
+                    &json!({"title": title(&doc)}),
+                    &(),
+                )
+                .await?;
+                Ok(())
+            })
             .await?;
-            txn.commit().await?;
             if let Some(key) = &doc.storage_key {
                 if let Err(e) = state.storage.delete(key).await {
                     tracing::warn!(error = %e, "could not remove a purged document's file");

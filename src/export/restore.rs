@@ -435,33 +435,35 @@ impl<'a> Writer<'a> {
         let site_id = self.site()?;
         self.flush().await?;
         let now = self.now;
-        let txn = crate::db::begin_write(&self.state.db).await?;
-        if let Some(idp_user_id) = owner {
-            let member = site_member::ActiveModel {
-                id: Set(Uuid::new_v4()),
-                site_id: Set(site_id),
-                idp_user_id: Set(idp_user_id),
-                role: Set(Role::Owner),
-                created_at: Set(now),
-                updated_at: Set(now),
+        audit::write(&self.state.db, async |txn| {
+            if let Some(idp_user_id) = owner {
+                let member = site_member::ActiveModel {
+                    id: Set(Uuid::new_v4()),
+                    site_id: Set(site_id),
+                    idp_user_id: Set(idp_user_id),
+                    role: Set(Role::Owner),
+                    created_at: Set(now),
+                    updated_at: Set(now),
+                };
+                site_member::Entity::insert(member).exec(txn).await?;
+            }
+            let entry = AuditEntry {
+                actor,
+                action: Action::Create,
+                entity_type: "site",
+                entity_id: site_id.to_string(),
+                site_id: Some(site_id),
             };
-            site_member::Entity::insert(member).exec(&txn).await?;
-        }
-        let entry = AuditEntry {
-            actor,
-            action: Action::Create,
-            entity_type: "site",
-            entity_id: site_id.to_string(),
-            site_id: Some(site_id),
-        };
-        let summary = json!({"imported_from": self.imported_from, "contents": self.contents, "media": self.media});
-        audit::record(&txn, now, entry, &Value::Null, &summary).await?;
-        site::Entity::update_many()
-            .col_expr(site::Column::ImportLeaseUntil, Expr::value(Option::<DateTime<Utc>>::None))
-            .filter(site::Column::Id.eq(site_id))
-            .exec(&txn)
-            .await?;
-        txn.commit().await?;
+            let summary = json!({"imported_from": self.imported_from, "contents": self.contents, "media": self.media});
+            audit::record(txn, now, entry, &Value::Null, &summary).await?;
+            site::Entity::update_many()
+                .col_expr(site::Column::ImportLeaseUntil, Expr::value(Option::<DateTime<Utc>>::None))
+                .filter(site::Column::Id.eq(site_id))
+                .exec(txn)
+                .await?;
+            Ok(())
+        })
+        .await?;
         let mut site = self.site.take().ok_or_else(|| ApiError::internal("the imported site is gone"))?;
         site.import_lease_until = None;
         Ok(site)

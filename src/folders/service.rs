@@ -171,25 +171,26 @@ pub async fn update(
 /// Deletes the folder; its files become unassigned and its sub-folders move
 /// up to its parent, in one transaction.
 pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, folder: media_folder::Model) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    media_file::Entity::update_many()
-        .col_expr(media_file::Column::FolderId, Expr::value(Option::<Uuid>::None))
-        .filter(media_file::Column::FolderId.eq(folder.id))
-        .exec(&*txn)
-        .await?;
-    document::Entity::update_many()
-        .col_expr(document::Column::FolderId, Expr::value(Option::<Uuid>::None))
-        .filter(document::Column::FolderId.eq(folder.id))
-        .exec(&*txn)
-        .await?;
-    media_folder::Entity::update_many()
-        .col_expr(media_folder::Column::ParentId, Expr::value(folder.parent_id))
-        .filter(media_folder::Column::ParentId.eq(folder.id))
-        .exec(&*txn)
-        .await?;
-    media_folder::Entity::delete_by_id(folder.id).exec(&*txn).await?;
-    let before = MediaFolderResponse::from(&folder);
-    audit::record(&txn, now, folder.audit_entry(actor, Action::Delete), &before, &Value::Null).await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        media_file::Entity::update_many()
+            .col_expr(media_file::Column::FolderId, Expr::value(Option::<Uuid>::None))
+            .filter(media_file::Column::FolderId.eq(folder.id))
+            .exec(txn)
+            .await?;
+        document::Entity::update_many()
+            .col_expr(document::Column::FolderId, Expr::value(Option::<Uuid>::None))
+            .filter(document::Column::FolderId.eq(folder.id))
+            .exec(txn)
+            .await?;
+        media_folder::Entity::update_many()
+            .col_expr(media_folder::Column::ParentId, Expr::value(folder.parent_id))
+            .filter(media_folder::Column::ParentId.eq(folder.id))
+            .exec(txn)
+            .await?;
+        media_folder::Entity::delete_by_id(folder.id).exec(txn).await?;
+        let before = MediaFolderResponse::from(&folder);
+        audit::record(txn, now, folder.audit_entry(actor, Action::Delete), &before, &Value::Null).await?;
+        Ok(())
+    })
+    .await
 }

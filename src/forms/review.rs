@@ -16,7 +16,7 @@ use super::model::{
 };
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::db::Touched;
+use crate::db::{Touched, WriteTxn};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::permissions::RoleGrants;
@@ -219,31 +219,33 @@ pub async fn change_status(
     }
     let now = state.clock.now();
     let actor = principal.actor_id();
-    let txn = crate::db::begin_write(&state.db).await?;
-    // Only from the status read: a concurrent move makes this one a no-op, refused below.
-    let moved = form_submission::Entity::update_many()
-        .col_expr(form_submission::Column::Status, Expr::value(to.as_str()))
-        .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
-        .filter(form_submission::Column::Id.eq(s.id))
-        .filter(form_submission::Column::Status.eq(from))
-        .exec(&*txn)
+    audit::write(&state.db, async |txn| {
+        // Only from the status read: a concurrent move makes this one a no-op, refused below.
+        let moved = form_submission::Entity::update_many()
+            .col_expr(form_submission::Column::Status, Expr::value(to.as_str()))
+            .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
+            .filter(form_submission::Column::Id.eq(s.id))
+            .filter(form_submission::Column::Status.eq(from))
+            .exec(txn)
+            .await?;
+        if moved.rows_affected == 0 {
+            return Err(ApiError::new(ErrorCode::Conflict, "the submission's status changed meanwhile; read it again"));
+        }
+        form_submission_history::Entity::insert(form_submission_history::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            submission_id: Set(s.id),
+            from_status: Set(Some(from)),
+            to_status: Set(to),
+            actor: Set(Some(actor.clone())),
+            created_at: Set(now),
+        })
+        .exec_without_returning(txn)
         .await?;
-    if moved.rows_affected == 0 {
-        return Err(ApiError::new(ErrorCode::Conflict, "the submission's status changed meanwhile; read it again"));
-    }
-    form_submission_history::Entity::insert(form_submission_history::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        submission_id: Set(s.id),
-        from_status: Set(Some(from)),
-        to_status: Set(to),
-        actor: Set(Some(actor.clone())),
-        created_at: Set(now),
+        audit::record(txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
+            .await?;
+        Ok(())
     })
-    .exec_without_returning(&*txn)
     .await?;
-    audit::record(&txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
-        .await?;
-    txn.commit().await?;
     let mut moved = s;
     moved.status = to;
     moved.updated_at = now;
@@ -254,31 +256,43 @@ pub async fn change_status(
 /// editor (not the visitor or retention) deleted it.
 pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Option<&str>) -> ApiResult<()> {
     let now = state.clock.now();
-    let txn = match actor {
-        Some(_) => crate::db::begin_write(&state.db).await?,
-        None => crate::db::begin_unaudited(&state.db, "a visitor's or retention's deletion: no editor acted").await?,
+    let delete = async |txn: &WriteTxn| {
+        txn.touch(Touched::Answers(s.site_id)); // the form's submission lists
+        let done = form_submission::Entity::update_many()
+            .col_expr(form_submission::Column::DeletedAt, Expr::value(Some(now)))
+            .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
+            .filter(form_submission::Column::Id.eq(s.id))
+            .filter(form_submission::Column::DeletedAt.is_null())
+            .exec(txn)
+            .await?;
+        if done.rows_affected == 0 {
+            // Deleted meanwhile (a second, concurrent call).
+            return Err(ApiError::new(ErrorCode::SubmissionDeleted, "this submission was deleted"));
+        }
+        form_submission_value::Entity::delete_many()
+            .filter(form_submission_value::Column::SubmissionId.eq(s.id))
+            .exec(txn)
+            .await?;
+        Ok(())
     };
-    txn.touch(Touched::Answers(s.site_id)); // the form's submission lists
-    let done = form_submission::Entity::update_many()
-        .col_expr(form_submission::Column::DeletedAt, Expr::value(Some(now)))
-        .col_expr(form_submission::Column::UpdatedAt, Expr::value(now))
-        .filter(form_submission::Column::Id.eq(s.id))
-        .filter(form_submission::Column::DeletedAt.is_null())
-        .exec(&*txn)
-        .await?;
-    if done.rows_affected == 0 {
-        // Deleted meanwhile (a second, concurrent call).
-        return Err(ApiError::new(ErrorCode::SubmissionDeleted, "this submission was deleted"));
+    match actor {
+        Some(actor) => {
+            audit::write(&state.db, async |txn| {
+                delete(txn).await?;
+                audit::record(txn, now, entry(actor, Action::Delete, s), &response(s), &serde_json::Value::Null)
+                    .await?;
+                Ok(())
+            })
+            .await
+        }
+        None => {
+            let why = "a visitor's or retention's deletion: no editor acted";
+            let txn = crate::db::begin_unaudited(&state.db, why).await?;
+            delete(&txn).await?;
+            txn.commit().await?;
+            Ok(())
+        }
     }
-    form_submission_value::Entity::delete_many()
-        .filter(form_submission_value::Column::SubmissionId.eq(s.id))
-        .exec(&*txn)
-        .await?;
-    if let Some(actor) = actor {
-        audit::record(&txn, now, entry(actor, Action::Delete, s), &response(s), &serde_json::Value::Null).await?;
-    }
-    txn.commit().await?;
-    Ok(())
 }
 
 pub async fn add_note(

@@ -172,17 +172,19 @@ pub async fn create(
         updated_at: now,
         deleted_at: None,
     };
-    let txn = crate::db::begin_write(&state.db).await?;
-    let slug_taken = || ApiError::slug_taken("form", &row.slug);
-    form::Entity::insert(form::ActiveModel::from(row.clone()))
-        .exec_without_returning(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, slug_taken))?;
-    let stored = fields::replace_fields(&*txn, row.id, &field_inputs, &[]).await?;
-    fields::replace_localizations(&*txn, row.id, &stored, localizations.unwrap_or_default()).await?;
-    audit::record(&txn, now, audit_entry(&actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
-        .await?;
-    txn.commit().await?;
+    audit::write(&state.db, async |txn| {
+        let slug_taken = || ApiError::slug_taken("form", &row.slug);
+        form::Entity::insert(form::ActiveModel::from(row.clone()))
+            .exec_without_returning(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, slug_taken))?;
+        let stored = fields::replace_fields(txn, row.id, &field_inputs, &[]).await?;
+        fields::replace_localizations(txn, row.id, &stored, localizations.unwrap_or_default()).await?;
+        audit::record(txn, now, audit_entry(&actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
+            .await?;
+        Ok(())
+    })
+    .await?;
     full(state, &row).await
 }
 
@@ -228,32 +230,40 @@ pub async fn update(
     }
     let new_fields: Option<Vec<FieldInput>> = body.fields.map(definition::check_fields).transpose()?;
     let site = state.site_state(row.site_id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (old_fields, old_localizations) = fields::load(&*txn, row.id).await?;
-    // Localizations name fields by label: check them against the fields the
-    // form will have once this update is applied.
-    let labels: Vec<FieldInput> = match &new_fields {
-        Some(f) => f.clone(),
-        None => old_fields.iter().map(|f| fields::response(f).field).collect(),
-    };
-    let localizations = fields::check_localizations(&site, &labels, body.localizations)?;
-    row.updated_at = state.clock.now();
-    let slug_taken = || ApiError::slug_taken("form", &row.slug);
-    form::Entity::update(form::ActiveModel::from(row.clone()).reset_all())
-        .exec(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, slug_taken))?;
-    let stored: Vec<form_field::Model> = match &new_fields {
-        Some(inputs) => fields::replace_fields(&*txn, row.id, inputs, &old_localizations.fields).await?,
-        None => old_fields,
-    };
-    if let Some(localizations) = localizations {
-        fields::replace_localizations(&*txn, row.id, &stored, localizations).await?;
-    }
-    let actor = principal.actor_id();
-    audit::record(&txn, row.updated_at, audit_entry(&actor, Action::Update, &row), &summary(&current), &summary(&row))
+    audit::write(&state.db, async |txn| {
+        let (old_fields, old_localizations) = fields::load(txn, row.id).await?;
+        // Localizations name fields by label: check them against the fields the
+        // form will have once this update is applied.
+        let labels: Vec<FieldInput> = match &new_fields {
+            Some(f) => f.clone(),
+            None => old_fields.iter().map(|f| fields::response(f).field).collect(),
+        };
+        let localizations = fields::check_localizations(&site, &labels, body.localizations)?;
+        row.updated_at = state.clock.now();
+        let slug_taken = || ApiError::slug_taken("form", &row.slug);
+        form::Entity::update(form::ActiveModel::from(row.clone()).reset_all())
+            .exec(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, slug_taken))?;
+        let stored: Vec<form_field::Model> = match &new_fields {
+            Some(inputs) => fields::replace_fields(txn, row.id, inputs, &old_localizations.fields).await?,
+            None => old_fields,
+        };
+        if let Some(localizations) = localizations {
+            fields::replace_localizations(txn, row.id, &stored, localizations).await?;
+        }
+        let actor = principal.actor_id();
+        audit::record(
+            txn,
+            row.updated_at,
+            audit_entry(&actor, Action::Update, &row),
+            &summary(&current),
+            &summary(&row),
+        )
         .await?;
-    txn.commit().await?;
+        Ok(())
+    })
+    .await?;
     full(state, &row).await
 }
 
@@ -262,22 +272,23 @@ pub async fn update(
 pub async fn delete(state: &AppState, principal: &Principal, current: form::Model) -> ApiResult<()> {
     require_editable(state, principal, &current).await?;
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut row: form::ActiveModel = current.clone().into();
-    row.deleted_at = Set(Some(now));
-    row.updated_at = Set(now);
-    form::Entity::update(row).exec(&*txn).await?;
-    let actor = principal.actor_id();
-    audit::record(
-        &txn,
-        now,
-        audit_entry(&actor, Action::Delete, &current),
-        &summary(&current),
-        &serde_json::Value::Null,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        let mut row: form::ActiveModel = current.clone().into();
+        row.deleted_at = Set(Some(now));
+        row.updated_at = Set(now);
+        form::Entity::update(row).exec(txn).await?;
+        let actor = principal.actor_id();
+        audit::record(
+            txn,
+            now,
+            audit_entry(&actor, Action::Delete, &current),
+            &summary(&current),
+            &serde_json::Value::Null,
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }
 
 /// A site's forms in the order asked for (`ix_forms_site_*`).

@@ -117,15 +117,16 @@ pub async fn create(
         updated_at: now,
     };
     let actor = principal.actor_id();
-    let txn = crate::db::begin_write(&state.db).await?;
-    form_template::Entity::insert(form_template::ActiveModel::from(row.clone()))
-        .exec_without_returning(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
-    audit::record(&txn, now, row.audit_entry(&actor, Action::Create), &serde_json::Value::Null, &response(&row))
-        .await?;
-    txn.commit().await?;
-    Ok(response(&row))
+    audit::write(&state.db, async |txn| {
+        form_template::Entity::insert(form_template::ActiveModel::from(row.clone()))
+            .exec_without_returning(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
+        audit::record(txn, now, row.audit_entry(&actor, Action::Create), &serde_json::Value::Null, &response(&row))
+            .await?;
+        Ok(response(&row))
+    })
+    .await
 }
 
 pub async fn update(
@@ -152,30 +153,38 @@ pub async fn update(
     row.definition = serde_json::to_value(&def).map_err(ApiError::internal)?;
     row.updated_at = state.clock.now();
     let actor = principal.actor_id();
-    let txn = crate::db::begin_write(&state.db).await?;
-    form_template::Entity::update(form_template::ActiveModel::from(row.clone()).reset_all())
-        .exec(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
-    audit::record(&txn, row.updated_at, row.audit_entry(&actor, Action::Update), &response(&current), &response(&row))
+    audit::write(&state.db, async |txn| {
+        form_template::Entity::update(form_template::ActiveModel::from(row.clone()).reset_all())
+            .exec(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
+        audit::record(
+            txn,
+            row.updated_at,
+            row.audit_entry(&actor, Action::Update),
+            &response(&current),
+            &response(&row),
+        )
         .await?;
-    txn.commit().await?;
-    Ok(response(&row))
+        Ok(response(&row))
+    })
+    .await
 }
 
 pub async fn delete(state: &AppState, principal: &Principal, current: form_template::Model) -> ApiResult<()> {
     let actor = principal.actor_id();
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    form_template::Entity::delete_by_id(current.id).exec(&*txn).await?;
-    audit::record(
-        &txn,
-        now,
-        current.audit_entry(&actor, Action::Delete),
-        &response(&current),
-        &serde_json::Value::Null,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        form_template::Entity::delete_by_id(current.id).exec(txn).await?;
+        audit::record(
+            txn,
+            now,
+            current.audit_entry(&actor, Action::Delete),
+            &response(&current),
+            &serde_json::Value::Null,
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }

@@ -64,23 +64,24 @@ pub async fn create(
     let (Some(code), Some(name), Some(native_name), Some(direction)) = (code, name, native_name, direction) else {
         return Err(ApiError::validation(errors));
     };
-    let txn = crate::db::begin_write(db).await?;
-    let id = Uuid::new_v4();
-    let created = locale::ActiveModel {
-        id: Set(id),
-        code: Set(code.clone()),
-        name: Set(name),
-        native_name: Set(native_name),
-        direction: Set(direction),
-        created_at: Set(now),
-    }
-    .insert(&txn)
+    audit::write(db, async |txn| {
+        let id = Uuid::new_v4();
+        let created = locale::ActiveModel {
+            id: Set(id),
+            code: Set(code.clone()),
+            name: Set(name),
+            native_name: Set(native_name),
+            direction: Set(direction),
+            created_at: Set(now),
+        }
+        .insert(txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, || code_taken(&code)))?;
+        let response = LocaleResponse::from(&created);
+        audit::record(txn, now, audit_entry(actor, Action::Create, id), &(), &response).await?;
+        Ok(response)
+    })
     .await
-    .map_err(on_constraint(Constraint::Unique, || code_taken(&code)))?;
-    let response = LocaleResponse::from(&created);
-    audit::record(&txn, now, audit_entry(actor, Action::Create, id), &(), &response).await?;
-    txn.commit().await?;
-    Ok(response)
 }
 
 pub async fn update(
@@ -99,51 +100,55 @@ pub async fn update(
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    let txn = crate::db::begin_write(db).await?;
-    let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
-    let before = LocaleResponse::from(&current);
-    let mut row: locale::ActiveModel = current.into();
-    if let Some(code) = &code {
-        row.code = Set(code.clone());
-    }
-    if let Some(name) = name {
-        row.name = Set(name);
-    }
-    if let Some(native_name) = native_name {
-        row.native_name = Set(native_name);
-    }
-    if let Some(direction) = direction {
-        row.direction = Set(direction);
-    }
-    let updated = row
-        .update(&txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || code_taken(code.as_deref().unwrap_or_default())))?;
-    let after = LocaleResponse::from(&updated);
-    audit::record(&txn, now, audit_entry(actor, Action::Update, id), &before, &after).await?;
-    txn.commit().await?;
-    Ok(after)
+    audit::write(db, async |txn| {
+        let current =
+            locale::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
+        let before = LocaleResponse::from(&current);
+        let mut row: locale::ActiveModel = current.into();
+        if let Some(code) = &code {
+            row.code = Set(code.clone());
+        }
+        if let Some(name) = name {
+            row.name = Set(name);
+        }
+        if let Some(native_name) = native_name {
+            row.native_name = Set(native_name);
+        }
+        if let Some(direction) = direction {
+            row.direction = Set(direction);
+        }
+        let updated = row
+            .update(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, || code_taken(code.as_deref().unwrap_or_default())))?;
+        let after = LocaleResponse::from(&updated);
+        audit::record(txn, now, audit_entry(actor, Action::Update, id), &before, &after).await?;
+        Ok(after)
+    })
+    .await
 }
 
 /// Deletes a locale that no site uses.
 pub async fn delete(db: &crate::db::Db, actor: &str, now: DateTime<Utc>, id: Uuid) -> ApiResult<()> {
-    let txn = crate::db::begin_write(db).await?;
-    let current = locale::Entity::find_by_id(id).one(&txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
-    let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(&txn).await?;
-    if in_use > 0 {
-        let detail = format!("the locale is assigned to {in_use} site(s)");
-        return Err(ApiError::new(ErrorCode::LocaleDeleteInUse, detail));
-    }
-    // No site has it any more, but translations made while one did still
-    // refer to it (their foreign keys restrict the delete).
-    let translated = || {
-        ApiError::new(
-            ErrorCode::LocaleDeleteInUse,
-            "translations (content, taxonomy, forms or media) still use the locale",
-        )
-    };
-    locale::Entity::delete_by_id(id).exec(&txn).await.map_err(on_constraint(Constraint::ForeignKey, translated))?;
-    audit::record(&txn, now, audit_entry(actor, Action::Delete, id), &LocaleResponse::from(&current), &()).await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(db, async |txn| {
+        let current =
+            locale::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;
+        let in_use = site_locale::Entity::find().filter(site_locale::Column::LocaleId.eq(id)).count(txn).await?;
+        if in_use > 0 {
+            let detail = format!("the locale is assigned to {in_use} site(s)");
+            return Err(ApiError::new(ErrorCode::LocaleDeleteInUse, detail));
+        }
+        // No site has it any more, but translations made while one did still
+        // refer to it (their foreign keys restrict the delete).
+        let translated = || {
+            ApiError::new(
+                ErrorCode::LocaleDeleteInUse,
+                "translations (content, taxonomy, forms or media) still use the locale",
+            )
+        };
+        locale::Entity::delete_by_id(id).exec(txn).await.map_err(on_constraint(Constraint::ForeignKey, translated))?;
+        audit::record(txn, now, audit_entry(actor, Action::Delete, id), &LocaleResponse::from(&current), &()).await?;
+        Ok(())
+    })
+    .await
 }

@@ -158,30 +158,31 @@ pub async fn insert(
     variants: Vec<media_variant::ActiveModel>,
 ) -> ApiResult<MediaResponse> {
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = media_file::Entity::insert(file).exec_with_returning(&*txn).await?;
-    media_site::Entity::insert_many(
-        site_ids.iter().map(|s| media_site::ActiveModel { media_id: Set(stored.id), site_id: Set(*s) }),
-    )
-    .exec(&*txn)
-    .await?;
-    if !variants.is_empty() {
-        media_variant::Entity::insert_many(variants).exec(&*txn).await?;
-    }
-    let response = response_in(state, &*txn, stored.clone(), site_ids.to_vec()).await?;
-    let events: Vec<DomainEvent> =
-        site_ids.iter().map(|s| media_event("created", now, *s, &stored, response.public_url.as_deref())).collect();
-    crate::events::store(&txn, &state.events, &events).await?;
-    audit::record(
-        &txn,
-        now,
-        audit_entry(actor, Action::Create, &stored, site_ids.first().copied()),
-        &Value::Null,
-        &response,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        let stored = media_file::Entity::insert(file).exec_with_returning(txn).await?;
+        media_site::Entity::insert_many(
+            site_ids.iter().map(|s| media_site::ActiveModel { media_id: Set(stored.id), site_id: Set(*s) }),
+        )
+        .exec(txn)
+        .await?;
+        if !variants.is_empty() {
+            media_variant::Entity::insert_many(variants).exec(txn).await?;
+        }
+        let response = response_in(state, txn, stored.clone(), site_ids.to_vec()).await?;
+        let events: Vec<DomainEvent> =
+            site_ids.iter().map(|s| media_event("created", now, *s, &stored, response.public_url.as_deref())).collect();
+        crate::events::store(txn, &state.events, &events).await?;
+        audit::record(
+            txn,
+            now,
+            audit_entry(actor, Action::Create, &stored, site_ids.first().copied()),
+            &Value::Null,
+            &response,
+        )
+        .await?;
+        Ok(response)
+    })
+    .await
 }
 /// `POST /media`: a record of a file stored elsewhere.
 pub async fn create_external(state: &AppState, principal: &Principal, body: CreateMedia) -> ApiResult<MediaResponse> {
@@ -320,22 +321,23 @@ pub async fn save_update(
     thumbnail: Option<media_variant::ActiveModel>,
 ) -> ApiResult<MediaResponse> {
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let before = response_in(state, &*txn, media.file.clone(), media.site_ids.clone()).await?;
-    let stored = media_file::Entity::update(row).exec(&*txn).await?;
-    if let Some(thumbnail) = thumbnail {
-        media_variant::Entity::delete_many()
-            .filter(media_variant::Column::MediaId.eq(media.file.id))
-            .filter(media_variant::Column::VariantName.eq("thumbnail"))
-            .exec(&*txn)
-            .await?;
-        media_variant::Entity::insert(thumbnail).exec(&*txn).await?;
-    }
-    let after = response_in(state, &*txn, stored.clone(), media.site_ids.clone()).await?;
-    let entry = audit_entry(actor, Action::Update, &stored, media.site_ids.first().copied());
-    audit::record_on_sites(&txn, now, entry, &media.site_ids, &before, &after).await?;
-    txn.commit().await?;
-    Ok(after)
+    audit::write(&state.db, async |txn| {
+        let before = response_in(state, txn, media.file.clone(), media.site_ids.clone()).await?;
+        let stored = media_file::Entity::update(row).exec(txn).await?;
+        if let Some(thumbnail) = thumbnail {
+            media_variant::Entity::delete_many()
+                .filter(media_variant::Column::MediaId.eq(media.file.id))
+                .filter(media_variant::Column::VariantName.eq("thumbnail"))
+                .exec(txn)
+                .await?;
+            media_variant::Entity::insert(thumbnail).exec(txn).await?;
+        }
+        let after = response_in(state, txn, stored.clone(), media.site_ids.clone()).await?;
+        let entry = audit_entry(actor, Action::Update, &stored, media.site_ids.first().copied());
+        audit::record_on_sites(txn, now, entry, &media.site_ids, &before, &after).await?;
+        Ok(after)
+    })
+    .await
 }
 
 /// Soft delete: 409 with the usage count while content refers to the file,
@@ -356,16 +358,17 @@ pub async fn delete(state: &AppState, actor: &str, media: Media, force: bool) ->
     }
     let now = state.clock.now();
     let url = response(state, media.file.clone()).await?.public_url;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut row: media_file::ActiveModel = media.file.clone().into();
-    row.is_deleted = Set(true);
-    row.deleted_at = Set(Some(now));
-    media_file::Entity::update(row).exec(&*txn).await?;
-    let events: Vec<DomainEvent> =
-        media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
-    crate::events::store(&txn, &state.events, &events).await?;
-    let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
-    audit::record(&txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        let mut row: media_file::ActiveModel = media.file.clone().into();
+        row.is_deleted = Set(true);
+        row.deleted_at = Set(Some(now));
+        media_file::Entity::update(row).exec(txn).await?;
+        let events: Vec<DomainEvent> =
+            media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
+        crate::events::store(txn, &state.events, &events).await?;
+        let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
+        audit::record(txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
+        Ok(())
+    })
+    .await
 }

@@ -67,12 +67,14 @@ impl TrashSource for MediaTrash {
             let mut row: media_file::ActiveModel = media.file.clone().into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
-            let txn = crate::db::begin_write(&state.db).await?;
-            let restored = media_file::Entity::update(row).exec(&*txn).await?;
-            let actor = principal.actor_id();
-            let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
-            audit::record(&txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
-            txn.commit().await?;
+            let restored = audit::write(&state.db, async |txn| {
+                let restored = media_file::Entity::update(row).exec(txn).await?;
+                let actor = principal.actor_id();
+                let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
+                audit::record(txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
+                Ok(restored)
+            })
+            .await?;
             let response = records::response(state, restored).await?;
             serde_json::to_value(response).map_err(|e| ApiError::internal(format!("restored media: {e}")))
         })
@@ -88,21 +90,23 @@ impl TrashSource for MediaTrash {
         Box::pin(async move {
             let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
             crate::trash_source::ensure_purgeable(media.file.is_deleted)?;
-            let txn = crate::db::begin_write(&state.db).await?;
-            // Sites, variants and metadata go with it (foreign keys cascade).
-            media_file::Entity::delete_by_id(id).exec(&*txn).await?;
-            let actor = principal.actor_id();
-            let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
-            audit::record_on_sites(
-                &txn,
-                state.clock.now(),
-                entry,
-                &media.site_ids,
-                &json!({"filename": media.file.filename, "checksum": media.file.checksum}),
-                &(),
-            )
+            audit::write(&state.db, async |txn| {
+                // Sites, variants and metadata go with it (foreign keys cascade).
+                media_file::Entity::delete_by_id(id).exec(txn).await?;
+                let actor = principal.actor_id();
+                let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
+                audit::record_on_sites(
+                    txn,
+                    state.clock.now(),
+                    entry,
+                    &media.site_ids,
+                    &json!({"filename": media.file.filename, "checksum": media.file.checksum}),
+                    &(),
+                )
+                .await?;
+                Ok(())
+            })
             .await?;
-            txn.commit().await?;
             // The bytes go when no other record shares them.
             if let Some(checksum) = &media.file.checksum {
                 if media.file.storage_key.is_some() && stored::count_with_checksum(&state.db, checksum).await? == 0 {

@@ -199,22 +199,23 @@ pub async fn transfer_ownership(
     if previous.as_ref().is_some_and(|p| p.id == target.id) {
         return Err(ApiError::bad_request("that member already owns the site"));
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let mut changed = Vec::new();
-    if let Some(previous) = previous {
-        let mut row: site_member::ActiveModel = previous.clone().into();
-        row.role = Set(Role::Admin);
+    audit::write(&state.db, async |txn| {
+        let mut changed = Vec::new();
+        if let Some(previous) = previous {
+            let mut row: site_member::ActiveModel = previous.clone().into();
+            row.role = Set(Role::Admin);
+            row.updated_at = Set(now);
+            changed.push(row.update(txn).await?);
+        }
+        let mut row: site_member::ActiveModel = target.into();
+        row.role = Set(Role::Owner);
         row.updated_at = Set(now);
-        changed.push(row.update(&txn).await?);
-    }
-    let mut row: site_member::ActiveModel = target.into();
-    row.role = Set(Role::Owner);
-    row.updated_at = Set(now);
-    changed.insert(0, row.update(&txn).await?);
-    for member in &changed {
-        let entry = member.audit_entry(actor, Action::Update);
-        audit::record(&txn, now, entry, &json!({}), &MemberResponse::from(member)).await?;
-    }
-    txn.commit().await?;
-    Ok(changed.iter().map(MemberResponse::from).collect())
+        changed.insert(0, row.update(txn).await?);
+        for member in &changed {
+            let entry = member.audit_entry(actor, Action::Update);
+            audit::record(txn, now, entry, &json!({}), &MemberResponse::from(member)).await?;
+        }
+        Ok(changed.iter().map(MemberResponse::from).collect())
+    })
+    .await
 }

@@ -41,34 +41,36 @@ async fn set_state(
     reason: Option<String>,
     expires_at: Option<DateTime<Utc>>,
 ) -> ApiResult<ModerationResult> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = user_moderation::Entity::find_by_id(user.to_string()).one(&txn).await?;
-    let from = effective(current.as_ref(), now);
-    if !NOT_BANNED.contains(&from) {
-        return Err(ApiError::bad_request(format!("a {} user cannot be made {}", from.to_value(), to.to_value())));
-    }
-    let before = ModerationResult {
-        idp_user_id: user.to_string(),
-        status: from,
-        reason: current.as_ref().and_then(|c| c.reason.clone()),
-        expires_at: current.as_ref().and_then(|c| c.expires_at),
-    };
-    let row = user_moderation::ActiveModel {
-        idp_user_id: Set(user.to_string()),
-        status: Set(to),
-        reason: Set(reason.clone()),
-        expires_at: Set(expires_at),
-        updated_by: Set(actor.to_string()),
-        updated_at: Set(now),
-    };
-    if current.is_some() {
-        row.update(&txn).await?;
-    } else {
-        row.insert(&txn).await?;
-    }
-    let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
-    audit_moderation(&txn, now, actor, user, &before, &result).await?;
-    txn.commit().await?;
+    let result = audit::write(&state.db, async |txn| {
+        let current = user_moderation::Entity::find_by_id(user.to_string()).one(txn).await?;
+        let from = effective(current.as_ref(), now);
+        if !NOT_BANNED.contains(&from) {
+            return Err(ApiError::bad_request(format!("a {} user cannot be made {}", from.to_value(), to.to_value())));
+        }
+        let before = ModerationResult {
+            idp_user_id: user.to_string(),
+            status: from,
+            reason: current.as_ref().and_then(|c| c.reason.clone()),
+            expires_at: current.as_ref().and_then(|c| c.expires_at),
+        };
+        let row = user_moderation::ActiveModel {
+            idp_user_id: Set(user.to_string()),
+            status: Set(to),
+            reason: Set(reason.clone()),
+            expires_at: Set(expires_at),
+            updated_by: Set(actor.to_string()),
+            updated_at: Set(now),
+        };
+        if current.is_some() {
+            row.update(txn).await?;
+        } else {
+            row.insert(txn).await?;
+        }
+        let result = ModerationResult { idp_user_id: user.to_string(), status: to, reason, expires_at };
+        audit_moderation(txn, now, actor, user, &before, &result).await?;
+        Ok(result)
+    })
+    .await?;
     state.forget_user(user);
     Ok(result)
 }
@@ -150,31 +152,33 @@ pub async fn delete_user(
     if let Some(idp) = state.idp.as_deref() {
         idp.delete_user(&user).await?;
     }
-    let txn = crate::db::begin_write(&state.db).await?;
-    let current = user_moderation::Entity::find_by_id(user.clone()).one(&txn).await?;
-    let from = effective(current.as_ref(), now);
-    only_banned(from)?;
-    crate::account::remove_user_data(&txn, &user).await?;
-    content::Entity::update_many()
-        .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
-        .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
-        .exec(&txn)
-        .await?;
-    user_moderation::Entity::delete_by_id(user.clone()).exec(&txn).await?;
-    let before = ModerationResult {
-        idp_user_id: user.clone(),
-        status: from,
-        reason: current.as_ref().and_then(|c| c.reason.clone()),
-        expires_at: None,
-    };
-    let result = ModerationResult {
-        idp_user_id: user.clone(),
-        status: ModerationStatus::Deleted,
-        reason: before.reason.clone(),
-        expires_at: None,
-    };
-    audit_moderation(&txn, now, actor, &user, &before, &result).await?;
-    txn.commit().await?;
-    state.forget_user(&user);
+    let result = audit::write(&state.db, async |txn| {
+        let current = user_moderation::Entity::find_by_id(user.clone()).one(txn).await?;
+        let from = effective(current.as_ref(), now);
+        only_banned(from)?;
+        crate::account::remove_user_data(txn, &user).await?;
+        content::Entity::update_many()
+            .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
+            .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
+            .exec(txn)
+            .await?;
+        user_moderation::Entity::delete_by_id(user.clone()).exec(txn).await?;
+        let before = ModerationResult {
+            idp_user_id: user.clone(),
+            status: from,
+            reason: current.as_ref().and_then(|c| c.reason.clone()),
+            expires_at: None,
+        };
+        let result = ModerationResult {
+            idp_user_id: user.clone(),
+            status: ModerationStatus::Deleted,
+            reason: before.reason.clone(),
+            expires_at: None,
+        };
+        audit_moderation(txn, now, actor, &user, &before, &result).await?;
+        state.forget_user(&user);
+        Ok(result)
+    })
+    .await?;
     Ok(result)
 }

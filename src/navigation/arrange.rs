@@ -13,7 +13,7 @@ use super::model::*;
 use super::rules::*;
 use super::service;
 use crate::audit::{self, Action};
-use crate::content::events::commit_with_events;
+use crate::content::events::store_events;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::SiteRow;
 use crate::state::AppState;
@@ -41,68 +41,70 @@ pub async fn reorder(
     body: ReorderItems,
 ) -> ApiResult<()> {
     crate::values::reorder_ids(body.items.iter().map(|item| item.id))?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (items, max_depth) = match &scope {
-        Reorder::Menu(menu) => (live_items(&txn, menu.id).await?, Some(menu.max_depth)),
-        Reorder::Site(site_id) => {
-            let ids: Vec<Uuid> = body.items.iter().map(|i| i.id).collect();
-            let found = nav_item::Entity::find()
-                .filter(nav_item::Column::SiteId.eq(*site_id))
-                .filter(nav_item::Column::IsDeleted.eq(false))
-                .filter(nav_item::Column::Id.is_in(ids))
-                .all(&txn)
-                .await?;
-            (found, None)
-        }
-    };
-    let by_id: HashMap<Uuid, &nav_item::Model> = items.iter().map(|i| (i.id, i)).collect();
-    let mut placed = parents(&items);
-    let mut moved = Vec::new();
-    for place in &body.items {
-        let current = *by_id.get(&place.id).ok_or_else(|| ApiError::not_found(nav_item::Model::KIND, place.id))?;
-        let parent = match max_depth {
-            Some(_) => place.parent_id,
-            None if place.parent_id.is_none_or(|p| Some(p) == current.parent_id) => current.parent_id,
-            None => {
-                let detail = "a site's reordering keeps parents; move items within their menu";
+    audit::write(&state.db, async |txn| {
+        let (items, max_depth) = match &scope {
+            Reorder::Menu(menu) => (live_items(txn, menu.id).await?, Some(menu.max_depth)),
+            Reorder::Site(site_id) => {
+                let ids: Vec<Uuid> = body.items.iter().map(|i| i.id).collect();
+                let found = nav_item::Entity::find()
+                    .filter(nav_item::Column::SiteId.eq(*site_id))
+                    .filter(nav_item::Column::IsDeleted.eq(false))
+                    .filter(nav_item::Column::Id.is_in(ids))
+                    .all(txn)
+                    .await?;
+                (found, None)
+            }
+        };
+        let by_id: HashMap<Uuid, &nav_item::Model> = items.iter().map(|i| (i.id, i)).collect();
+        let mut placed = parents(&items);
+        let mut moved = Vec::new();
+        for place in &body.items {
+            let current = *by_id.get(&place.id).ok_or_else(|| ApiError::not_found(nav_item::Model::KIND, place.id))?;
+            let parent = match max_depth {
+                Some(_) => place.parent_id,
+                None if place.parent_id.is_none_or(|p| Some(p) == current.parent_id) => current.parent_id,
+                None => {
+                    let detail = "a site's reordering keeps parents; move items within their menu";
+                    return Err(ApiError::validation(vec![FieldError::new(
+                        "parent_id",
+                        ErrorCode::ValidationInvalidFormat,
+                        detail,
+                    )]));
+                }
+            };
+            // A menu's reordering may move an item under another: it must be a
+            // live item of the menu. (A site's keeps each parent as it is.)
+            if let Some(parent) = parent.filter(|p| max_depth.is_some() && !by_id.contains_key(p)) {
+                let detail = format!("{parent} is not a live item of the menu");
                 return Err(ApiError::validation(vec![FieldError::new(
                     "parent_id",
                     ErrorCode::ValidationInvalidFormat,
                     detail,
                 )]));
             }
-        };
-        // A menu's reordering may move an item under another: it must be a
-        // live item of the menu. (A site's keeps each parent as it is.)
-        if let Some(parent) = parent.filter(|p| max_depth.is_some() && !by_id.contains_key(p)) {
-            let detail = format!("{parent} is not a live item of the menu");
-            return Err(ApiError::validation(vec![FieldError::new(
-                "parent_id",
-                ErrorCode::ValidationInvalidFormat,
-                detail,
-            )]));
+            placed.insert(current.id, parent);
+            if current.parent_id != parent || current.display_order != place.display_order {
+                moved.push((current, parent, place.display_order));
+            }
         }
-        placed.insert(current.id, parent);
-        if current.parent_id != parent || current.display_order != place.display_order {
-            moved.push((current, parent, place.display_order));
+        if let Some(max_depth) = max_depth {
+            check_depth(&placed, max_depth)?;
         }
-    }
-    if let Some(max_depth) = max_depth {
-        check_depth(&placed, max_depth)?;
-    }
-    let mut events = Vec::new();
-    for (current, parent, order) in moved {
-        let before = service::node(current);
-        let mut row: nav_item::ActiveModel = current.clone().into();
-        row.parent_id = Set(parent);
-        row.display_order = Set(order);
-        row.updated_at = Set(now);
-        let stored = row.update(&txn).await?;
-        let after = service::node(&stored);
-        audit::record(&txn, now, stored.audit_entry(actor, Action::Update), &before, &after).await?;
-        events.push(event("updated", now, stored.site_id, stored.id, &stored.label, stored.url.as_deref()));
-    }
-    commit_with_events(state, txn, events).await
+        let mut events = Vec::new();
+        for (current, parent, order) in moved {
+            let before = service::node(current);
+            let mut row: nav_item::ActiveModel = current.clone().into();
+            row.parent_id = Set(parent);
+            row.display_order = Set(order);
+            row.updated_at = Set(now);
+            let stored = row.update(txn).await?;
+            let after = service::node(&stored);
+            audit::record(txn, now, stored.audit_entry(actor, Action::Update), &before, &after).await?;
+            events.push(event("updated", now, stored.site_id, stored.id, &stored.label, stored.url.as_deref()));
+        }
+        store_events(state, txn, events).await
+    })
+    .await
 }
 
 /// The item's labels by the site's locales.

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::model::*;
 use super::rules::*;
 use crate::audit::{self, Action, AuditEntry, ModelOf};
-use crate::content::events::commit_with_events;
+use crate::content::events::store_events;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::site_rows::{self, SiteRow};
@@ -413,22 +413,24 @@ pub async fn update_item(
 /// Moves the item and every item under it to the trash, each with its own
 /// audit entry and `navigation.deleted` event.
 pub async fn delete_item(state: &AppState, actor: &str, now: DateTime<Utc>, current: nav_item::Model) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let items = live_items(&txn, current.menu_id).await?;
-    let ids = subtree(&items, current.id);
-    nav_item::Entity::update_many()
-        .col_expr(nav_item::Column::IsDeleted, sea_orm::sea_query::Expr::value(true))
-        .col_expr(nav_item::Column::DeletedAt, sea_orm::sea_query::Expr::value(now))
-        .filter(nav_item::Column::Id.is_in(ids.clone()))
-        .exec(&txn)
-        .await?;
-    let mut events = Vec::new();
-    for item in items.iter().filter(|i| ids.contains(&i.id)) {
-        let entry = item.audit_entry(actor, Action::Delete);
-        audit::record(&txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
-        events.push(item_event("deleted", now, item));
-    }
-    commit_with_events(state, txn, events).await
+    audit::write(&state.db, async |txn| {
+        let items = live_items(txn, current.menu_id).await?;
+        let ids = subtree(&items, current.id);
+        nav_item::Entity::update_many()
+            .col_expr(nav_item::Column::IsDeleted, sea_orm::sea_query::Expr::value(true))
+            .col_expr(nav_item::Column::DeletedAt, sea_orm::sea_query::Expr::value(now))
+            .filter(nav_item::Column::Id.is_in(ids.clone()))
+            .exec(txn)
+            .await?;
+        let mut events = Vec::new();
+        for item in items.iter().filter(|i| ids.contains(&i.id)) {
+            let entry = item.audit_entry(actor, Action::Delete);
+            audit::record(txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
+            events.push(item_event("deleted", now, item));
+        }
+        store_events(state, txn, events).await
+    })
+    .await
 }
 
 /// The menu's and site's ids the origin service's admin repeats in an item's

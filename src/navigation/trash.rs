@@ -47,53 +47,56 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         row.is_deleted = Set(false);
         row.deleted_at = Set(None);
         row.updated_at = Set(now);
-        let txn = crate::db::begin_write(&state.db).await?;
-        let restored = row.update(&txn).await?;
-        audit::record(
-            &txn,
-            now,
-            entry(&actor, Action::Restore, "menu", id, site_id),
-            &json!({"is_deleted": true}),
-            &json!({"is_deleted": false}),
-        )
+        let restored = audit::write(&state.db, async |txn| {
+            let restored = row.update(txn).await?;
+            audit::record(
+                txn,
+                now,
+                entry(&actor, Action::Restore, "menu", id, site_id),
+                &json!({"is_deleted": true}),
+                &json!({"is_deleted": false}),
+            )
+            .await?;
+            Ok(restored)
+        })
         .await?;
-        txn.commit().await?;
         return Ok(json!(super::service::menu_response(state, &restored).await?));
     }
     let item =
         nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;
     principal.require(state, item.site_id, Capability::AdministerSite).await?;
     crate::trash_source::ensure_in_trash(item.is_deleted)?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let parent_live = match item.parent_id {
-        Some(parent) => nav_item::Entity::find_by_id(parent)
-            .filter(nav_item::Column::IsDeleted.eq(false))
-            .one(&txn)
-            .await?
-            .is_some(),
-        None => true,
-    };
-    let site_id = item.site_id;
-    let mut row: nav_item::ActiveModel = item.into();
-    row.is_deleted = Set(false);
-    row.deleted_at = Set(None);
-    if !parent_live {
-        row.parent_id = Set(None);
-    }
-    row.updated_at = Set(now);
-    let restored = row.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        entry(&actor, Action::Restore, "menu_item", id, site_id),
-        &json!({"is_deleted": true}),
-        &json!({"is_deleted": false}),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(
-        json!({"id": restored.id, "menu_id": restored.menu_id, "parent_id": restored.parent_id, "label": restored.label, "url": restored.url, "content_id": restored.content_id}),
-    )
+    audit::write(&state.db, async |txn| {
+        let parent_live = match item.parent_id {
+            Some(parent) => nav_item::Entity::find_by_id(parent)
+                .filter(nav_item::Column::IsDeleted.eq(false))
+                .one(txn)
+                .await?
+                .is_some(),
+            None => true,
+        };
+        let site_id = item.site_id;
+        let mut row: nav_item::ActiveModel = item.into();
+        row.is_deleted = Set(false);
+        row.deleted_at = Set(None);
+        if !parent_live {
+            row.parent_id = Set(None);
+        }
+        row.updated_at = Set(now);
+        let restored = row.update(txn).await?;
+        audit::record(
+            txn,
+            now,
+            entry(&actor, Action::Restore, "menu_item", id, site_id),
+            &json!({"is_deleted": true}),
+            &json!({"is_deleted": false}),
+        )
+        .await?;
+        Ok(
+            json!({"id": restored.id, "menu_id": restored.menu_id, "parent_id": restored.parent_id, "label": restored.label, "url": restored.url, "content_id": restored.content_id}),
+        )
+    })
+    .await
 }
 
 /// Removes a deleted menu (its items cascade) or a deleted item for good.
@@ -112,22 +115,23 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
     };
     principal.require(state, site_id, Capability::AdministerSite).await?;
     crate::trash_source::ensure_purgeable(deleted)?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    if entity_type == "menu" {
-        nav_menu::Entity::delete_by_id(id).exec(&txn).await?;
-    } else {
-        nav_item::Entity::delete_by_id(id).exec(&txn).await?;
-    }
-    audit::record(
-        &txn,
-        state.clock.now(),
-        entry(&actor, Action::Purge, if entity_type == "menu" { "menu" } else { "menu_item" }, id, site_id),
-        &json!({"id": id}),
-        &(),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        if entity_type == "menu" {
+            nav_menu::Entity::delete_by_id(id).exec(txn).await?;
+        } else {
+            nav_item::Entity::delete_by_id(id).exec(txn).await?;
+        }
+        audit::record(
+            txn,
+            state.clock.now(),
+            entry(&actor, Action::Purge, if entity_type == "menu" { "menu" } else { "menu_item" }, id, site_id),
+            &json!({"id": id}),
+            &(),
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Menus and menu items as a trash source.

@@ -30,50 +30,52 @@ pub async fn purge_expired_sites(state: &AppState) -> ApiResult<usize> {
 
 /// One site, in one transaction: it is purged completely or not at all.
 async fn purge_site(state: &AppState, site: &site::Model, cutoff: DateTime<Utc>) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    // Re-read inside the transaction: a restore may have won the race.
-    let Some(current) = site::Entity::find_by_id(site.id).filter(site::Column::DeletedAt.lte(cutoff)).one(&txn).await?
-    else {
-        return Ok(());
-    };
-    // Content shared with another site stays (only its link to this one goes).
-    let linked: Vec<Uuid> = content_site::Entity::find()
-        .select_only()
-        .column(content_site::Column::ContentId)
-        .filter(content_site::Column::SiteId.eq(site.id))
-        .into_tuple()
-        .all(&txn)
-        .await?;
-    let shared: Vec<Uuid> = content_site::Entity::find()
-        .select_only()
-        .column(content_site::Column::ContentId)
-        .filter(content_site::Column::ContentId.is_in(linked.clone()))
-        .filter(content_site::Column::SiteId.ne(site.id))
-        .into_tuple()
-        .all(&txn)
-        .await?;
-    let owned: Vec<Uuid> = linked.into_iter().filter(|id| !shared.contains(id)).collect();
-    for chunk in owned.chunks(500) {
-        content::Entity::delete_many().filter(content::Column::Id.is_in(chunk.to_vec())).exec(&txn).await?;
-    }
-    // Rows that name the site without a cascading foreign key.
-    event_outbox::Entity::delete_many().filter(event_outbox::Column::SiteId.eq(site.id)).exec(&txn).await?;
-    webhook_delivery::Entity::delete_many().filter(webhook_delivery::Column::SiteId.eq(site.id)).exec(&txn).await?;
-    audit_log::Entity::delete_many().filter(audit_log::Column::SiteId.eq(site.id)).exec(&txn).await?;
-    // Settings, locales, members, keys, webhooks, terms, menus, … cascade.
-    site::Entity::delete_by_id(site.id).exec(&txn).await?;
-    // After the cascade, whose triggers counted its rows down.
-    content_count::Entity::delete_many().filter(content_count::Column::SiteId.eq(site.id)).exec(&txn).await?;
-    let entry = AuditEntry {
-        actor: SYSTEM_ACTOR,
-        action: Action::Purge,
-        entity_type: "site",
-        entity_id: site.id.to_string(),
-        site_id: None,
-    };
-    audit::record(&txn, state.clock.now(), entry, &SiteResponse::deleted(&current), &Value::Null).await?;
-    // The entry outlives the site, so it names none: the site is dropped here.
-    txn.touch(crate::db::Touched::Site(site.id));
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        // Re-read inside the transaction: a restore may have won the race.
+        let Some(current) =
+            site::Entity::find_by_id(site.id).filter(site::Column::DeletedAt.lte(cutoff)).one(txn).await?
+        else {
+            return Ok(());
+        };
+        // Content shared with another site stays (only its link to this one goes).
+        let linked: Vec<Uuid> = content_site::Entity::find()
+            .select_only()
+            .column(content_site::Column::ContentId)
+            .filter(content_site::Column::SiteId.eq(site.id))
+            .into_tuple()
+            .all(txn)
+            .await?;
+        let shared: Vec<Uuid> = content_site::Entity::find()
+            .select_only()
+            .column(content_site::Column::ContentId)
+            .filter(content_site::Column::ContentId.is_in(linked.clone()))
+            .filter(content_site::Column::SiteId.ne(site.id))
+            .into_tuple()
+            .all(txn)
+            .await?;
+        let owned: Vec<Uuid> = linked.into_iter().filter(|id| !shared.contains(id)).collect();
+        for chunk in owned.chunks(500) {
+            content::Entity::delete_many().filter(content::Column::Id.is_in(chunk.to_vec())).exec(txn).await?;
+        }
+        // Rows that name the site without a cascading foreign key.
+        event_outbox::Entity::delete_many().filter(event_outbox::Column::SiteId.eq(site.id)).exec(txn).await?;
+        webhook_delivery::Entity::delete_many().filter(webhook_delivery::Column::SiteId.eq(site.id)).exec(txn).await?;
+        audit_log::Entity::delete_many().filter(audit_log::Column::SiteId.eq(site.id)).exec(txn).await?;
+        // Settings, locales, members, keys, webhooks, terms, menus, … cascade.
+        site::Entity::delete_by_id(site.id).exec(txn).await?;
+        // After the cascade, whose triggers counted its rows down.
+        content_count::Entity::delete_many().filter(content_count::Column::SiteId.eq(site.id)).exec(txn).await?;
+        let entry = AuditEntry {
+            actor: SYSTEM_ACTOR,
+            action: Action::Purge,
+            entity_type: "site",
+            entity_id: site.id.to_string(),
+            site_id: None,
+        };
+        audit::record(txn, state.clock.now(), entry, &SiteResponse::deleted(&current), &Value::Null).await?;
+        // The entry outlives the site, so it names none: the site is dropped here.
+        txn.touch(crate::db::Touched::Site(site.id));
+        Ok(())
+    })
+    .await
 }

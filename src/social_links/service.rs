@@ -162,37 +162,38 @@ pub async fn reorder(
 ) -> ApiResult<()> {
     crate::values::reorder_ids(body.items.iter().map(|item| item.id))?;
     let ids: Vec<Uuid> = body.items.iter().map(|item| item.id).collect();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let found = social_link::Entity::find()
-        .filter(social_link::Column::SiteId.eq(site_id))
-        .filter(social_link::Column::IsDeleted.eq(false))
-        .filter(social_link::Column::Id.is_in(ids))
-        .all(&txn)
-        .await?;
-    let found: std::collections::HashMap<Uuid, &social_link::Model> = found.iter().map(|l| (l.id, l)).collect();
-    for item in &body.items {
-        let Some(&current) = found.get(&item.id) else {
-            return Err(ApiError::not_found(social_link::Model::KIND, item.id));
-        };
-        if current.display_order == item.display_order {
-            continue;
+    audit::write(&state.db, async |txn| {
+        let found = social_link::Entity::find()
+            .filter(social_link::Column::SiteId.eq(site_id))
+            .filter(social_link::Column::IsDeleted.eq(false))
+            .filter(social_link::Column::Id.is_in(ids))
+            .all(txn)
+            .await?;
+        let found: std::collections::HashMap<Uuid, &social_link::Model> = found.iter().map(|l| (l.id, l)).collect();
+        for item in &body.items {
+            let Some(&current) = found.get(&item.id) else {
+                return Err(ApiError::not_found(social_link::Model::KIND, item.id));
+            };
+            if current.display_order == item.display_order {
+                continue;
+            }
+            let before = SocialLinkResponse::from(current);
+            let mut row: social_link::ActiveModel = current.clone().into();
+            row.display_order = Set(item.display_order);
+            row.updated_at = Set(now);
+            let stored = row.update(txn).await?;
+            audit::record(
+                txn,
+                now,
+                stored.audit_entry(actor, Action::Update),
+                &before,
+                &SocialLinkResponse::from(&stored),
+            )
+            .await?;
         }
-        let before = SocialLinkResponse::from(current);
-        let mut row: social_link::ActiveModel = current.clone().into();
-        row.display_order = Set(item.display_order);
-        row.updated_at = Set(now);
-        let stored = row.update(&txn).await?;
-        audit::record(
-            &txn,
-            now,
-            stored.audit_entry(actor, Action::Update),
-            &before,
-            &SocialLinkResponse::from(&stored),
-        )
-        .await?;
-    }
-    txn.commit().await?;
-    Ok(())
+        Ok(())
+    })
+    .await
 }
 
 /// Moves the link to the trash.

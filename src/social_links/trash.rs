@@ -90,13 +90,15 @@ impl TrashSource for SocialTrash {
             let link: social_link::Model =
                 site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
             crate::trash_source::ensure_purgeable(link.is_deleted)?;
-            let txn = crate::db::begin_write(&state.db).await?;
-            social_link::Entity::delete_by_id(id).exec(&txn).await?;
-            let actor = principal.actor_id();
-            let entry = link.audit_entry(&actor, Action::Purge);
-            audit::record(&txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &()).await?;
-            txn.commit().await?;
-            Ok(())
+            audit::write(&state.db, async |txn| {
+                social_link::Entity::delete_by_id(id).exec(txn).await?;
+                let actor = principal.actor_id();
+                let entry = link.audit_entry(&actor, Action::Purge);
+                audit::record(txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &())
+                    .await?;
+                Ok(())
+            })
+            .await
         })
     }
 }

@@ -107,50 +107,51 @@ pub(super) async fn create(
 ) -> ApiResult<TermLocalizationResponse> {
     let owner = find(state, principal, taxonomy, term_id).await?;
     let name = required_line("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let assigned = site_locale::Entity::find()
-        .filter(site_locale::Column::SiteId.eq(owner.site_id))
-        .filter(site_locale::Column::LocaleId.eq(body.locale_id))
-        .count(&txn)
-        .await?;
-    if assigned == 0 {
-        return Err(ApiError::validation(vec![FieldError::new(
-            "locale_id",
-            ErrorCode::ValidationInvalidFormat,
-            "the locale is not assigned to the site",
-        )]));
-    }
-    let exists = || {
-        ApiError::entity(
-            ErrorCode::EntityLocalizationExists,
-            taxonomy.as_str(),
-            "a localization for this locale exists; update it instead",
+    audit::write(&state.db, async |txn| {
+        let assigned = site_locale::Entity::find()
+            .filter(site_locale::Column::SiteId.eq(owner.site_id))
+            .filter(site_locale::Column::LocaleId.eq(body.locale_id))
+            .count(txn)
+            .await?;
+        if assigned == 0 {
+            return Err(ApiError::validation(vec![FieldError::new(
+                "locale_id",
+                ErrorCode::ValidationInvalidFormat,
+                "the locale is not assigned to the site",
+            )]));
+        }
+        let exists = || {
+            ApiError::entity(
+                ErrorCode::EntityLocalizationExists,
+                taxonomy.as_str(),
+                "a localization for this locale exists; update it instead",
+            )
+        };
+        let now = state.clock.now();
+        let created = term_localization::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            term_id: Set(term_id),
+            locale_id: Set(body.locale_id),
+            name: Set(name),
+            description: Set(body.description),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, exists))?;
+        let response = TermLocalizationResponse::from(&created);
+        audit::record(
+            txn,
+            now,
+            audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created, owner.site_id),
+            &(),
+            &response,
         )
-    };
-    let now = state.clock.now();
-    let created = term_localization::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        term_id: Set(term_id),
-        locale_id: Set(body.locale_id),
-        name: Set(name),
-        description: Set(body.description),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&txn)
+        .await?;
+        Ok(response)
+    })
     .await
-    .map_err(on_constraint(Constraint::Unique, exists))?;
-    let response = TermLocalizationResponse::from(&created);
-    audit::record(
-        &txn,
-        now,
-        audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created, owner.site_id),
-        &(),
-        &response,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(response)
 }
 
 /// The localization and its term's site, checked for the caller's right to edit.
@@ -196,35 +197,37 @@ pub(super) async fn update(
         row.description = Set(description);
     }
     row.updated_at = Set(now);
-    let txn = crate::db::begin_write(&state.db).await?;
-    let updated = row.update(&txn).await?;
-    let after = TermLocalizationResponse::from(&updated);
-    audit::record(
-        &txn,
-        now,
-        audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
-        &before,
-        &after,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(after)
+    audit::write(&state.db, async |txn| {
+        let updated = row.update(txn).await?;
+        let after = TermLocalizationResponse::from(&updated);
+        audit::record(
+            txn,
+            now,
+            audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
+            &before,
+            &after,
+        )
+        .await?;
+        Ok(after)
+    })
+    .await
 }
 
 pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
     let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    term_localization::Entity::delete_by_id(id).exec(&txn).await?;
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current, site_id),
-        &TermLocalizationResponse::from(&current),
-        &(),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        term_localization::Entity::delete_by_id(id).exec(txn).await?;
+        audit::record(
+            txn,
+            state.clock.now(),
+            audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current, site_id),
+            &TermLocalizationResponse::from(&current),
+            &(),
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Lays the `locale_id` names over the terms, where a localization exists.

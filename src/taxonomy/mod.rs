@@ -261,25 +261,26 @@ pub(super) async fn create(
     };
     let slug = slug.map(Slug::into_inner).unwrap_or_else(|| slugify(&name));
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    let created = term::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        site_id: Set(site_id),
-        taxonomy: Set(taxonomy.as_str().to_string()),
-        slug: Set(slug.clone()),
-        name: Set(name),
-        description: Set(body.description),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&txn)
+    audit::write(&state.db, async |txn| {
+        let created = term::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            site_id: Set(site_id),
+            taxonomy: Set(taxonomy.as_str().to_string()),
+            slug: Set(slug.clone()),
+            name: Set(name),
+            description: Set(body.description),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
+        let response = TermResponse::from(&created);
+        audit::record(txn, now, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response)
+            .await?;
+        Ok(response)
+    })
     .await
-    .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
-    let response = TermResponse::from(&created);
-    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response)
-        .await?;
-    txn.commit().await?;
-    Ok(response)
 }
 
 async fn find(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<term::Model> {
@@ -321,30 +322,38 @@ async fn update(
         row.description = Set(description);
     }
     row.updated_at = Set(now);
-    let txn = crate::db::begin_write(&state.db).await?;
-    let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
-        ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
-    }))?;
-    let after = TermResponse::from(&updated);
-    audit::record(&txn, now, audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated), &before, &after)
+    audit::write(&state.db, async |txn| {
+        let updated = row.update(txn).await.map_err(on_constraint(Constraint::Unique, || {
+            ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
+        }))?;
+        let after = TermResponse::from(&updated);
+        audit::record(
+            txn,
+            now,
+            audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated),
+            &before,
+            &after,
+        )
         .await?;
-    txn.commit().await?;
-    Ok(after)
+        Ok(after)
+    })
+    .await
 }
 
 /// Removes the term; items lose it (their link rows cascade).
 async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
     let current = find(state, principal, taxonomy, id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    term::Entity::delete_by_id(id).exec(&txn).await?;
-    audit::record(
-        &txn,
-        state.clock.now(),
-        audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current),
-        &TermResponse::from(&current),
-        &(),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        term::Entity::delete_by_id(id).exec(txn).await?;
+        audit::record(
+            txn,
+            state.clock.now(),
+            audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current),
+            &TermResponse::from(&current),
+            &(),
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }

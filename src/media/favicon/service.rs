@@ -98,41 +98,43 @@ pub async fn generate(state: &AppState, actor: &str, site_id: Uuid, source: Byte
     let favicon_url = package.variants.iter().find(|v| v.name == "favicon-32x32.png").map(|v| v.url.clone());
     let now = state.clock.now();
     let previous = site_favicon::Entity::find_by_id(site_id).one(&state.db).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let row = site_favicon::ActiveModel {
-        site_id: Set(site_id),
-        variants: Set(json!(package.variants)),
-        head_snippet: Set(package.head_snippet.clone()),
-        created_at: Set(now),
-    };
-    site_favicon::Entity::insert(row)
-        .on_conflict(
-            OnConflict::column(site_favicon::Column::SiteId)
-                .update_columns([
-                    site_favicon::Column::Variants,
-                    site_favicon::Column::HeadSnippet,
-                    site_favicon::Column::CreatedAt,
-                ])
-                .to_owned(),
-        )
-        .exec(&*txn)
-        .await?;
-    site::Entity::update_many()
-        .col_expr(site::Column::FaviconUrl, sea_orm::sea_query::Expr::value(favicon_url.clone()))
-        .col_expr(site::Column::UpdatedAt, sea_orm::sea_query::Expr::value(now))
-        .filter(site::Column::Id.eq(site_id))
-        .exec(&*txn)
-        .await?;
-    let entry = AuditEntry {
-        actor,
-        action: Action::Update,
-        entity_type: "site_favicon",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    };
-    let before = previous.as_ref().map_or(Value::Null, |p| p.variants.clone());
-    audit::record(&txn, now, entry, &before, &json!(package.variants)).await?;
-    txn.commit().await?;
+    audit::write(&state.db, async |txn| {
+        let row = site_favicon::ActiveModel {
+            site_id: Set(site_id),
+            variants: Set(json!(package.variants)),
+            head_snippet: Set(package.head_snippet.clone()),
+            created_at: Set(now),
+        };
+        site_favicon::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(site_favicon::Column::SiteId)
+                    .update_columns([
+                        site_favicon::Column::Variants,
+                        site_favicon::Column::HeadSnippet,
+                        site_favicon::Column::CreatedAt,
+                    ])
+                    .to_owned(),
+            )
+            .exec(txn)
+            .await?;
+        site::Entity::update_many()
+            .col_expr(site::Column::FaviconUrl, sea_orm::sea_query::Expr::value(favicon_url.clone()))
+            .col_expr(site::Column::UpdatedAt, sea_orm::sea_query::Expr::value(now))
+            .filter(site::Column::Id.eq(site_id))
+            .exec(txn)
+            .await?;
+        let entry = AuditEntry {
+            actor,
+            action: Action::Update,
+            entity_type: "site_favicon",
+            entity_id: site_id.to_string(),
+            site_id: Some(site_id),
+        };
+        let before = previous.as_ref().map_or(Value::Null, |p| p.variants.clone());
+        audit::record(txn, now, entry, &before, &json!(package.variants)).await?;
+        Ok(())
+    })
+    .await?;
     drop(site_state);
     // The previous package's files, unless the same picture was sent again.
     let old_dirs = previous

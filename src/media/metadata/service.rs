@@ -90,17 +90,18 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
     };
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = media_metadata::Entity::insert(row)
-        .exec_with_returning(&*txn)
-        .await
-        .map_err(on_constraint(Constraint::Unique, || {
-            ApiError::new(ErrorCode::Conflict, "the file has metadata in this locale already; update it instead")
-        }))?;
-    let response = MediaMetadataResponse::from(&stored);
-    audit::record(&txn, now, entry(actor, Action::Create, media), &Value::Null, &response).await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        let stored = media_metadata::Entity::insert(row)
+            .exec_with_returning(txn)
+            .await
+            .map_err(on_constraint(Constraint::Unique, || {
+                ApiError::new(ErrorCode::Conflict, "the file has metadata in this locale already; update it instead")
+            }))?;
+        let response = MediaMetadataResponse::from(&stored);
+        audit::record(txn, now, entry(actor, Action::Create, media), &Value::Null, &response).await?;
+        Ok(response)
+    })
+    .await
 }
 
 pub async fn update(
@@ -125,26 +126,28 @@ pub async fn update(
         row.title = Set(v);
     }
     row.updated_at = Set(now);
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = media_metadata::Entity::update(row).exec(&*txn).await?;
-    let response = MediaMetadataResponse::from(&stored);
-    audit::record(&txn, now, entry(actor, Action::Update, media), &before, &response).await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        let stored = media_metadata::Entity::update(row).exec(txn).await?;
+        let response = MediaMetadataResponse::from(&stored);
+        audit::record(txn, now, entry(actor, Action::Update, media), &before, &response).await?;
+        Ok(response)
+    })
+    .await
 }
 
 pub async fn delete(state: &AppState, actor: &str, media: &Media, current: media_metadata::Model) -> ApiResult<()> {
     let now = state.clock.now();
-    let txn = crate::db::begin_write(&state.db).await?;
-    media_metadata::Entity::delete_by_id(current.id).exec(&*txn).await?;
-    audit::record(
-        &txn,
-        now,
-        entry(actor, Action::Delete, media),
-        &json!(MediaMetadataResponse::from(&current)),
-        &Value::Null,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        media_metadata::Entity::delete_by_id(current.id).exec(txn).await?;
+        audit::record(
+            txn,
+            now,
+            entry(actor, Action::Delete, media),
+            &json!(MediaMetadataResponse::from(&current)),
+            &Value::Null,
+        )
+        .await?;
+        Ok(())
+    })
+    .await
 }

@@ -117,16 +117,15 @@ fn audit_entry<'a>(actor: &'a str, action: Action, site_id: Uuid, locale_id: Uui
 async fn save_update(
     actor: &str,
     now: DateTime<Utc>,
-    txn: crate::db::WriteTxn,
+    txn: &crate::db::WriteTxn,
     row: site_locale::ActiveModel,
     global: &locale::Model,
     before: SiteLocaleResponse,
 ) -> ApiResult<SiteLocaleResponse> {
-    let updated = row.update(&txn).await?;
+    let updated = row.update(txn).await?;
     let after = SiteLocaleResponse::new(&updated, global);
     let entry = audit_entry(actor, Action::Update, updated.site_id, updated.locale_id);
-    audit::record(&txn, now, entry, &before, &after).await?;
-    txn.commit().await?;
+    audit::record(txn, now, entry, &before, &after).await?;
     Ok(after)
 }
 
@@ -139,15 +138,16 @@ pub async fn add(
     mut input: SiteLocaleInput,
 ) -> ApiResult<SiteLocaleResponse> {
     state.site_state(site_id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    // A site's first locale is its default, whatever the body says.
-    let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(&txn).await?;
-    input.is_default |= existing == 0;
-    let (assignment, global) = assign(&txn, now, site_id, &input, "body").await?;
-    let response = SiteLocaleResponse::new(&assignment, &global);
-    audit::record(&txn, now, audit_entry(actor, Action::Create, site_id, global.id), &(), &response).await?;
-    txn.commit().await?;
-    Ok(response)
+    audit::write(&state.db, async |txn| {
+        // A site's first locale is its default, whatever the body says.
+        let existing = site_locale::Entity::find().filter(site_locale::Column::SiteId.eq(site_id)).count(txn).await?;
+        input.is_default |= existing == 0;
+        let (assignment, global) = assign(txn, now, site_id, &input, "body").await?;
+        let response = SiteLocaleResponse::new(&assignment, &global);
+        audit::record(txn, now, audit_entry(actor, Action::Create, site_id, global.id), &(), &response).await?;
+        Ok(response)
+    })
+    .await
 }
 
 /// Activates or deactivates an assignment (never the default's) or changes its prefix.
@@ -158,23 +158,25 @@ pub async fn update(
     (site_id, locale_id): (Uuid, Uuid),
     body: UpdateSiteLocale,
 ) -> ApiResult<SiteLocaleResponse> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
-    let before = SiteLocaleResponse::new(&assignment, &global);
-    if body.is_active == Some(false) && assignment.is_default {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            "the default locale cannot be deactivated; make another locale the default first",
-        ));
-    }
-    let mut row: site_locale::ActiveModel = assignment.into();
-    if let Some(active) = body.is_active {
-        row.is_active = Set(active);
-    }
-    if let Some(prefix) = body.url_prefix {
-        row.url_prefix = Set(parse_url_prefix("url_prefix", &prefix).map_err(|e| ApiError::validation(vec![e]))?);
-    }
-    save_update(actor, now, txn, row, &global, before).await
+    audit::write(&state.db, async |txn| {
+        let (assignment, global) = find_assignment(txn, site_id, locale_id).await?;
+        let before = SiteLocaleResponse::new(&assignment, &global);
+        if body.is_active == Some(false) && assignment.is_default {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "the default locale cannot be deactivated; make another locale the default first",
+            ));
+        }
+        let mut row: site_locale::ActiveModel = assignment.into();
+        if let Some(active) = body.is_active {
+            row.is_active = Set(active);
+        }
+        if let Some(prefix) = body.url_prefix {
+            row.url_prefix = Set(parse_url_prefix("url_prefix", &prefix).map_err(|e| ApiError::validation(vec![e]))?);
+        }
+        save_update(actor, now, txn, row, &global, before).await
+    })
+    .await
 }
 
 /// Removes an assignment unless it is the site's last; when it was the default,
@@ -185,31 +187,32 @@ pub async fn remove(
     now: DateTime<Utc>,
     (site_id, locale_id): (Uuid, Uuid),
 ) -> ApiResult<()> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
-    let remaining = site_locale::Entity::find()
-        .filter(site_locale::Column::SiteId.eq(site_id))
-        .filter(site_locale::Column::LocaleId.ne(locale_id))
-        .order_by_asc(site_locale::Column::CreatedAt)
-        .one(&txn)
-        .await?;
-    let Some(successor) = remaining else {
-        return Err(ApiError::new(
-            ErrorCode::SiteLocaleLastLanguage,
-            "a site keeps at least one language; add another before removing this one",
-        ));
-    };
-    let before = SiteLocaleResponse::new(&assignment, &global);
-    site_locale::Entity::delete_by_id((site_id, locale_id)).exec(&txn).await?;
-    if assignment.is_default {
-        let mut row: site_locale::ActiveModel = successor.into();
-        row.is_default = Set(true);
-        row.is_active = Set(true);
-        row.update(&txn).await?;
-    }
-    audit::record(&txn, now, audit_entry(actor, Action::Delete, site_id, locale_id), &before, &()).await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(&state.db, async |txn| {
+        let (assignment, global) = find_assignment(txn, site_id, locale_id).await?;
+        let remaining = site_locale::Entity::find()
+            .filter(site_locale::Column::SiteId.eq(site_id))
+            .filter(site_locale::Column::LocaleId.ne(locale_id))
+            .order_by_asc(site_locale::Column::CreatedAt)
+            .one(txn)
+            .await?;
+        let Some(successor) = remaining else {
+            return Err(ApiError::new(
+                ErrorCode::SiteLocaleLastLanguage,
+                "a site keeps at least one language; add another before removing this one",
+            ));
+        };
+        let before = SiteLocaleResponse::new(&assignment, &global);
+        site_locale::Entity::delete_by_id((site_id, locale_id)).exec(txn).await?;
+        if assignment.is_default {
+            let mut row: site_locale::ActiveModel = successor.into();
+            row.is_default = Set(true);
+            row.is_active = Set(true);
+            row.update(txn).await?;
+        }
+        audit::record(txn, now, audit_entry(actor, Action::Delete, site_id, locale_id), &before, &()).await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Makes an assignment the site's only default (and active).
@@ -219,12 +222,14 @@ pub async fn set_default(
     now: DateTime<Utc>,
     (site_id, locale_id): (Uuid, Uuid),
 ) -> ApiResult<SiteLocaleResponse> {
-    let txn = crate::db::begin_write(&state.db).await?;
-    let (assignment, global) = find_assignment(&txn, site_id, locale_id).await?;
-    let before = SiteLocaleResponse::new(&assignment, &global);
-    clear_default(&txn, site_id).await?;
-    let mut row: site_locale::ActiveModel = assignment.into();
-    row.is_default = Set(true);
-    row.is_active = Set(true);
-    save_update(actor, now, txn, row, &global, before).await
+    audit::write(&state.db, async |txn| {
+        let (assignment, global) = find_assignment(txn, site_id, locale_id).await?;
+        let before = SiteLocaleResponse::new(&assignment, &global);
+        clear_default(txn, site_id).await?;
+        let mut row: site_locale::ActiveModel = assignment.into();
+        row.is_default = Set(true);
+        row.is_active = Set(true);
+        save_update(actor, now, txn, row, &global, before).await
+    })
+    .await
 }

@@ -165,61 +165,62 @@ pub async fn create(
         check_locales(locales)?;
     }
 
-    let txn = crate::db::begin_write(db).await?;
-    let id = Uuid::new_v4();
-    let created = site::ActiveModel {
-        id: Set(id),
-        name: Set(name),
-        slug: Set(slug.as_str().to_string()),
-        description: Set(description),
-        base_url: Set(base_url),
-        is_active: Set(body.is_active.unwrap_or(true)),
-        logo_url: Set(logo_url),
-        favicon_url: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        deleted_at: Set(None),
-        import_lease_until: Set(None),
-    }
-    .insert(&txn)
-    .await
-    .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken("site", slug.as_str())))?;
-
-    site_setting::ActiveModel { site_id: Set(id), overrides: Set(json!({})), updated_at: Set(now) }
-        .insert(&txn)
-        .await?;
-    crate::environments::seed(&txn, now, id, created.base_url.clone()).await?;
-
-    let requested = match body.locales {
-        Some(list) => list,
-        None => default_locales(&txn).await?,
-    };
-    for (i, input) in requested.iter().enumerate() {
-        locales::assign(&txn, now, id, input, &format!("locales[{i}]")).await?;
-    }
-
-    if let Some(user) = principal.user() {
-        site_member::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            site_id: Set(id),
-            idp_user_id: Set(user.idp_user_id.clone()),
-            role: Set(Role::Owner),
+    audit::write(db, async |txn| {
+        let id = Uuid::new_v4();
+        let created = site::ActiveModel {
+            id: Set(id),
+            name: Set(name),
+            slug: Set(slug.as_str().to_string()),
+            description: Set(description),
+            base_url: Set(base_url),
+            is_active: Set(body.is_active.unwrap_or(true)),
+            logo_url: Set(logo_url),
+            favicon_url: Set(None),
             created_at: Set(now),
             updated_at: Set(now),
+            deleted_at: Set(None),
+            import_lease_until: Set(None),
         }
-        .insert(&txn)
+        .insert(txn)
+        .await
+        .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken("site", slug.as_str())))?;
+
+        site_setting::ActiveModel { site_id: Set(id), overrides: Set(json!({})), updated_at: Set(now) }
+            .insert(txn)
+            .await?;
+        crate::environments::seed(txn, now, id, created.base_url.clone()).await?;
+
+        let requested = match body.locales {
+            Some(list) => list,
+            None => default_locales(txn).await?,
+        };
+        for (i, input) in requested.iter().enumerate() {
+            locales::assign(txn, now, id, input, &format!("locales[{i}]")).await?;
+        }
+
+        if let Some(user) = principal.user() {
+            site_member::ActiveModel {
+                id: Set(Uuid::new_v4()),
+                site_id: Set(id),
+                idp_user_id: Set(user.idp_user_id.clone()),
+                role: Set(Role::Owner),
+                created_at: Set(now),
+                updated_at: Set(now),
+            }
+            .insert(txn)
+            .await?;
+        }
+        audit::record(
+            txn,
+            now,
+            audit_entry(&principal.actor_id(), Action::Create, id),
+            &(),
+            &SiteResponse::active(&created),
+        )
         .await?;
-    }
-    audit::record(
-        &txn,
-        now,
-        audit_entry(&principal.actor_id(), Action::Create, id),
-        &(),
-        &SiteResponse::active(&created),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(created)
+        Ok(created)
+    })
+    .await
 }
 
 /// A site created without `locales` gets English as its only, default locale.
@@ -245,37 +246,38 @@ pub async fn update(
         return Err(ApiError::validation(errors));
     }
 
-    let txn = crate::db::begin_write(db).await?;
-    let current = find_live(&txn, site_id).await?;
-    let before = SiteResponse::active(&current);
-    let mut row: site::ActiveModel = current.into();
-    if let Some(Some(name)) = name {
-        row.name = Set(name);
-    }
-    let new_slug = slug.flatten().map(Slug::into_inner);
-    if let Some(slug) = &new_slug {
-        row.slug = Set(slug.clone());
-    }
-    if let Some(description) = description {
-        row.description = Set(description);
-    }
-    if let Some(base_url) = base_url {
-        row.base_url = Set(base_url);
-    }
-    if let Some(logo_url) = logo_url {
-        row.logo_url = Set(logo_url);
-    }
-    if let Some(active) = body.is_active {
-        row.is_active = Set(active);
-    }
-    row.updated_at = Set(now);
-    let updated = row.update(&txn).await.map_err(on_constraint(Constraint::Unique, || {
-        ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
-    }))?;
-    audit::record(&txn, now, audit_entry(actor, Action::Update, site_id), &before, &SiteResponse::active(&updated))
-        .await?;
-    txn.commit().await?;
-    Ok(updated)
+    audit::write(db, async |txn| {
+        let current = find_live(txn, site_id).await?;
+        let before = SiteResponse::active(&current);
+        let mut row: site::ActiveModel = current.into();
+        if let Some(Some(name)) = name {
+            row.name = Set(name);
+        }
+        let new_slug = slug.flatten().map(Slug::into_inner);
+        if let Some(slug) = &new_slug {
+            row.slug = Set(slug.clone());
+        }
+        if let Some(description) = description {
+            row.description = Set(description);
+        }
+        if let Some(base_url) = base_url {
+            row.base_url = Set(base_url);
+        }
+        if let Some(logo_url) = logo_url {
+            row.logo_url = Set(logo_url);
+        }
+        if let Some(active) = body.is_active {
+            row.is_active = Set(active);
+        }
+        row.updated_at = Set(now);
+        let updated = row.update(txn).await.map_err(on_constraint(Constraint::Unique, || {
+            ApiError::slug_taken("site", new_slug.as_deref().unwrap_or_default())
+        }))?;
+        audit::record(txn, now, audit_entry(actor, Action::Update, site_id), &before, &SiteResponse::active(&updated))
+            .await?;
+        Ok(updated)
+    })
+    .await
 }
 
 /// The site unless it does not exist or is soft-deleted.
@@ -290,16 +292,17 @@ async fn find_live<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site:
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
 pub async fn soft_delete(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
-    let txn = crate::db::begin_write(db).await?;
-    let current = find_live(&txn, site_id).await?;
-    let before = SiteResponse::deleted(&current);
-    let mut row: site::ActiveModel = current.into();
-    row.deleted_at = Set(Some(now));
-    let deleted = row.update(&txn).await?;
-    audit::record(&txn, now, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted))
-        .await?;
-    txn.commit().await?;
-    Ok(())
+    audit::write(db, async |txn| {
+        let current = find_live(txn, site_id).await?;
+        let before = SiteResponse::deleted(&current);
+        let mut row: site::ActiveModel = current.into();
+        row.deleted_at = Set(Some(now));
+        let deleted = row.update(txn).await?;
+        audit::record(txn, now, audit_entry(actor, Action::Delete, site_id), &before, &SiteResponse::deleted(&deleted))
+            .await?;
+        Ok(())
+    })
+    .await
 }
 
 /// How long a deleted site can be restored.
@@ -308,26 +311,33 @@ pub const RESTORE_WINDOW_DAYS: i64 = 30;
 /// Brings a soft-deleted site back (content, settings, members and locales were
 /// never removed), within the restore window.
 pub async fn restore(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<site::Model> {
-    let txn = crate::db::begin_write(db).await?;
-    let current = site::Entity::find_by_id(site_id)
-        .filter(site::Column::DeletedAt.is_not_null())
-        .one(&txn)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", site_id))?;
-    let deleted_at = current.deleted_at.unwrap_or(now);
-    if now - deleted_at > chrono::Duration::days(RESTORE_WINDOW_DAYS) {
-        return Err(ApiError::new(
-            ErrorCode::SiteRestoreExpired,
-            format!("the site was deleted more than {RESTORE_WINDOW_DAYS} days ago and is queued for purge"),
-        ));
-    }
-    let before = SiteResponse::deleted(&current);
-    let mut row: site::ActiveModel = current.into();
-    row.deleted_at = Set(None);
-    row.updated_at = Set(now);
-    let restored = row.update(&txn).await?;
-    audit::record(&txn, now, audit_entry(actor, Action::Restore, site_id), &before, &SiteResponse::active(&restored))
+    audit::write(db, async |txn| {
+        let current = site::Entity::find_by_id(site_id)
+            .filter(site::Column::DeletedAt.is_not_null())
+            .one(txn)
+            .await?
+            .ok_or_else(|| ApiError::not_found("site", site_id))?;
+        let deleted_at = current.deleted_at.unwrap_or(now);
+        if now - deleted_at > chrono::Duration::days(RESTORE_WINDOW_DAYS) {
+            return Err(ApiError::new(
+                ErrorCode::SiteRestoreExpired,
+                format!("the site was deleted more than {RESTORE_WINDOW_DAYS} days ago and is queued for purge"),
+            ));
+        }
+        let before = SiteResponse::deleted(&current);
+        let mut row: site::ActiveModel = current.into();
+        row.deleted_at = Set(None);
+        row.updated_at = Set(now);
+        let restored = row.update(txn).await?;
+        audit::record(
+            txn,
+            now,
+            audit_entry(actor, Action::Restore, site_id),
+            &before,
+            &SiteResponse::active(&restored),
+        )
         .await?;
-    txn.commit().await?;
-    Ok(restored)
+        Ok(restored)
+    })
+    .await
 }

@@ -85,47 +85,50 @@ pub async fn reset_content(
     site_id: Uuid,
 ) -> ApiResult<ResetCounts> {
     state.site_state(site_id).await?;
-    let txn = crate::db::begin_write(&state.db).await?;
-    let items = read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
-        .all(&txn)
-        .await?;
-    let mut counts = ResetCounts::default();
-    let mut events = Vec::new();
-    for kind in ContentKind::ALL {
-        let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind.as_str()).map(|i| i.id).collect();
-        if ids.is_empty() {
-            continue;
+    let counts = audit::write(&state.db, async |txn| {
+        let items = read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
+            .all(txn)
+            .await?;
+        let mut counts = ResetCounts::default();
+        let mut events = Vec::new();
+        for kind in ContentKind::ALL {
+            let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind.as_str()).map(|i| i.id).collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let deleted = write::soft_delete_many(txn, now, principal, kind, &ids).await?;
+            events.extend(deleted.iter().flat_map(|item| events::events_for(kind, "deleted", item, now)));
+            if kind == ContentKind::Legal {
+                counts.legal_documents += deleted.len() as u64;
+            } else {
+                counts.contents += deleted.len() as u64;
+            }
         }
-        let deleted = write::soft_delete_many(&txn, now, principal, kind, &ids).await?;
-        events.extend(deleted.iter().flat_map(|item| events::events_for(kind, "deleted", item, now)));
-        if kind == ContentKind::Legal {
-            counts.legal_documents += deleted.len() as u64;
-        } else {
-            counts.contents += deleted.len() as u64;
-        }
-    }
-    counts.social_links = trash_all::<social_link::Entity>(&txn, now, site_id).await?;
-    counts.navigation_items = trash_all::<nav_item::Entity>(&txn, now, site_id).await?;
-    counts.navigation_menus = trash_all::<nav_menu::Entity>(&txn, now, site_id).await?;
-    counts.media_files = crate::media::trash::reset_site_media(&txn, now, site_id).await?;
-    counts.documents = trash_all::<document::Entity>(&txn, now, site_id).await?;
-    counts.total = counts.contents
-        + counts.legal_documents
-        + counts.documents
-        + counts.social_links
-        + counts.navigation_menus
-        + counts.navigation_items
-        + counts.media_files;
-    let actor = principal.actor_id();
-    let entry = AuditEntry {
-        actor: &actor,
-        action: Action::Delete,
-        entity_type: "site_content",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    };
-    audit::record(&txn, now, entry, &json!({}), &counts).await?;
-    events::commit_with_events(state, txn, events).await?;
+        counts.social_links = trash_all::<social_link::Entity>(txn, now, site_id).await?;
+        counts.navigation_items = trash_all::<nav_item::Entity>(txn, now, site_id).await?;
+        counts.navigation_menus = trash_all::<nav_menu::Entity>(txn, now, site_id).await?;
+        counts.media_files = crate::media::trash::reset_site_media(txn, now, site_id).await?;
+        counts.documents = trash_all::<document::Entity>(txn, now, site_id).await?;
+        counts.total = counts.contents
+            + counts.legal_documents
+            + counts.documents
+            + counts.social_links
+            + counts.navigation_menus
+            + counts.navigation_items
+            + counts.media_files;
+        let actor = principal.actor_id();
+        let entry = AuditEntry {
+            actor: &actor,
+            action: Action::Delete,
+            entity_type: "site_content",
+            entity_id: site_id.to_string(),
+            site_id: Some(site_id),
+        };
+        audit::record(txn, now, entry, &json!({}), &counts).await?;
+        events::store_events(state, txn, events).await?;
+        Ok(counts)
+    })
+    .await?;
     state.statistics.after_bulk_write(&state.db);
     Ok(counts)
 }

@@ -220,34 +220,35 @@ pub async fn update(
     let before = state.site_state(site_id).await?.settings.clone();
     let changes = body.into_overrides().map_err(ApiError::validation)?;
 
-    let txn = crate::db::begin_write(&state.db).await?;
-    let stored = site_setting::Entity::find_by_id(site_id).one(&txn).await?;
-    let mut overrides = match stored.as_ref().map(|s| &s.overrides) {
-        Some(Value::Object(map)) => map.clone(),
-        _ => Map::new(),
-    };
-    overrides.extend(changes);
-    let after = SiteSettings::effective(Some(&Value::Object(overrides.clone())))?;
-    let row = site_setting::ActiveModel {
-        site_id: Set(site_id),
-        overrides: Set(Value::Object(overrides)),
-        updated_at: Set(now),
-    };
-    if stored.is_some() {
-        row.update(&txn).await?;
-    } else {
-        row.insert(&txn).await?;
-    }
-    let entry = AuditEntry {
-        actor,
-        action: Action::Update,
-        entity_type: "site_settings",
-        entity_id: site_id.to_string(),
-        site_id: Some(site_id),
-    };
-    audit::record(&txn, now, entry, &before, &after).await?;
-    txn.commit().await?;
-    Ok(after)
+    audit::write(&state.db, async |txn| {
+        let stored = site_setting::Entity::find_by_id(site_id).one(txn).await?;
+        let mut overrides = match stored.as_ref().map(|s| &s.overrides) {
+            Some(Value::Object(map)) => map.clone(),
+            _ => Map::new(),
+        };
+        overrides.extend(changes);
+        let after = SiteSettings::effective(Some(&Value::Object(overrides.clone())))?;
+        let row = site_setting::ActiveModel {
+            site_id: Set(site_id),
+            overrides: Set(Value::Object(overrides)),
+            updated_at: Set(now),
+        };
+        if stored.is_some() {
+            row.update(txn).await?;
+        } else {
+            row.insert(txn).await?;
+        }
+        let entry = AuditEntry {
+            actor,
+            action: Action::Update,
+            entity_type: "site_settings",
+            entity_id: site_id.to_string(),
+            site_id: Some(site_id),
+        };
+        audit::record(txn, now, entry, &before, &after).await?;
+        Ok(after)
+    })
+    .await
 }
 
 #[cfg(test)]
