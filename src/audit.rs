@@ -14,31 +14,13 @@ use uuid::Uuid;
 use crate::db::{Db, Touched, WriteTxn};
 use crate::error::{ApiError, ApiResult};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Create,
-    Update,
-    Delete,
-    Restore,
-    Revoke,
-    Purge,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Create => "create",
-            Action::Update => "update",
-            Action::Delete => "delete",
-            Action::Restore => "restore",
-            Action::Revoke => "revoke",
-            Action::Purge => "purge",
-        }
-    }
-}
+/// Who acted (stored typed in `audit_log.actor`).
+pub use plinth_entities::actor::Actor;
+/// What an entry records was done (stored typed in `audit_log.action`).
+pub use plinth_entities::kinds::AuditAction as Action;
 
 pub struct AuditEntry<'a> {
-    pub actor: &'a str,
+    pub actor: &'a Actor,
     pub action: Action,
     pub entity_type: &'a str,
     pub entity_id: String,
@@ -130,8 +112,8 @@ pub async fn record_on_sites(
     audit_log::ActiveModel {
         id: Set(id),
         site_id: Set(entry.site_id.or(listed.first().copied())),
-        actor: Set(entry.actor.to_string()),
-        action: Set(entry.action.as_str().to_string()),
+        actor: Set(entry.actor.clone()),
+        action: Set(entry.action),
         entity_type: Set(entry.entity_type.to_string()),
         entity_id: Set(entry.entity_id),
         changes: Set(changes),

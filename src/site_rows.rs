@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, EntityTrait, PrimaryKeyTrait, QueryFilter};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -23,7 +23,7 @@ pub trait SiteRow: Sized + Send + Sync {
     fn id(&self) -> Uuid;
     fn site_id(&self) -> Uuid;
 
-    fn audit_entry<'a>(&self, actor: &'a str, action: Action) -> AuditEntry<'a> {
+    fn audit_entry<'a>(&self, actor: &'a Actor, action: Action) -> AuditEntry<'a> {
         AuditEntry {
             actor,
             action,
@@ -39,7 +39,7 @@ pub trait SiteRow: Sized + Send + Sync {
 pub fn audited_write<'a, M: SiteRow>(
     db: &'a crate::db::Db,
     at: DateTime<Utc>,
-    actor: &'a str,
+    actor: &'a Actor,
     action: Action,
     before: Value,
 ) -> audit::Write<'a, impl FnOnce(&M) -> AuditEntry<'a>> {

@@ -8,9 +8,9 @@ pub struct Model {
     pub id: Uuid,
     pub site_id: Option<Uuid>,
     /// `api_key:<id>`, `user:<idp id>` or `system`.
-    pub actor: String,
+    pub actor: crate::actor::Actor,
     /// `create`, `update`, `delete`, …
-    pub action: String,
+    pub action: crate::kinds::AuditAction,
     pub entity_type: String,
     pub entity_id: String,
     /// `[{field, old, new}]`

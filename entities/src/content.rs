@@ -7,7 +7,7 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: Uuid,
-    pub kind: String,
+    pub kind: crate::kinds::ContentKind,
     /// A kind's own filterable classification (a CV entry's `entry_type`).
     pub subtype: Option<String>,
     pub slug: String,
@@ -18,7 +18,7 @@ pub struct Model {
     pub status: crate::values::ContentStatus,
     pub author: Option<String>,
     /// The principal that created the item (`api_key:<id>` / `user:<idp id>`).
-    pub created_by: Option<String>,
+    pub created_by: Option<crate::actor::Actor>,
     pub publish_start: Option<DateTimeUtc>,
     pub publish_end: Option<DateTimeUtc>,
     pub published_at: Option<DateTimeUtc>,

@@ -9,7 +9,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub site_id: Uuid,
     #[sea_orm(primary_key, auto_increment = false)]
-    pub kind: String,
+    pub kind: crate::kinds::ContentKind,
     #[sea_orm(primary_key, auto_increment = false)]
     pub subtype: String,
     #[sea_orm(primary_key, auto_increment = false)]

@@ -12,7 +12,7 @@ pub struct Model {
     pub content_id: Uuid,
     #[sea_orm(primary_key, auto_increment = false)]
     pub site_id: Uuid,
-    pub kind: String,
+    pub kind: crate::kinds::ContentKind,
     pub slug: String,
     pub route: Option<String>,
     pub status: crate::values::ContentStatus,

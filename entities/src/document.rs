@@ -31,7 +31,7 @@ pub struct Model {
     pub expires_at: Option<DateTimeUtc>,
     pub failed_attempts: i32,
     pub locked_at: Option<DateTimeUtc>,
-    pub created_by: Option<String>,
+    pub created_by: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub deleted_at: Option<DateTimeUtc>,

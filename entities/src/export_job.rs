@@ -12,7 +12,7 @@ pub struct Model {
     pub storage_key: Option<String>,
     pub size: Option<i64>,
     pub error: Option<String>,
-    pub created_by: Option<String>,
+    pub created_by: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
     pub started_at: Option<DateTimeUtc>,
     pub built_at: Option<DateTimeUtc>,

@@ -17,7 +17,7 @@ pub struct Model {
     /// simple, queryable
     pub storage_mode: String,
     pub retention_days: Option<i32>,
-    pub created_by: Option<String>,
+    pub created_by: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub deleted_at: Option<DateTimeUtc>,

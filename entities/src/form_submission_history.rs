@@ -9,7 +9,7 @@ pub struct Model {
     pub submission_id: Uuid,
     pub from_status: Option<crate::values::SubmissionStatus>,
     pub to_status: crate::values::SubmissionStatus,
-    pub actor: Option<String>,
+    pub actor: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
 }
 

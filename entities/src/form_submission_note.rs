@@ -8,7 +8,7 @@ pub struct Model {
     pub id: Uuid,
     pub submission_id: Uuid,
     pub body: String,
-    pub author: Option<String>,
+    pub author: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
 }
 

@@ -11,7 +11,7 @@ pub struct Model {
     pub description: Option<String>,
     /// `{fields, requires_consent?, bot_protection?, storage_mode?, retention_days?}`
     pub definition: Json,
-    pub created_by: Option<String>,
+    pub created_by: Option<crate::actor::Actor>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -1,6 +1,7 @@
 //! sea-orm entities of Plinth. One module per table; the migrations crate creates
 //! the same tables for SQLite and PostgreSQL.
 
+pub mod actor;
 pub mod ai_settings;
 pub mod altcha_spent;
 pub mod analytics_daily;
@@ -36,6 +37,7 @@ pub mod form_submission_note;
 pub mod form_submission_value;
 pub mod form_template;
 pub mod job_lease;
+pub mod kinds;
 pub mod locale;
 pub mod media_file;
 pub mod media_listing;

@@ -26,7 +26,7 @@ pub struct Model {
     pub focal_y: Option<f64>,
     /// JSON array of tag strings.
     pub tags: Json,
-    pub uploaded_by: Option<String>,
+    pub uploaded_by: Option<crate::actor::Actor>,
     pub is_global: bool,
     pub folder_id: Option<Uuid>,
     pub created_at: DateTimeUtc,

@@ -9,7 +9,7 @@ pub struct Model {
     pub idp_user_id: String,
     pub site_id: Option<Uuid>,
     /// e.g. `review_requested`
-    pub kind: String,
+    pub kind: crate::kinds::NotificationKind,
     pub title: String,
     pub body: String,
     pub entity_type: Option<String>,

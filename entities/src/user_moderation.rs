@@ -11,7 +11,7 @@ pub struct Model {
     pub reason: Option<String>,
     /// Suspensions only.
     pub expires_at: Option<DateTimeUtc>,
-    pub updated_by: String,
+    pub updated_by: crate::actor::Actor,
     pub updated_at: DateTimeUtc,
 }
 

@@ -18,7 +18,7 @@ use super::model::{
     UpdateHelpState, UpdatePreferences,
 };
 use crate::api_keys::ApiKeyResponse;
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Credential, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::members::memberships_of;
@@ -80,8 +80,9 @@ pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) ->
             ));
         }
         remove_user_data(txn, user).await?;
+        let actor = Actor::User(user.to_string());
         let entry = AuditEntry {
-            actor: user,
+            actor: &actor,
             action: Action::Delete,
             entity_type: "account",
             entity_id: user.to_string(),
@@ -131,9 +132,9 @@ pub async fn profile(state: &AppState, principal: &Principal) -> ApiResult<(Prof
 
 /// Everything Plinth holds about the caller.
 pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>) -> ApiResult<AccountExport> {
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let (profile, own_key) = profile(state, principal).await?;
-    let mut keys_filter = Condition::any().add(api_key::Column::CreatedBy.eq(actor.as_str()));
+    let mut keys_filter = Condition::any().add(api_key::Column::CreatedBy.eq(actor.to_string()));
     if let Some(key) = &own_key {
         keys_filter = keys_filter.add(api_key::Column::Id.eq(key.id));
     }
@@ -146,7 +147,7 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
         .map(|key| ApiKeyResponse::at(key, now))
         .collect();
     let entries = audit_log::Entity::find()
-        .filter(audit_log::Column::Actor.eq(actor.as_str()))
+        .filter(audit_log::Column::Actor.eq(actor.to_string()))
         .order_by_asc(audit_log::Column::CreatedAt)
         .order_by_asc(audit_log::Column::Id)
         .all(&state.db)
@@ -158,7 +159,7 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
             site_id: e.site_id,
             entity_type: e.entity_type.clone(),
             entity_id: e.entity_id.clone(),
-            action: e.action.clone(),
+            action: e.action.as_str().to_string(),
             changes: e.changes.clone(),
             changed_at: e.created_at,
         })
@@ -168,7 +169,7 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
         .map(|e| ActivityEntry {
             id: e.id,
             site_id: e.site_id,
-            action: e.action,
+            action: e.action.as_str().to_string(),
             entity_type: e.entity_type,
             entity_id: e.entity_id,
             created_at: e.created_at,

@@ -63,7 +63,7 @@ pub async fn update_ai_settings(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
-    let saved = settings::update(&state, &principal.actor_id(), site_id, body.into_inner()).await?;
+    let saved = settings::update(&state, &principal.actor(), site_id, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(saved))
 }
 

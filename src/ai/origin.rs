@@ -158,7 +158,7 @@ pub async fn put_ai_config(
         system_prompts: body.system_prompts,
         ..UpdateAiSettings::default()
     };
-    settings::update(&state, &principal.actor_id(), site_id, update).await?;
+    settings::update(&state, &principal.actor(), site_id, update).await?;
     Ok(HttpResponse::Ok().json(stored_config(&state, site_id).await?))
 }
 
@@ -175,7 +175,7 @@ pub async fn delete_ai_config(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
-    settings::remove(&state, &principal.actor_id(), site_id).await?;
+    settings::remove(&state, &principal.actor(), site_id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

@@ -17,7 +17,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::model::{AiSettingsResponse, AiUsage, AssistAction, UpdateAiSettings};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::outbound::Refusal;
 use crate::state::AppState;
@@ -176,7 +176,7 @@ pub(super) async fn checked_base_url(state: &AppState, raw: &str) -> ApiResult<S
 /// without the key.
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     site_id: Uuid,
     body: UpdateAiSettings,
 ) -> ApiResult<AiSettingsResponse> {
@@ -286,13 +286,13 @@ pub async fn update(
     .await
 }
 
-fn settings_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
+fn settings_entry(actor: &Actor, action: Action, site_id: Uuid) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: "ai_settings", entity_id: site_id.to_string(), site_id: Some(site_id) }
 }
 
 /// Deletes the site's settings (key and counters with them), audited; 404
 /// ENTITY_NOT_FOUND when it has none.
-pub async fn remove(state: &AppState, actor: &str, site_id: Uuid) -> ApiResult<()> {
+pub async fn remove(state: &AppState, actor: &Actor, site_id: Uuid) -> ApiResult<()> {
     let current = stored(state, site_id).await?.ok_or_else(|| ApiError::not_found("ai_settings", site_id))?;
     let before = json!(response(site_id, Some(&current)));
     audit::Write {

@@ -92,7 +92,7 @@ async fn save_target(
     target: &Language,
     texts: &BTreeMap<String, String>,
 ) -> ApiResult<SaveTarget> {
-    let kind = ContentKind::parse(&item.kind).ok_or_else(|| ApiError::internal("a content item of no known kind"))?;
+    let kind = item.kind;
     let sites: Vec<Uuid> = content_site::Entity::find()
         .filter(content_site::Column::ContentId.eq(item.id))
         .all(&state.db)

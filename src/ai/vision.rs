@@ -12,6 +12,7 @@ use super::actions::{self, Language};
 use super::model::{AltTextResponse, AutoTagResponse, VisionRequest};
 use super::service::{optional_language, site_language};
 use super::{provider, settings};
+use crate::audit::Actor;
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::media::metadata::service as metadata;
@@ -91,7 +92,7 @@ pub async fn alt_text(
     let alt_text = actions::read_alt_text(&answer)?;
     let saved_metadata_id = match (body.save, media, language) {
         (true, Some(media), Some(language)) => {
-            Some(save_alt_text(state, &principal.actor_id(), &media, language.id, &alt_text).await?)
+            Some(save_alt_text(state, &principal.actor(), &media, language.id, &alt_text).await?)
         }
         _ => None,
     };
@@ -99,7 +100,7 @@ pub async fn alt_text(
 }
 
 /// Updates the file's metadata in the locale, or creates it.
-async fn save_alt_text(state: &AppState, actor: &str, media: &Media, locale_id: Uuid, text: &str) -> ApiResult<Uuid> {
+async fn save_alt_text(state: &AppState, actor: &Actor, media: &Media, locale_id: Uuid, text: &str) -> ApiResult<Uuid> {
     let current = media_metadata::Entity::find()
         .filter(media_metadata::Column::MediaId.eq(media.file.id))
         .filter(media_metadata::Column::LocaleId.eq(locale_id))
@@ -131,14 +132,14 @@ pub async fn auto_tag(
     let answer = provider::complete(state, &config, config.vision_model(), &prompt).await?;
     let tags = actions::read_tags(&answer)?;
     let saved_tags = match (body.save, media) {
-        (true, Some(media)) => Some(save_tags(state, &principal.actor_id(), media, &tags).await?),
+        (true, Some(media)) => Some(save_tags(state, &principal.actor(), media, &tags).await?),
         _ => None,
     };
     Ok(AutoTagResponse { tags, saved_tags })
 }
 
 /// Adds the tags to the file's own (at most 20 in all) through the media update.
-async fn save_tags(state: &AppState, actor: &str, media: Media, tags: &[String]) -> ApiResult<Vec<String>> {
+async fn save_tags(state: &AppState, actor: &Actor, media: Media, tags: &[String]) -> ApiResult<Vec<String>> {
     let mut merged: Vec<String> = serde_json::from_value(media.file.tags.clone()).unwrap_or_default();
     actions::merge_tags(&mut merged, tags.iter().cloned());
     let update = UpdateMedia { tags: Some(merged), ..Default::default() };

@@ -61,7 +61,7 @@ pub async fn create_api_key(
     let now = state.clock.now();
     // The body is checked before the caller's rights: a malformed request is
     // refused the same way whoever sends it.
-    let key = service::check_new(body.into_inner(), principal.actor_id(), now)?;
+    let key = service::check_new(body.into_inner(), principal.actor().to_string(), now)?;
     let ceiling = grant_ceiling(&state, &principal, key.site_id).await?;
     if !key.permission.within(ceiling) {
         return Err(ApiError::new(
@@ -69,7 +69,7 @@ pub async fn create_api_key(
             format!("you may create keys up to {}, not {}", ceiling.as_str(), key.permission.as_str()),
         ));
     }
-    let created = service::create(&state, &principal.actor_id(), now, key).await?;
+    let created = service::create(&state, &principal.actor(), now, key).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -186,7 +186,7 @@ pub async fn update_api_key(
             format!("you may give keys up to {}, not {}", ceiling.as_str(), asked.as_str()),
         ));
     }
-    let updated = service::update(&state, &principal.actor_id(), now, key, update).await?;
+    let updated = service::update(&state, &principal.actor(), now, key, update).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -208,7 +208,7 @@ pub async fn block_api_key(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(service::block(&state, &principal.actor_id(), now, key, body.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(service::block(&state, &principal.actor(), now, key, body.into_inner()).await?))
 }
 
 /// Unblock an API key
@@ -227,7 +227,7 @@ pub async fn unblock_api_key(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(service::unblock(&state, &principal.actor_id(), now, key).await?))
+    Ok(HttpResponse::Ok().json(service::unblock(&state, &principal.actor(), now, key).await?))
 }
 
 /// Revoke an API key, answering it
@@ -246,7 +246,7 @@ pub async fn revoke_api_key_answering(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(service::revoke(&state, &principal.actor_id(), now, key).await?))
+    Ok(HttpResponse::Ok().json(service::revoke(&state, &principal.actor(), now, key).await?))
 }
 
 /// Revoke an API key
@@ -263,6 +263,6 @@ pub async fn revoke_api_key(
     let now = state.clock.now();
     // Permission checks read through the pool, so the write transaction starts after them.
     let (key, _) = managed_key(&state, &principal, id.into_inner()).await?;
-    service::revoke(&state, &principal.actor_id(), now, key).await?;
+    service::revoke(&state, &principal.actor(), now, key).await?;
     Ok(HttpResponse::NoContent().finish())
 }

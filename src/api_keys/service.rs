@@ -12,7 +12,7 @@ use uuid::Uuid;
 use serde_json::{json, Value};
 
 use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, KeyStatus, UpdateApiKey};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::KeyPermission;
 use crate::config::Config;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
@@ -196,7 +196,7 @@ pub fn check_new(body: CreateApiKey, created_by: String, now: DateTime<Utc>) -> 
 }
 
 /// Stores a checked key on an existing site (or unscoped) with its audit entry.
-pub async fn create(state: &AppState, actor: &str, now: DateTime<Utc>, key: NewKey) -> ApiResult<CreatedApiKey> {
+pub async fn create(state: &AppState, actor: &Actor, now: DateTime<Utc>, key: NewKey) -> ApiResult<CreatedApiKey> {
     if let Some(site_id) = key.site_id {
         state.site_state(site_id).await?;
     }
@@ -210,7 +210,7 @@ pub async fn create(state: &AppState, actor: &str, now: DateTime<Utc>, key: NewK
 /// The one audited write of a key row (see `audit::Write`).
 fn audited<'a>(
     state: &'a AppState,
-    actor: &'a str,
+    actor: &'a Actor,
     now: DateTime<Utc>,
     action: Action,
     before: Value,
@@ -295,7 +295,7 @@ pub async fn find(db: &DatabaseConnection, id: Uuid) -> ApiResult<api_key::Model
 /// verification and rate-limit counters, here and on every instance.
 pub async fn revoke(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     key: api_key::Model,
 ) -> ApiResult<ApiKeyResponse> {
@@ -312,7 +312,7 @@ pub async fn revoke(
 /// read the key again (its status and limits) on its next request.
 async fn change(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     action: Action,
     before: Value,
@@ -375,7 +375,7 @@ pub fn check_update(key: &api_key::Model, body: UpdateApiKey, now: DateTime<Utc>
 /// Changes a key's settings.
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     key: api_key::Model,
     update: KeyUpdate,
@@ -423,7 +423,7 @@ fn refuse_revoked(key: &api_key::Model) -> ApiResult<()> {
 /// AUTH_API_KEY_INVALID until unblocked. Blocking a blocked key replaces the reason.
 pub async fn block(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     key: api_key::Model,
     body: BlockApiKey,
@@ -447,7 +447,7 @@ pub async fn block(
 /// Lifts a block (a key that is not blocked stays as it is).
 pub async fn unblock(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     key: api_key::Model,
 ) -> ApiResult<ApiKeyResponse> {

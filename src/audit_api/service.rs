@@ -10,6 +10,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::audit::Actor;
 use crate::auth::{Capability, Principal};
 use crate::content::ContentKind;
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -22,7 +23,7 @@ pub struct AuditEntryResponse {
     /// The site the entry was written for (an item on several sites is listed under each).
     pub site_id: Option<Uuid>,
     /// `api_key:<id>`, `user:<idp id>` or `system`.
-    pub actor: String,
+    pub actor: Actor,
     /// create, update, delete, restore, revoke, purge
     pub action: String,
     /// The type of the item (`blog`, `site`, …).
@@ -41,7 +42,7 @@ impl From<audit_log::Model> for AuditEntryResponse {
             id: m.id,
             site_id: m.site_id,
             actor: m.actor,
-            action: m.action,
+            action: m.action.as_str().to_string(),
             entity_type: m.entity_type,
             entity_id: m.entity_id,
             changes: m.changes,
@@ -87,7 +88,7 @@ pub struct FieldChange {
     /// What was done (`update`, …).
     pub action: String,
     /// Who did it (`api_key:<id>`, `user:<idp id>` or `system`).
-    pub actor: String,
+    pub actor: Actor,
     /// When.
     pub created_at: DateTime<Utc>,
 }
@@ -217,7 +218,7 @@ pub fn history(entries: &[audit_log::Model]) -> Vec<FieldChange> {
                     field,
                     old: c.get("old").cloned().unwrap_or(Value::Null),
                     new: c.get("new").cloned().unwrap_or(Value::Null),
-                    action: e.action.clone(),
+                    action: e.action.as_str().to_string(),
                     actor: e.actor.clone(),
                     created_at: e.created_at,
                 })

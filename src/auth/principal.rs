@@ -9,6 +9,7 @@ use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use chrono::{DateTime, Utc};
 use futures_util::future::LocalBoxFuture;
 use plinth_actors::{KeyDecision, RateLimitStatus};
+use plinth_entities::actor::Actor;
 use plinth_entities::site_member;
 use sea_orm::sea_query::{Expr, ExprTrait, Query};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -73,11 +74,11 @@ impl Principal {
         self.system_admin
     }
 
-    /// How the audit trail names this caller.
-    pub fn actor_id(&self) -> String {
+    /// Who this caller is in the audit trail and as an owner of what it made.
+    pub fn actor(&self) -> Actor {
         match &self.credential {
-            Credential::ApiKey(key) => format!("api_key:{}", key.id),
-            Credential::User(user) => format!("user:{}", user.idp_user_id),
+            Credential::ApiKey(key) => Actor::ApiKey(key.id),
+            Credential::User(user) => Actor::User(user.idp_user_id.clone()),
         }
     }
 

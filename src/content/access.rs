@@ -3,6 +3,7 @@
 
 use uuid::Uuid;
 
+use super::KindRules;
 use super::{ContentKind, ContentStatus};
 use crate::auth::{Capability, Principal, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode};

@@ -118,7 +118,7 @@ async fn copy_item(
             row.title = Set(title);
             row.fields = Set(fields);
             row.status = Set(ContentStatus::Draft);
-            row.created_by = Set(Some(principal.actor_id()));
+            row.created_by = Set(Some(principal.actor()));
             row.published_at = Set(None);
             row.is_featured = Set(false);
             row.is_sample = Set(false);
@@ -148,7 +148,7 @@ async fn copy_item(
                 copy.updated_at = Set(now);
                 copy.reset_all().insert(txn).await?;
             }
-            let actor = principal.actor_id();
+            let actor = principal.actor();
             let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
             let created = audited(txn, now, new_id, entry, &json!({"copied_from": id})).await?;
             store_events(state, txn, created_events(kind, &created, now)).await?;

@@ -46,7 +46,7 @@ pub(super) async fn store_relations(
             content_site::ActiveModel {
                 content_id: Set(id),
                 site_id: Set(*site_id),
-                kind: Set(kind.as_str().to_string()),
+                kind: Set(kind),
                 slug: Set(draft.slug.clone()),
                 route: Set(draft.route.clone()),
             }

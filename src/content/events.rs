@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::model::ContentResponse;
+use super::KindRules;
 use super::{ContentKind, ContentStatus};
 use crate::error::ApiResult;
 use crate::events::DomainEvent;

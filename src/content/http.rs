@@ -13,6 +13,7 @@ use super::model::{
 };
 use super::moves::ReviewAnswer;
 use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
+use super::KindRules;
 use super::{copy, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};

@@ -1,48 +1,26 @@
 //! The kinds of content the engine serves. Everything kind-specific that the
 //! shared code needs to know is answered here.
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
 use crate::error::ErrorCode;
 use crate::state::SiteSettings;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ContentKind {
-    Blog,
-    Page,
-    Project,
-    CvEntry,
-    Legal,
-    Skill,
+pub use plinth_entities::kinds::ContentKind;
+
+/// What the engine needs to know of each kind beyond its name (the name and
+/// the list of kinds are the entity's, stored in the `kind` columns).
+pub trait KindRules {
+    fn event_prefix(self) -> Option<&'static str>;
+    fn published_by_default(self) -> bool;
+    fn default_per_page(self) -> u64;
+    fn module_enabled(self, settings: &SiteSettings) -> bool;
+    fn module_name(self) -> &'static str;
+    fn bulk_status_required(self) -> ErrorCode;
 }
 
-impl ContentKind {
-    pub const ALL: [ContentKind; 6] = [
-        ContentKind::Blog,
-        ContentKind::Page,
-        ContentKind::Project,
-        ContentKind::CvEntry,
-        ContentKind::Legal,
-        ContentKind::Skill,
-    ];
-
-    /// The entity type (trash `entity_type`, audit, errors).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ContentKind::Blog => "blog",
-            ContentKind::Page => "page",
-            ContentKind::Project => "project",
-            ContentKind::CvEntry => "cv_entry",
-            ContentKind::Legal => "legal",
-            ContentKind::Skill => "skill",
-        }
-    }
-
+impl KindRules for ContentKind {
     /// The prefix of this kind's event names (`cv.created`); `None` for kinds the
     /// spec defines no events for.
-    pub fn event_prefix(self) -> Option<&'static str> {
+    fn event_prefix(self) -> Option<&'static str> {
         match self {
             ContentKind::CvEntry => Some("cv"),
             ContentKind::Skill => None,
@@ -52,24 +30,20 @@ impl ContentKind {
 
     /// Items of this kind are visible without a publishing step: they are
     /// created Published unless a status is given.
-    pub fn published_by_default(self) -> bool {
+    fn published_by_default(self) -> bool {
         self == ContentKind::Skill
     }
 
     /// `per_page` of this kind's list when none is given.
-    pub fn default_per_page(self) -> u64 {
+    fn default_per_page(self) -> u64 {
         match self {
             ContentKind::Skill => 25,
             _ => crate::pagination::DEFAULT_PER_PAGE,
         }
     }
 
-    pub fn parse(raw: &str) -> Option<ContentKind> {
-        ContentKind::ALL.into_iter().find(|k| k.as_str() == raw)
-    }
-
     /// Whether the site's module for this kind is on.
-    pub fn module_enabled(self, settings: &SiteSettings) -> bool {
+    fn module_enabled(self, settings: &SiteSettings) -> bool {
         match self {
             ContentKind::Blog => settings.module_blog_enabled,
             ContentKind::Page => settings.module_pages_enabled,
@@ -78,7 +52,7 @@ impl ContentKind {
         }
     }
 
-    pub fn module_name(self) -> &'static str {
+    fn module_name(self) -> &'static str {
         match self {
             ContentKind::Blog => "blog",
             ContentKind::Page => "pages",
@@ -88,7 +62,7 @@ impl ContentKind {
     }
 
     /// The code for a bulk `UpdateStatus` without a status.
-    pub fn bulk_status_required(self) -> ErrorCode {
+    fn bulk_status_required(self) -> ErrorCode {
         match self {
             ContentKind::Blog => ErrorCode::BlogBulkStatusRequired,
             ContentKind::Page => ErrorCode::PageBulkStatusRequired,
@@ -96,23 +70,6 @@ impl ContentKind {
             ContentKind::CvEntry => ErrorCode::CvBulkStatusRequired,
             // The spec names no code of their own for these.
             ContentKind::Legal | ContentKind::Skill => ErrorCode::BadRequest,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ContentKind::{self, *};
-
-    #[test]
-    fn every_kind_is_listed_and_parses_back() {
-        // Adding a variant breaks this match until it is sorted here and in ALL.
-        let listed = |kind: ContentKind| match kind {
-            Blog | Page | Project | CvEntry | Legal | Skill => ContentKind::ALL.contains(&kind),
-        };
-        for kind in [Blog, Page, Project, CvEntry, Legal, Skill] {
-            assert!(listed(kind), "{kind:?} missing from ALL");
-            assert_eq!(ContentKind::parse(kind.as_str()), Some(kind));
         }
     }
 }

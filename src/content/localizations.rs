@@ -36,7 +36,7 @@ async fn editable_item(
         relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
     let role = role_on_all(state, principal, &sites).await?;
     require_module(state, kind, &sites).await?;
-    let is_own = item.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let is_own = item.created_by.as_ref() == Some(&principal.actor());
     require_may_edit(role, is_own, item.status, kind)?;
     Ok((item, sites))
 }
@@ -149,7 +149,7 @@ pub async fn create(
         .await
         .map_err(on_constraint(Constraint::Unique, exists))?;
         let response = LocalizationResponse::from(&created);
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = AuditEntry {
             actor: &actor,
             action: Action::Create,
@@ -215,7 +215,7 @@ pub async fn update(
     audit::write(&state.db, async |txn| {
         let updated = row.update(txn).await?;
         let after = LocalizationResponse::from(&updated);
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = AuditEntry {
             actor: &actor,
             action: Action::Update,
@@ -241,7 +241,7 @@ pub async fn delete(
     let before = LocalizationResponse::from(&current);
     audit::write(&state.db, async |txn| {
         content_localization::Entity::delete_by_id(localization_id).exec(txn).await?;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = AuditEntry {
             actor: &actor,
             action: Action::Delete,

@@ -33,7 +33,7 @@ pub mod trash;
 mod validate;
 pub mod write;
 
-pub use kind::ContentKind;
+pub use kind::{ContentKind, KindRules};
 pub use slug::slugify;
 pub use status::ContentStatus;
 pub(crate) use validate::KIND_FIELDS;

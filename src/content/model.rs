@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::ContentStatus;
+use super::{ContentKind, ContentStatus};
 use crate::values::double_option;
 
 /// A content item (BlogResponse, PageResponse, …).
@@ -136,7 +136,7 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_parts: bo
     if let Some(route) = route {
         fields.insert("route".into(), Value::String(route));
     }
-    if model.kind == "page" {
+    if model.kind == ContentKind::Page {
         // As the service the spec was written from (also for pages stored before these were kept).
         fields.entry("page_type").or_insert_with(|| Value::String("Static".into()));
         fields.entry("is_in_navigation").or_insert(Value::Bool(false));
@@ -144,13 +144,13 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_parts: bo
             fields.entry(optional).or_insert(Value::Null);
         }
     }
-    if model.kind == "blog" {
+    if model.kind == ContentKind::Blog {
         // As the service the spec was written from: comments allowed, and no
         // reading time until one is given (also for blogs stored before either).
         fields.entry("allow_comments").or_insert(Value::Bool(true));
         fields.entry("reading_time_minutes").or_insert(Value::Null);
     }
-    if model.kind == "legal" {
+    if model.kind == ContentKind::Legal {
         // The origin service's admin names a legal document by its
         // `cookie_name`, and reads its type in its own spelling.
         fields.insert("cookie_name".into(), Value::String(model.title.clone()));
@@ -160,7 +160,7 @@ pub fn kind_fields(model: &content::Model, route: Option<String>, with_parts: bo
             fields.entry("groups").or_insert_with(|| json!([]));
         }
     }
-    if model.kind == "skill" {
+    if model.kind == ContentKind::Skill {
         // The spec calls a skill's title its name.
         fields.insert("name".into(), Value::String(model.title.clone()));
     }

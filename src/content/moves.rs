@@ -15,6 +15,7 @@ use super::relations;
 use super::write::{
     audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
 };
+use super::KindRules;
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
 use crate::auth::{Capability, Principal};
@@ -57,7 +58,7 @@ pub async fn review(
         row.published_at = Set(published);
         row.updated_at = Set(now);
         row.update(txn).await?;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
         let reviewed = audited(txn, now, id, entry, &before).await?;
         store_events(state, txn, change_events(kind, from, &reviewed, now)).await?;
@@ -118,11 +119,11 @@ pub async fn bulk(
             return Err(ApiError::not_found(kind.as_str(), missing));
         }
         let now = state.clock.now();
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let mut changed = Vec::new();
         for item in items {
             let from = item.status;
-            let is_own = item.created_by.as_deref() == Some(actor.as_str());
+            let is_own = item.created_by.as_ref() == Some(&actor);
             let mut row: content::ActiveModel = item.clone().into();
             match status {
                 Some(to) => {

@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use super::events::{change_events, store_events};
 use super::relations;
-use super::{ContentKind, ContentStatus};
-use crate::audit::{self, Action, AuditEntry};
+use super::ContentStatus;
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
@@ -51,7 +51,7 @@ async fn move_one(
     to: ContentStatus,
     now: chrono::DateTime<chrono::Utc>,
 ) -> ApiResult<bool> {
-    let Some(kind) = ContentKind::parse(&item.kind) else { return Ok(false) };
+    let kind = item.kind;
     let from = item.status;
     audit::write(&state.db, async |txn| {
         let mut update = content::Entity::update_many()
@@ -68,7 +68,7 @@ async fn move_one(
         let ids: [Uuid; 1] = [item.id];
         let rel = relations::load(txn, &ids, true).await?.remove(&item.id).unwrap_or_default();
         let entry = AuditEntry {
-            actor: "system",
+            actor: &Actor::System,
             action: Action::Update,
             entity_type: kind.as_str(),
             entity_id: item.id.to_string(),

@@ -100,7 +100,7 @@ impl TrashSource for ContentTrash {
                 row.is_deleted = Set(false);
                 row.deleted_at = Set(None);
                 let restored_row = row.update(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 let entry = AuditEntry {
                     actor: &actor,
                     action: Action::Restore,
@@ -145,7 +145,7 @@ impl TrashSource for ContentTrash {
             audit::write(&state.db, async |txn| {
                 // Sites, localizations and taxonomy links cascade with the row.
                 content::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 let entry = AuditEntry {
                     actor: &actor,
                     action: Action::Purge,

@@ -14,15 +14,16 @@ use super::events::{change_events, created_events, events_for, store_events};
 use super::kind_input::KindInput;
 use super::model::{ContentResponse, CreateContent, UpdateContent};
 use super::slug::{available_slug, retry_lost_slug_race, slugify};
+use super::KindRules;
 use super::{parts, relations, validate, ContentKind, ContentStatus};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal, Role, RoleGrants};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
 
 pub(super) fn audit_entry(
-    actor: &str,
+    actor: &Actor,
     action: Action,
     kind: ContentKind,
     id: Uuid,
@@ -173,7 +174,7 @@ pub(crate) async fn audit_created(
     principal: &Principal,
     inserted: Inserted,
 ) -> ApiResult<ContentResponse> {
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let entry = audit_entry(&actor, Action::Create, inserted.kind, inserted.id, None);
     let response = relations::response(&inserted.model, inserted.relations);
     audit::record_on_sites(txn, at, entry, &response.site_ids, &(), &response).await?;
@@ -298,7 +299,7 @@ pub(crate) async fn insert(
     let part_keys = parts::prepare(txn, kind, parts_given, &body.site_ids, id, &mut fields).await?;
     let model = content::ActiveModel {
         id: Set(id),
-        kind: Set(kind.as_str().to_string()),
+        kind: Set(kind),
         subtype: Set(subtype),
         slug: Set(slug.clone()),
         title: Set(title),
@@ -306,7 +307,7 @@ pub(crate) async fn insert(
         body: Set(body.body),
         status: Set(status),
         author: Set(body.author),
-        created_by: Set(Some(principal.actor_id())),
+        created_by: Set(Some(principal.actor())),
         publish_start: Set(body.publish_start),
         publish_end: Set(body.publish_end),
         published_at: Set(body.published_date.or(published_at(status, ContentStatus::Draft, None, now))),
@@ -380,7 +381,7 @@ pub async fn editable(
     id: Uuid,
 ) -> ApiResult<content::Model> {
     let (current, _, role) = checked_item(state, principal, kind, id).await?;
-    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let is_own = current.created_by.as_ref() == Some(&principal.actor());
     require_may_edit(role, is_own, current.status, kind)?;
     Ok(current)
 }
@@ -421,7 +422,7 @@ pub async fn update_from(
     let before = relations::response(&current, rel.clone());
     require_module(state, kind, &new_sites).await?;
     let from = current.status;
-    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let is_own = current.created_by.as_ref() == Some(&principal.actor());
     // Reviewers move others' items between statuses; any other change is an edit.
     if !(body.is_status_only() && role.has(Capability::ReviewContent)) {
         require_may_edit(role, is_own, from, kind)?;
@@ -513,7 +514,7 @@ pub async fn update_from(
         store_relations(txn, kind, id, &draft, existing).await?;
         let title = body.title.as_deref().unwrap_or(&current.title);
         notify_if_submitted(txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
         let updated = audited(txn, now, id, entry, &before).await?;
         store_events(state, txn, change_events(kind, from, &updated, now)).await?;
@@ -525,7 +526,7 @@ pub async fn update_from(
 /// Soft delete: the item leaves listings and appears in the trash.
 pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
     let (current, rel, role) = checked_item(state, principal, kind, id).await?;
-    let is_own = current.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let is_own = current.created_by.as_ref() == Some(&principal.actor());
     role.ensure(Capability::CreateContent, &format!("deleting a {}", kind.as_str()))?;
     if !role.has(Capability::EditAnyContent) && !is_own {
         return Err(ApiError::new(
@@ -541,7 +542,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
         row.is_deleted = Set(true);
         row.deleted_at = Set(Some(now));
         row.update(txn).await?;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
         let deleted = json!({"is_deleted": true, "deleted_at": now});
         audit::record_on_sites(txn, now, entry, &before.site_ids, &before, &deleted).await?;
@@ -568,7 +569,7 @@ pub(crate) async fn soft_delete_many(
         .filter(content::Column::Id.is_in(ids.to_vec()))
         .exec(txn)
         .await?;
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let mut out = Vec::new();
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::model::{
     ContentTemplateResponse, CreateContentTemplate, TemplateOrder, TemplateQuery, UpdateContentTemplate,
 };
-use crate::audit::Action;
+use crate::audit::{Action, Actor};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated, SortDir};
 use crate::site_rows::{self, SiteRow};
@@ -184,7 +184,7 @@ fn apply(
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateContentTemplate,
@@ -239,7 +239,7 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: content_template::Model,
     body: UpdateContentTemplate,
@@ -257,7 +257,7 @@ pub async fn update(
 
 pub async fn delete(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: content_template::Model,
 ) -> ApiResult<()> {

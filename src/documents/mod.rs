@@ -93,7 +93,7 @@ pub async fn create_document(
     let site_id = site_id.into_inner();
     let max = documents_site(&state, &principal, site_id, Capability::CreateContent).await?;
     let body: CreateDocument = read_body(payload, max).await?;
-    let created = service::create(&state, &principal.actor_id(), site_id, body).await?;
+    let created = service::create(&state, &principal.actor(), site_id, body).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -141,7 +141,7 @@ pub async fn update_document(
     let doc = service::find(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     let max = state.site_state(doc.site_id).await?.settings.max_document_file_size;
     let body: UpdateDocument = read_body(payload, max).await?;
-    Ok(HttpResponse::Ok().json(service::update(&state, &principal.actor_id(), doc, body).await?))
+    Ok(HttpResponse::Ok().json(service::update(&state, &principal.actor(), doc, body).await?))
 }
 
 /// Delete a document
@@ -155,7 +155,7 @@ pub async fn delete_document(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    service::delete(&state, &principal.actor_id(), doc).await?;
+    service::delete(&state, &principal.actor(), doc).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -234,7 +234,7 @@ pub async fn make_document_private(
     body: crate::body::Json<MakePrivate>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    Ok(HttpResponse::Ok().json(privacy::make_private(&state, &principal.actor_id(), doc, body.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(privacy::make_private(&state, &principal.actor(), doc, body.into_inner()).await?))
 }
 
 /// Remove a document's password
@@ -251,7 +251,7 @@ pub async fn make_document_public(
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let password = body.and_then(|b| b.into_inner().password);
-    Ok(HttpResponse::Ok().json(privacy::make_public(&state, &principal.actor_id(), doc, password).await?))
+    Ok(HttpResponse::Ok().json(privacy::make_public(&state, &principal.actor(), doc, password).await?))
 }
 
 /// Unlock a locked document
@@ -268,7 +268,7 @@ pub async fn unlock_document(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;
-    Ok(HttpResponse::Ok().json(privacy::unlock(&state, &principal.actor_id(), doc).await?))
+    Ok(HttpResponse::Ok().json(privacy::unlock(&state, &principal.actor(), doc).await?))
 }
 
 /// Add a localization to a document
@@ -284,7 +284,7 @@ pub async fn create_document_localization(
     body: crate::body::Json<CreateDocumentLocalization>,
 ) -> ApiResult<HttpResponse> {
     let doc = service::find(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
-    let created = service::create_localization(&state, &principal.actor_id(), &doc, body.into_inner()).await?;
+    let created = service::create_localization(&state, &principal.actor(), &doc, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -301,7 +301,7 @@ pub async fn update_document_localization(
 ) -> ApiResult<HttpResponse> {
     let current = service::find_localization(&state, loc_id.into_inner()).await?;
     let doc = service::find(&state, &principal, current.document_id, Capability::Read).await?;
-    let updated = service::update_localization(&state, &principal.actor_id(), &doc, current, body.into_inner()).await?;
+    let updated = service::update_localization(&state, &principal.actor(), &doc, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -317,7 +317,7 @@ pub async fn delete_document_localization(
 ) -> ApiResult<HttpResponse> {
     let current = service::find_localization(&state, loc_id.into_inner()).await?;
     let doc = service::find(&state, &principal, current.document_id, Capability::Read).await?;
-    service::delete_localization(&state, &principal.actor_id(), &doc, current).await?;
+    service::delete_localization(&state, &principal.actor(), &doc, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

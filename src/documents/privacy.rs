@@ -17,7 +17,7 @@ use super::crypto::{self, CryptoError, Key};
 use super::model::{AccessToken, MakePrivate};
 use super::service::{response, save};
 use super::stream;
-use crate::audit::Action;
+use crate::audit::{Action, Actor};
 use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
@@ -46,7 +46,7 @@ fn recovery(state: &AppState) -> Option<Key> {
 
 pub async fn make_private(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     doc: document::Model,
     body: MakePrivate,
 ) -> ApiResult<super::model::DocumentResponse> {
@@ -155,7 +155,7 @@ async fn open_with_password(doc: &document::Model, password: String) -> ApiResul
 
 pub async fn make_public(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     doc: document::Model,
     password: Option<String>,
 ) -> ApiResult<super::model::DocumentResponse> {
@@ -270,7 +270,11 @@ async fn record_failure(state: &AppState, doc: &document::Model, now: DateTime<U
     }
 }
 
-pub async fn unlock(state: &AppState, actor: &str, doc: document::Model) -> ApiResult<super::model::DocumentResponse> {
+pub async fn unlock(
+    state: &AppState,
+    actor: &Actor,
+    doc: document::Model,
+) -> ApiResult<super::model::DocumentResponse> {
     if doc.locked_at.is_none() {
         return Err(ApiError::new(ErrorCode::DocumentNotLocked, "the document is not locked"));
     }

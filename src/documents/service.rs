@@ -12,7 +12,7 @@ use super::model::{
     CreateDocument, CreateDocumentLocalization, DocumentListQuery, DocumentLocalizationResponse, DocumentResponse,
     UpdateDocument, UpdateDocumentLocalization,
 };
-use crate::audit::{self, Action};
+use crate::audit::{self, Action, Actor};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::events::DomainEvent;
@@ -105,7 +105,7 @@ pub fn document_event(what: &str, at: DateTime<Utc>, doc: &document::Model) -> D
 /// Stores a change of a document with its audit entry and event, in one transaction.
 pub async fn save(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     action: Action,
     before: &Value,
     row: document::ActiveModel,
@@ -175,7 +175,12 @@ fn mime_of(raw: Option<&str>) -> String {
         .unwrap_or_else(|| "application/octet-stream".into())
 }
 
-pub async fn create(state: &AppState, actor: &str, site_id: Uuid, body: CreateDocument) -> ApiResult<DocumentResponse> {
+pub async fn create(
+    state: &AppState,
+    actor: &Actor,
+    site_id: Uuid,
+    body: CreateDocument,
+) -> ApiResult<DocumentResponse> {
     let settings = state.site_state(site_id).await?.settings.clone();
     let id = Uuid::new_v4();
     let now = state.clock.now();
@@ -201,7 +206,7 @@ pub async fn create(state: &AppState, actor: &str, site_id: Uuid, body: CreateDo
         expires_at: Set(None),
         failed_attempts: Set(0),
         locked_at: Set(None),
-        created_by: Set(Some(actor.to_string())),
+        created_by: Set(Some(actor.clone())),
         created_at: Set(now),
         updated_at: Set(now),
         deleted_at: Set(None),
@@ -232,7 +237,7 @@ pub async fn create(state: &AppState, actor: &str, site_id: Uuid, body: CreateDo
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     current: document::Model,
     body: UpdateDocument,
 ) -> ApiResult<DocumentResponse> {
@@ -294,7 +299,7 @@ pub async fn update(
 }
 
 /// Soft delete: the document goes to the trash (`entity_type=document`).
-pub async fn delete(state: &AppState, actor: &str, current: document::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, current: document::Model) -> ApiResult<()> {
     let now = state.clock.now();
     let mut row: document::ActiveModel = current.into();
     row.is_deleted = Set(true);
@@ -305,7 +310,7 @@ pub async fn delete(state: &AppState, actor: &str, current: document::Model) -> 
 
 pub async fn create_localization(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     doc: &document::Model,
     body: CreateDocumentLocalization,
 ) -> ApiResult<DocumentLocalizationResponse> {
@@ -360,7 +365,7 @@ pub async fn find_localization(state: &AppState, id: Uuid) -> ApiResult<document
 
 pub async fn update_localization(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     doc: &document::Model,
     current: document_localization::Model,
     body: UpdateDocumentLocalization,
@@ -393,7 +398,7 @@ pub async fn update_localization(
 
 pub async fn delete_localization(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     doc: &document::Model,
     current: document_localization::Model,
 ) -> ApiResult<()> {

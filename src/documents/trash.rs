@@ -72,7 +72,7 @@ impl TrashSource for DocumentTrash {
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
             let restored =
-                save(state, &principal.actor_id(), Action::Restore, &json!({"is_deleted": true}), row, None).await?;
+                save(state, &principal.actor(), Action::Restore, &json!({"is_deleted": true}), row, None).await?;
             serde_json::to_value(response(state, &restored, None))
                 .map_err(|e| ApiError::internal(format!("restored document: {e}")))
         })
@@ -91,7 +91,7 @@ impl TrashSource for DocumentTrash {
             crate::trash_source::ensure_purgeable(doc.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 document::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 audit::record(
                     txn,
                     state.clock.now(),

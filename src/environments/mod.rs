@@ -90,7 +90,7 @@ pub async fn create_environment(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let now = state.clock.now();
-    let created = service::create(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let created = service::create(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -113,7 +113,7 @@ pub async fn update_environment(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;
-    let updated = service::update(&state, &principal.actor_id(), now, current, body.into_inner()).await?;
+    let updated = service::update(&state, &principal.actor(), now, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -136,6 +136,6 @@ pub async fn delete_environment(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;
-    service::delete(&state, &principal.actor_id(), now, current).await?;
+    service::delete(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

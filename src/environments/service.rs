@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateEnvironment, EnvironmentResponse, UpdateEnvironment};
-use crate::audit::Action;
+use crate::audit::{Action, Actor};
 use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
@@ -134,7 +134,7 @@ pub async fn require_default(state: &AppState, site_id: Uuid) -> ApiResult<Envir
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateEnvironment,
@@ -183,7 +183,7 @@ where
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: environment::Model,
     body: UpdateEnvironment,
@@ -212,7 +212,7 @@ pub async fn update(
 }
 
 /// Removes an environment; removing the default leaves the site without one.
-pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: environment::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, now: DateTime<Utc>, current: environment::Model) -> ApiResult<()> {
     site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(EnvironmentResponse::from(&current)))
         .remove(current)
         .await

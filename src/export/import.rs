@@ -22,6 +22,7 @@ use super::bounds::{self, Capped, Limits};
 use super::format::{Event, FORMAT_V1};
 use super::restore::{stored_key, Ids, Writer};
 use super::{stream, unfinished, v1};
+use crate::audit::Actor;
 use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
@@ -94,7 +95,7 @@ pub async fn import(
         path: path.clone(),
         limits: Limits::from_config(&state.config),
         owner: principal.user().map(|u| u.idp_user_id.clone()),
-        actor: principal.actor_id(),
+        actor: principal.actor(),
     };
     let imported = tokio::task::spawn_blocking(move || job.run()).await;
     let _ = std::fs::remove_file(&path);
@@ -111,7 +112,7 @@ struct Job {
     path: std::path::PathBuf,
     limits: Limits,
     owner: Option<String>,
-    actor: String,
+    actor: Actor,
 }
 
 /// What the first pass learnt: every new id, and a format-1 document's events.

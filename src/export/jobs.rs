@@ -12,6 +12,7 @@ use sha2::Sha256;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::Actor;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
@@ -81,7 +82,7 @@ pub async fn response(state: &AppState, job: &export_job::Model) -> ApiResult<Ex
     })
 }
 
-pub async fn create(state: &AppState, site_id: Uuid, actor: &str) -> ApiResult<export_job::Model> {
+pub async fn create(state: &AppState, site_id: Uuid, actor: &Actor) -> ApiResult<export_job::Model> {
     let row = export_job::ActiveModel {
         id: Set(Uuid::new_v4()),
         site_id: Set(site_id),
@@ -89,7 +90,7 @@ pub async fn create(state: &AppState, site_id: Uuid, actor: &str) -> ApiResult<e
         storage_key: Set(None),
         size: Set(None),
         error: Set(None),
-        created_by: Set(Some(actor.to_string())),
+        created_by: Set(Some(actor.clone())),
         created_at: Set(state.clock.now()),
         started_at: Set(None),
         built_at: Set(None),

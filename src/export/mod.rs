@@ -110,7 +110,7 @@ pub async fn start_export(
     let site_id = site_id.into_inner();
     require_exporter(&state, &principal, site_id).await?;
     state.site_state(site_id).await?;
-    let job = jobs::create(&state, site_id, &principal.actor_id()).await?;
+    let job = jobs::create(&state, site_id, &principal.actor()).await?;
     state.exports_queued.notify_one();
     Ok(HttpResponse::Accepted().json(jobs::response(&state, &job).await?))
 }

@@ -21,9 +21,9 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::format::{Content, Header, Media, Menu, Taxonomy, Term};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::Role;
-use crate::content::{parts, ContentKind};
+use crate::content::parts;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
@@ -306,11 +306,9 @@ impl<'a> Writer<'a> {
         // An item's parts (a page's sections, a legal document's consent
         // groups) get ids of their own here, a section's texts this site's
         // locales (by code; a text in a locale the site lacks is left out).
-        if let Some(kind) = ContentKind::parse(&item.content.kind) {
-            parts::renew_ids(kind, &mut fields, |text| text.locale.as_deref().and_then(|code| self.locale(code)));
-            self.batch.part_keys.extend(parts::keys(kind, id, &fields));
-        }
-        let kind = item.content.kind.clone();
+        let kind = item.content.kind;
+        parts::renew_ids(kind, &mut fields, |text| text.locale.as_deref().and_then(|code| self.locale(code)));
+        self.batch.part_keys.extend(parts::keys(kind, id, &fields));
         let row = content::Model {
             id,
             cover_image_id: item.content.cover_image_id.and_then(|m| self.ids.get(m)),
@@ -431,7 +429,7 @@ impl<'a> Writer<'a> {
 
     /// The last batch, the owner (a user importing) and the audit entry; then
     /// the site is visible.
-    pub async fn finish(mut self, owner: Option<String>, actor: &str) -> ApiResult<site::Model> {
+    pub async fn finish(mut self, owner: Option<String>, actor: &Actor) -> ApiResult<site::Model> {
         let site_id = self.site()?;
         self.flush().await?;
         let now = self.now;

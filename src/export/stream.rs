@@ -190,8 +190,8 @@ impl<'de> Visitor<'de> for Contents<'_, '_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(item) = seq.next_element::<Content>()? {
-            if item.content.kind != self.kind {
-                let why = format!("a {} among the {}s", item.content.kind, self.kind);
+            if item.content.kind.as_str() != self.kind {
+                let why = format!("a {} among the {}s", item.content.kind.as_str(), self.kind);
                 return Err(de::Error::custom(why));
             }
             self.sink.send(Event::Content(Box::new(item)))?;
@@ -286,7 +286,7 @@ mod tests {
                 Event::Header(h) => format!("header {}", h.site.slug),
                 Event::Media(m) => format!("media {}", m.file.filename),
                 Event::Term(t, term) => format!("{} {}", t.as_str(), term.slug),
-                Event::Content(c) => format!("{} {}", c.content.kind, c.placement.slug),
+                Event::Content(c) => format!("{} {}", c.content.kind.as_str(), c.placement.slug),
                 Event::Menu(m) => format!("menu {} {}", m.menu.slug, m.items.len()),
                 Event::Template(t) => format!("template {}", t.name),
             });

@@ -13,6 +13,8 @@ use plinth_entities::{
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::content::ContentKind;
+
 use super::format::{Content, Event, Header, Media, MediaText, Menu, Placement, SiteLocale, Taxonomy, Term, TermText};
 
 /// `archive.json` of format 1: the site's rows, table by table, as stored.
@@ -122,7 +124,7 @@ pub fn events(archive: Archive) -> Vec<Event> {
     let mut categories = group(archive.content_categories, |c| c.content_id);
     let mut tags = group(archive.content_tags, |t| t.content_id);
     // Blogs before pages, as format 2 writes them.
-    let (blogs, pages): (Vec<_>, Vec<_>) = archive.contents.into_iter().partition(|c| c.kind == "blog");
+    let (blogs, pages): (Vec<_>, Vec<_>) = archive.contents.into_iter().partition(|c| c.kind == ContentKind::Blog);
     for c in blogs.into_iter().chain(pages) {
         let Some(placement) = placements.remove(&c.id) else { continue };
         let id = c.id;

@@ -69,7 +69,7 @@ async fn create(
 ) -> ApiResult<HttpResponse> {
     principal.require(state, site_id, Capability::CreateContent).await?;
     library.gate(state, site_id).await?;
-    let created = service::create(state, &principal.actor_id(), state.clock.now(), library, site_id, body).await?;
+    let created = service::create(state, &principal.actor(), state.clock.now(), library, site_id, body).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -93,13 +93,13 @@ async fn update(
     body: UpdateMediaFolder,
 ) -> ApiResult<HttpResponse> {
     let current = find(state, principal, library, id, Capability::CreateContent).await?;
-    let updated = service::update(state, &principal.actor_id(), state.clock.now(), current, body).await?;
+    let updated = service::update(state, &principal.actor(), state.clock.now(), current, body).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
 async fn delete(state: &AppState, principal: &Principal, library: Library, id: Uuid) -> ApiResult<HttpResponse> {
     let current = find(state, principal, library, id, library.delete_capability()).await?;
-    service::delete(state, &principal.actor_id(), state.clock.now(), current).await?;
+    service::delete(state, &principal.actor(), state.clock.now(), current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

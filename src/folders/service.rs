@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::model::{CreateMediaFolder, MediaFolderResponse, UpdateMediaFolder};
 use super::Library;
-use crate::audit::{self, Action};
+use crate::audit::{self, Action, Actor};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
@@ -108,7 +108,7 @@ pub async fn list(state: &AppState, library: Library, site_id: Uuid) -> ApiResul
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     library: Library,
     site_id: Uuid,
@@ -136,7 +136,7 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: media_folder::Model,
     body: UpdateMediaFolder,
@@ -170,7 +170,7 @@ pub async fn update(
 
 /// Deletes the folder; its files become unassigned and its sub-folders move
 /// up to its parent, in one transaction.
-pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, folder: media_folder::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, now: DateTime<Utc>, folder: media_folder::Model) -> ApiResult<()> {
     audit::write(&state.db, async |txn| {
         media_file::Entity::update_many()
             .col_expr(media_file::Column::FolderId, Expr::value(Option::<Uuid>::None))

@@ -14,7 +14,7 @@ use super::model::{
     NoteInput, NoteResponse, StatusChange, StatusCounts, StorageMode, SubmissionDetail, SubmissionListQuery,
     SubmissionResponse, SubmissionStatus,
 };
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::db::{Touched, WriteTxn};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
@@ -37,7 +37,7 @@ pub enum Access {
 pub async fn authorize(state: &AppState, principal: &Principal, f: &form::Model, access: Access) -> ApiResult<()> {
     let role = principal.site_role(state, f.site_id).await?;
     super::gate::require_module(state, f.site_id).await?;
-    let own = f.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let own = f.created_by.as_ref() == Some(&principal.actor());
     if own && role.has(Capability::HandleOwnFormSubmissions) {
         return Ok(());
     }
@@ -171,7 +171,13 @@ pub async fn counts(state: &AppState, form_id: Uuid) -> ApiResult<StatusCounts> 
 }
 
 fn note_response(n: form_submission_note::Model) -> NoteResponse {
-    NoteResponse { id: n.id, submission_id: n.submission_id, body: n.body, author: n.author, created_at: n.created_at }
+    NoteResponse {
+        id: n.id,
+        submission_id: n.submission_id,
+        body: n.body,
+        author: n.author.map(|a| a.to_string()),
+        created_at: n.created_at,
+    }
 }
 
 pub async fn detail(state: &AppState, s: &form_submission::Model) -> ApiResult<SubmissionDetail> {
@@ -193,14 +199,14 @@ pub async fn detail(state: &AppState, s: &form_submission::Model) -> ApiResult<S
             .map(|h| StatusChange {
                 from_status: h.from_status,
                 to_status: h.to_status,
-                actor: h.actor,
+                actor: h.actor.map(|a| a.to_string()),
                 created_at: h.created_at,
             })
             .collect(),
     })
 }
 
-fn entry<'a>(actor: &'a str, action: Action, s: &form_submission::Model) -> AuditEntry<'a> {
+fn entry<'a>(actor: &'a Actor, action: Action, s: &form_submission::Model) -> AuditEntry<'a> {
     AuditEntry { actor, action, entity_type: "form_submission", entity_id: s.id.to_string(), site_id: Some(s.site_id) }
 }
 
@@ -218,7 +224,7 @@ pub async fn change_status(
         ));
     }
     let now = state.clock.now();
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     audit::write(&state.db, async |txn| {
         // Only from the status read: a concurrent move makes this one a no-op, refused below.
         let moved = form_submission::Entity::update_many()
@@ -254,7 +260,7 @@ pub async fn change_status(
 
 /// Soft-deletes `s` and drops its indexed values; `actor` is recorded when an
 /// editor (not the visitor or retention) deleted it.
-pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Option<&str>) -> ApiResult<()> {
+pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Option<&Actor>) -> ApiResult<()> {
     let now = state.clock.now();
     let delete = async |txn: &WriteTxn| {
         txn.touch(Touched::Answers(s.site_id)); // the form's submission lists
@@ -306,7 +312,7 @@ pub async fn add_note(
         id: Uuid::new_v4(),
         submission_id: s.id,
         body: text,
-        author: Some(principal.actor_id()),
+        author: Some(principal.actor()),
         created_at: state.clock.now(),
     };
     let insert = form_submission_note::Entity::insert(form_submission_note::ActiveModel::from(note.clone()));

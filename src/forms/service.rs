@@ -12,7 +12,7 @@ use super::model::{
     BotProtection, CreateForm, FieldInput, FormListQuery, FormResponse, FormSortBy, SortDir, StorageMode, UpdateForm,
 };
 use super::{fields, templates};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
@@ -48,7 +48,7 @@ pub async fn find(state: &AppState, principal: &Principal, id: Uuid, capability:
 /// `form:*:own` role, anyone with `form:*:any`.
 pub async fn require_editable(state: &AppState, principal: &Principal, form: &form::Model) -> ApiResult<()> {
     let role = principal.site_role(state, form.site_id).await?;
-    let own = form.created_by.as_deref() == Some(principal.actor_id().as_str());
+    let own = form.created_by.as_ref() == Some(&principal.actor());
     if own && role.has(Capability::ManageOwnForms) {
         return Ok(());
     }
@@ -79,7 +79,7 @@ pub fn summary(f: &form::Model) -> FormResponse {
         retention_days: f.retention_days,
         fields: None,
         localizations: None,
-        created_by: f.created_by.clone(),
+        created_by: f.created_by.as_ref().map(ToString::to_string),
         created_at: f.created_at,
         updated_at: f.updated_at,
     }
@@ -125,7 +125,7 @@ fn collect<T>(result: Result<T, FieldError>, errors: &mut Vec<FieldError>) -> Op
     result.map_err(|e| errors.push(e)).ok()
 }
 
-fn audit_entry<'a>(actor: &'a str, action: Action, f: &form::Model) -> AuditEntry<'a> {
+fn audit_entry<'a>(actor: &'a Actor, action: Action, f: &form::Model) -> AuditEntry<'a> {
     f.audit_entry(actor, action)
 }
 
@@ -155,7 +155,7 @@ pub async fn create(
     let site = state.site_state(site_id).await?;
     let localizations = fields::check_localizations(&site, &field_inputs, body.localizations)?;
     let now = state.clock.now();
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let row = form::Model {
         id: Uuid::new_v4(),
         site_id,
@@ -252,7 +252,7 @@ pub async fn update(
         if let Some(localizations) = localizations {
             fields::replace_localizations(txn, row.id, &stored, localizations).await?;
         }
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         audit::record(
             txn,
             row.updated_at,
@@ -277,7 +277,7 @@ pub async fn delete(state: &AppState, principal: &Principal, current: form::Mode
         row.deleted_at = Set(Some(now));
         row.updated_at = Set(now);
         form::Entity::update(row).exec(txn).await?;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         audit::record(
             txn,
             now,

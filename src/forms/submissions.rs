@@ -95,7 +95,7 @@ pub async fn delete_submission_by_id(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
-    review::soft_delete(&state, &s, Some(&principal.actor_id())).await?;
+    review::soft_delete(&state, &s, Some(&principal.actor())).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

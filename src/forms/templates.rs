@@ -112,11 +112,11 @@ pub async fn create(
         name,
         description,
         definition: serde_json::to_value(&def).map_err(ApiError::internal)?,
-        created_by: Some(principal.actor_id()),
+        created_by: Some(principal.actor()),
         created_at: now,
         updated_at: now,
     };
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     audit::write(&state.db, async |txn| {
         form_template::Entity::insert(form_template::ActiveModel::from(row.clone()))
             .exec_without_returning(txn)
@@ -152,7 +152,7 @@ pub async fn update(
     row.description = description;
     row.definition = serde_json::to_value(&def).map_err(ApiError::internal)?;
     row.updated_at = state.clock.now();
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     audit::write(&state.db, async |txn| {
         form_template::Entity::update(form_template::ActiveModel::from(row.clone()).reset_all())
             .exec(txn)
@@ -172,7 +172,7 @@ pub async fn update(
 }
 
 pub async fn delete(state: &AppState, principal: &Principal, current: form_template::Model) -> ApiResult<()> {
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let now = state.clock.now();
     audit::write(&state.db, async |txn| {
         form_template::Entity::delete_by_id(current.id).exec(txn).await?;

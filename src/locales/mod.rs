@@ -62,7 +62,7 @@ pub async fn create_locale(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_locale_admin(&principal)?;
-    let created = service::create(&state.db, &principal.actor_id(), now, body.into_inner()).await?;
+    let created = service::create(&state.db, &principal.actor(), now, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -80,7 +80,7 @@ pub async fn update_locale(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_locale_admin(&principal)?;
-    let updated = service::update(&state.db, &principal.actor_id(), now, id.into_inner(), body.into_inner()).await?;
+    let updated = service::update(&state.db, &principal.actor(), now, id.into_inner(), body.into_inner()).await?;
     // Every site's cached locale list may show this locale.
     Ok(HttpResponse::Ok().json(updated))
 }
@@ -98,6 +98,6 @@ pub async fn delete_locale(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     require_locale_admin(&principal)?;
-    service::delete(&state.db, &principal.actor_id(), now, id.into_inner()).await?;
+    service::delete(&state.db, &principal.actor(), now, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

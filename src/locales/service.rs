@@ -10,7 +10,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::model::{CreateLocale, LocaleResponse, UpdateLocale};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::values::required_line;
 
@@ -39,7 +39,7 @@ fn code_taken(code: &str) -> ApiError {
     ApiError::new(ErrorCode::LocaleCodeTaken, format!("a locale with code '{code}' exists"))
 }
 
-fn audit_entry(actor: &str, action: Action, id: Uuid) -> AuditEntry<'_> {
+fn audit_entry(actor: &Actor, action: Action, id: Uuid) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: "locale", entity_id: id.to_string(), site_id: None }
 }
 
@@ -51,7 +51,7 @@ pub async fn list(db: &DatabaseConnection) -> ApiResult<Vec<LocaleResponse>> {
 
 pub async fn create(
     db: &crate::db::Db,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     body: CreateLocale,
 ) -> ApiResult<LocaleResponse> {
@@ -86,7 +86,7 @@ pub async fn create(
 
 pub async fn update(
     db: &crate::db::Db,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     id: Uuid,
     body: UpdateLocale,
@@ -129,7 +129,7 @@ pub async fn update(
 }
 
 /// Deletes a locale that no site uses.
-pub async fn delete(db: &crate::db::Db, actor: &str, now: DateTime<Utc>, id: Uuid) -> ApiResult<()> {
+pub async fn delete(db: &crate::db::Db, actor: &Actor, now: DateTime<Utc>, id: Uuid) -> ApiResult<()> {
     audit::write(db, async |txn| {
         let current =
             locale::Entity::find_by_id(id).one(txn).await?.ok_or_else(|| ApiError::not_found("locale", id))?;

@@ -146,7 +146,7 @@ pub async fn update_media(
         true => recrop_thumbnail(&state, &found.file, changes.focal).await?,
         false => None,
     };
-    let updated = service::save_update(&state, &principal.actor_id(), found, changes.row, thumbnail).await?;
+    let updated = service::save_update(&state, &principal.actor(), found, changes.row, thumbnail).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -206,6 +206,6 @@ pub async fn delete_media(
     query: web::Query<DeleteMediaQuery>,
 ) -> ApiResult<HttpResponse> {
     let found = records::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
-    service::delete(&state, &principal.actor_id(), found, query.force.unwrap_or(false)).await?;
+    service::delete(&state, &principal.actor(), found, query.force.unwrap_or(false)).await?;
     Ok(HttpResponse::NoContent().finish())
 }

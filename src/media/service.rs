@@ -12,7 +12,7 @@ use super::listing::{self, LibraryFilter};
 use super::model::{CreateMedia, MediaListQuery, MediaResponse, UpdateMedia};
 use super::records::{authorize, response, response_in, responses, Media};
 use super::sniff;
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
@@ -140,7 +140,7 @@ pub fn media_event(
 }
 
 pub fn audit_entry<'a>(
-    actor: &'a str,
+    actor: &'a Actor,
     action: Action,
     file: &media_file::Model,
     site_id: Option<Uuid>,
@@ -152,7 +152,7 @@ pub fn audit_entry<'a>(
 /// events in one transaction; answers it as the API shows it.
 pub async fn insert(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     file: media_file::ActiveModel,
     site_ids: &[Uuid],
     variants: Vec<media_variant::ActiveModel>,
@@ -239,7 +239,7 @@ pub async fn create_external(state: &AppState, principal: &Principal, body: Crea
         focal_x: Set(None),
         focal_y: Set(None),
         tags: Set(json!(tags)),
-        uploaded_by: Set(Some(principal.actor_id())),
+        uploaded_by: Set(Some(principal.actor())),
         is_global: Set(body.is_global),
         folder_id: Set(body.folder_id),
         created_at: Set(now),
@@ -247,7 +247,7 @@ pub async fn create_external(state: &AppState, principal: &Principal, body: Crea
         deleted_at: Set(None),
         is_deleted: Set(false),
     };
-    insert(state, &principal.actor_id(), file, &site_ids, Vec::new()).await
+    insert(state, &principal.actor(), file, &site_ids, Vec::new()).await
 }
 
 /// The checked changes of an update; the focal point is applied by the caller
@@ -315,7 +315,7 @@ pub async fn changes(state: &AppState, media: &Media, body: &UpdateMedia) -> Api
 /// Stores an update (and a replaced thumbnail) with its audit entry.
 pub async fn save_update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     media: Media,
     row: media_file::ActiveModel,
     thumbnail: Option<media_variant::ActiveModel>,
@@ -342,7 +342,7 @@ pub async fn save_update(
 
 /// Soft delete: 409 with the usage count while content refers to the file,
 /// unless `force`.
-pub async fn delete(state: &AppState, actor: &str, media: Media, force: bool) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, media: Media, force: bool) -> ApiResult<()> {
     if !force {
         let usage = super::usage::usage(state, &media).await?;
         if usage.usage_count > 0 {

@@ -69,7 +69,7 @@ impl TrashSource for MediaTrash {
             row.deleted_at = Set(None);
             let restored = audit::write(&state.db, async |txn| {
                 let restored = media_file::Entity::update(row).exec(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
                 audit::record(txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
                 Ok(restored)
@@ -93,7 +93,7 @@ impl TrashSource for MediaTrash {
             audit::write(&state.db, async |txn| {
                 // Sites, variants and metadata go with it (foreign keys cascade).
                 media_file::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
                 audit::record_on_sites(
                     txn,

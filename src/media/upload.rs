@@ -324,7 +324,7 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
         focal_x: Set(None),
         focal_y: Set(None),
         tags: Set(json!([])),
-        uploaded_by: Set(Some(principal.actor_id())),
+        uploaded_by: Set(Some(principal.actor())),
         is_global: Set(form.is_global),
         folder_id: Set(form.folder_id),
         created_at: Set(now),
@@ -355,7 +355,7 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
         }
         _ => process_and_store(state, file, id, &mut record).await?,
     };
-    let response = service::insert(state, &principal.actor_id(), record, &site_ids, variants).await?;
+    let response = service::insert(state, &principal.actor(), record, &site_ids, variants).await?;
     Ok((true, response))
 }
 

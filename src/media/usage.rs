@@ -37,7 +37,7 @@ pub async fn usage(state: &AppState, media: &Media) -> ApiResult<MediaUsage> {
     for item in candidates {
         let mut add = |usage: &str| {
             references.push(MediaReference {
-                content_type: item.kind.clone(),
+                content_type: item.kind.as_str().to_string(),
                 content_id: item.id,
                 title: item.title.clone(),
                 usage: usage.to_string(),

@@ -99,7 +99,7 @@ pub async fn add_member(
     // only an owner may, not that a site has one owner.
     require_owner_for(body.role, caller)?;
     let now = state.clock.now();
-    let created = service::add(&state, &principal.actor_id(), now, site_id, user_id, body.role).await?;
+    let created = service::add(&state, &principal.actor(), now, site_id, user_id, body.role).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -159,7 +159,7 @@ async fn change_member_role(
     let role = body.role;
     require_owner_for(role, caller)?;
     require_owner_for(current.role, caller)?;
-    let updated = service::change_role(state, &principal.actor_id(), now, current, role).await?;
+    let updated = service::change_role(state, &principal.actor(), now, current, role).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -194,7 +194,7 @@ pub async fn remove_member(
         require_owner_for(current.role, caller)?;
     }
     let now = state.clock.now();
-    service::remove(&state, &principal.actor_id(), now, current).await?;
+    service::remove(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -251,6 +251,6 @@ async fn hand_over(
 ) -> ApiResult<HttpResponse> {
     principal.require(state, site_id, Capability::OwnSite).await?;
     let now = state.clock.now();
-    let changed = service::transfer_ownership(state, &principal.actor_id(), now, site_id, &body.idp_user_id).await?;
+    let changed = service::transfer_ownership(state, &principal.actor(), now, site_id, &body.idp_user_id).await?;
     Ok(HttpResponse::Ok().json(changed))
 }

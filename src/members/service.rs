@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::model::{ListedMember, MemberResponse, Membership};
-use crate::audit::{self, Action};
+use crate::audit::{self, Action, Actor};
 use crate::auth::Role;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::site_rows::{self, SiteRow};
@@ -111,7 +111,7 @@ async fn provider_profiles(state: &AppState, ids: &[String]) -> Vec<ProviderUser
 /// Adds a member with any role but owner (a site has one, changed by a transfer).
 pub async fn add(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     idp_user_id: String,
@@ -140,7 +140,7 @@ pub async fn add(
 /// Gives the member another role; the owner's role changes only by a transfer.
 pub async fn change_role(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: site_member::Model,
     role: Role,
@@ -173,7 +173,7 @@ pub fn ensure_removable(member: &site_member::Model, leaving: bool) -> ApiResult
     Ok(())
 }
 
-pub async fn remove(state: &AppState, actor: &str, now: DateTime<Utc>, current: site_member::Model) -> ApiResult<()> {
+pub async fn remove(state: &AppState, actor: &Actor, now: DateTime<Utc>, current: site_member::Model) -> ApiResult<()> {
     site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(MemberResponse::from(&current)))
         .remove(current)
         .await?;
@@ -184,7 +184,7 @@ pub async fn remove(state: &AppState, actor: &str, now: DateTime<Utc>, current: 
 /// Answers the new owner and then the previous one.
 pub async fn transfer_ownership(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     idp_user_id: &str,

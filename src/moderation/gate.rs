@@ -102,7 +102,7 @@ async fn ensure_may_act(state: &AppState, row: Option<user_moderation::Model>) -
             let mut lifted: user_moderation::ActiveModel = row.into();
             lifted.status = Set(ModerationStatus::Active);
             lifted.expires_at = Set(None);
-            lifted.updated_by = Set("system".into());
+            lifted.updated_by = Set(plinth_entities::actor::Actor::System);
             lifted.updated_at = Set(now);
             lifted.update(&state.db).await?;
             Ok(true)

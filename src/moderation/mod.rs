@@ -54,7 +54,7 @@ pub async fn suspend_user(
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();
-    let result = service::suspend(&state, &principal.actor_id(), now, &user, body.into_inner()).await?;
+    let result = service::suspend(&state, &principal.actor(), now, &user, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(result))
 }
 
@@ -77,7 +77,7 @@ pub async fn ban_user(
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();
-    let result = service::ban(&state, &principal.actor_id(), now, &user, &body).await?;
+    let result = service::ban(&state, &principal.actor(), now, &user, &body).await?;
     Ok(HttpResponse::Ok().json(result))
 }
 
@@ -101,7 +101,7 @@ pub async fn unsuspend_user(
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();
-    let result = service::unsuspend(&state, &principal.actor_id(), now, &user).await?;
+    let result = service::unsuspend(&state, &principal.actor(), now, &user).await?;
     Ok(HttpResponse::Ok().json(result))
 }
 
@@ -127,6 +127,6 @@ pub async fn delete_user(
 ) -> ApiResult<HttpResponse> {
     require_system_admin(&principal)?;
     let now = state.clock.now();
-    let result = service::delete_user(&state, &principal.actor_id(), now, user.into_inner()).await?;
+    let result = service::delete_user(&state, &principal.actor(), now, user.into_inner()).await?;
     Ok(HttpResponse::Ok().json(result))
 }

@@ -8,7 +8,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
 use super::model::{effective, BanUser, ModerationResult, ModerationStatus, SuspendUser};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
@@ -34,7 +34,7 @@ fn reason(raw: &str) -> ApiResult<String> {
 /// one transaction.
 async fn set_state(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     user: &str,
     to: ModerationStatus,
@@ -58,7 +58,7 @@ async fn set_state(
             status: Set(to),
             reason: Set(reason.clone()),
             expires_at: Set(expires_at),
-            updated_by: Set(actor.to_string()),
+            updated_by: Set(actor.clone()),
             updated_at: Set(now),
         };
         if current.is_some() {
@@ -78,7 +78,7 @@ async fn set_state(
 async fn audit_moderation(
     txn: &crate::db::WriteTxn,
     at: DateTime<Utc>,
-    actor: &str,
+    actor: &Actor,
     user: &str,
     before: &ModerationResult,
     after: &ModerationResult,
@@ -97,7 +97,7 @@ async fn audit_moderation(
 /// Suspends the user for `duration_hours` from `now`.
 pub async fn suspend(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     user: &str,
     body: SuspendUser,
@@ -116,7 +116,7 @@ pub async fn suspend(
 
 pub async fn ban(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     user: &str,
     body: &BanUser,
@@ -126,7 +126,7 @@ pub async fn ban(
 }
 
 /// Lifts a suspension; banned users stay banned.
-pub async fn unsuspend(state: &AppState, actor: &str, now: DateTime<Utc>, user: &str) -> ApiResult<ModerationResult> {
+pub async fn unsuspend(state: &AppState, actor: &Actor, now: DateTime<Utc>, user: &str) -> ApiResult<ModerationResult> {
     set_state(state, actor, now, user, ModerationStatus::Active, None, None).await
 }
 
@@ -135,7 +135,7 @@ pub async fn unsuspend(state: &AppState, actor: &str, now: DateTime<Utc>, user: 
 /// longer attributed to them.
 pub async fn delete_user(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     user: String,
 ) -> ApiResult<ModerationResult> {
@@ -159,7 +159,7 @@ pub async fn delete_user(
         crate::account::remove_user_data(txn, &user).await?;
         content::Entity::update_many()
             .col_expr(content::Column::CreatedBy, Expr::value(Option::<String>::None))
-            .filter(content::Column::CreatedBy.eq(format!("user:{user}")))
+            .filter(content::Column::CreatedBy.eq(Actor::User(user.clone())))
             .exec(txn)
             .await?;
         user_moderation::Entity::delete_by_id(user.clone()).exec(txn).await?;

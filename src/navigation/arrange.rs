@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::model::*;
 use super::rules::*;
 use super::service;
-use crate::audit::{self, Action};
+use crate::audit::{self, Action, Actor};
 use crate::content::events::store_events;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::SiteRow;
@@ -35,7 +35,7 @@ pub enum Reorder {
 /// deeper than the menu's `max_depth` a 422.
 pub async fn reorder(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     scope: Reorder,
     body: ReorderItems,
@@ -119,7 +119,7 @@ pub async fn localizations(state: &AppState, item: &nav_item::Model) -> ApiResul
 /// checks, audit entry and event are its.
 pub async fn put_localizations(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     item: nav_item::Model,
     given: Vec<ItemLocalizationInput>,

@@ -31,7 +31,7 @@ pub async fn create_menu_item(
 ) -> ApiResult<HttpResponse> {
     let menu = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    let created = service::create_item(&state, &principal.actor_id(), now, menu, body.into_inner()).await?;
+    let created = service::create_item(&state, &principal.actor(), now, menu, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -54,7 +54,7 @@ pub async fn update_menu_item(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    let updated = service::update_item(&state, &principal.actor_id(), now, current, body.into_inner()).await?;
+    let updated = service::update_item(&state, &principal.actor(), now, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -70,6 +70,6 @@ pub async fn delete_menu_item(
 ) -> ApiResult<HttpResponse> {
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    service::delete_item(&state, &principal.actor_id(), now, current).await?;
+    service::delete_item(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

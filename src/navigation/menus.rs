@@ -61,7 +61,7 @@ pub async fn create_menu(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    let created = service::create_menu(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let created = service::create_menu(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -78,7 +78,7 @@ pub async fn update_menu(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    let updated = service::update_menu(&state, &principal.actor_id(), now, current, body.into_inner()).await?;
+    let updated = service::update_menu(&state, &principal.actor(), now, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -94,6 +94,6 @@ pub async fn delete_menu(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    service::delete_menu(&state, &principal.actor_id(), now, current).await?;
+    service::delete_menu(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -64,7 +64,7 @@ pub async fn reorder_menu_items(
 ) -> ApiResult<HttpResponse> {
     let menu = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    arrange::reorder(&state, &principal.actor_id(), now, Reorder::Menu(menu), body.into_inner()).await?;
+    arrange::reorder(&state, &principal.actor(), now, Reorder::Menu(menu), body.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -140,7 +140,7 @@ pub async fn put_item_localizations(
     let item = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
     Ok(HttpResponse::Ok()
-        .json(arrange::put_localizations(&state, &principal.actor_id(), now, item, body.into_inner()).await?))
+        .json(arrange::put_localizations(&state, &principal.actor(), now, item, body.into_inner()).await?))
 }
 
 /// A site's navigation
@@ -195,7 +195,7 @@ pub async fn create_site_navigation_item(
         })?,
     };
     let now = state.clock.now();
-    let created = service::create_item(&state, &principal.actor_id(), now, menu, body).await?;
+    let created = service::create_item(&state, &principal.actor(), now, menu, body).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -216,6 +216,6 @@ pub async fn reorder_site_navigation(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    arrange::reorder(&state, &principal.actor_id(), now, Reorder::Site(site_id), body.into_inner()).await?;
+    arrange::reorder(&state, &principal.actor(), now, Reorder::Site(site_id), body.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

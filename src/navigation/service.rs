@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use super::model::*;
 use super::rules::*;
-use crate::audit::{self, Action, AuditEntry, ModelOf};
+use crate::audit::{self, Action, Actor, AuditEntry, ModelOf};
 use crate::content::events::store_events;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::events::DomainEvent;
@@ -127,7 +127,7 @@ fn check_max_depth(depth: i32) -> Result<i32, FieldError> {
 
 pub async fn create_menu(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateMenu,
@@ -175,7 +175,7 @@ pub async fn create_menu(
 
 pub async fn update_menu(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: nav_menu::Model,
     body: UpdateMenu,
@@ -247,7 +247,12 @@ pub async fn update_menu(
 }
 
 /// Moves the menu to the trash; its items stay with it.
-pub async fn delete_menu(state: &AppState, actor: &str, now: DateTime<Utc>, current: nav_menu::Model) -> ApiResult<()> {
+pub async fn delete_menu(
+    state: &AppState,
+    actor: &Actor,
+    now: DateTime<Utc>,
+    current: nav_menu::Model,
+) -> ApiResult<()> {
     let before = json!(menu_response(state, &current).await?);
     let mut row: nav_menu::ActiveModel = current.into();
     row.is_deleted = Set(true);
@@ -262,7 +267,7 @@ pub async fn delete_menu(state: &AppState, actor: &str, now: DateTime<Utc>, curr
 
 pub async fn create_item(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     menu: nav_menu::Model,
     body: CreateMenuItem,
@@ -336,7 +341,7 @@ pub async fn create_item(
 /// other way round.
 pub async fn update_item(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: nav_item::Model,
     body: UpdateMenuItem,
@@ -412,7 +417,12 @@ pub async fn update_item(
 
 /// Moves the item and every item under it to the trash, each with its own
 /// audit entry and `navigation.deleted` event.
-pub async fn delete_item(state: &AppState, actor: &str, now: DateTime<Utc>, current: nav_item::Model) -> ApiResult<()> {
+pub async fn delete_item(
+    state: &AppState,
+    actor: &Actor,
+    now: DateTime<Utc>,
+    current: nav_item::Model,
+) -> ApiResult<()> {
     audit::write(&state.db, async |txn| {
         let items = live_items(txn, current.menu_id).await?;
         let ids = subtree(&items, current.id);

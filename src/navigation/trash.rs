@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Quer
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -29,14 +29,14 @@ fn deleted_items(site_id: Uuid) -> sea_orm::Select<nav_item::Entity> {
         .order_by_desc(nav_item::Column::Id)
 }
 
-fn entry<'a>(actor: &'a str, action: Action, entity_type: &'a str, id: Uuid, site_id: Uuid) -> AuditEntry<'a> {
+fn entry<'a>(actor: &'a Actor, action: Action, entity_type: &'a str, id: Uuid, site_id: Uuid) -> AuditEntry<'a> {
     AuditEntry { actor, action, entity_type, entity_id: id.to_string(), site_id: Some(site_id) }
 }
 
 /// Restores a menu or an item. An item whose parent is gone moves to the top level.
 pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<Value> {
     let now = state.clock.now();
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     if entity_type == "menu" {
         let menu =
             nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
@@ -101,7 +101,7 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
 
 /// Removes a deleted menu (its items cascade) or a deleted item for good.
 pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<()> {
-    let actor = principal.actor_id();
+    let actor = principal.actor();
     let (site_id, deleted) = if entity_type == "menu" {
         let menu =
             nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;

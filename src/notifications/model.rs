@@ -40,8 +40,8 @@ impl From<&notification::Model> for NotificationResponse {
         Self {
             id: m.id,
             site_id: m.site_id,
-            kind: m.kind.clone(),
-            notification_type: origin_type(&m.kind).to_string(),
+            kind: m.kind.as_str().to_string(),
+            notification_type: origin_type(m.kind.as_str()).to_string(),
             title: m.title.clone(),
             body: m.body.clone(),
             message: m.body.clone(),

@@ -43,7 +43,7 @@ pub async fn notify_reviewers<C: ConnectionTrait>(db: &C, request: SubmittedForR
             id: Set(Uuid::new_v4()),
             idp_user_id: Set(member.idp_user_id),
             site_id: Set(Some(member.site_id)),
-            kind: Set("review_requested".into()),
+            kind: Set(plinth_entities::kinds::NotificationKind::ReviewRequested),
             title: Set(format!("Review requested: {}", request.title)),
             body: Set(format!("A {} was submitted for review.", request.entity_type)),
             entity_type: Set(Some(request.entity_type.to_string())),

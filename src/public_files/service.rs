@@ -93,7 +93,7 @@ pub async fn sitemap_entries(
     Ok(items
         .iter()
         .filter_map(|item| {
-            let kind = ContentKind::parse(&item.kind)?;
+            let kind = item.kind;
             let (path, changefreq, priority) = placement(kind, &item.slug, item.route.as_deref())?;
             let alternates = match (translated.get(&item.content_id), default_locale) {
                 (Some(locales), Some(default)) => {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateRedirect, RedirectResponse, ResolvedRedirect, UpdateRedirect};
-use crate::audit::Action;
+use crate::audit::{Action, Actor};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, Page, Paginated};
 use crate::site_rows::{self, SiteRow};
@@ -132,7 +132,7 @@ pub async fn resolve(state: &AppState, site_id: Uuid, raw_path: &str) -> ApiResu
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateRedirect,
@@ -170,7 +170,7 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: redirect::Model,
     body: UpdateRedirect,
@@ -214,7 +214,7 @@ pub async fn update(
     Ok(updated)
 }
 
-pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: redirect::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, now: DateTime<Utc>, current: redirect::Model) -> ApiResult<()> {
     site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(RedirectResponse::from(&current)))
         .remove(current)
         .await

@@ -43,7 +43,7 @@ pub async fn add_site_locale(
     let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let added = service::add(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let added = service::add(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(added))
 }
 
@@ -62,7 +62,7 @@ pub async fn update_site_locale(
     let now = state.clock.now();
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let updated = service::update(&state, &principal.actor_id(), now, (site_id, locale_id), body.into_inner()).await?;
+    let updated = service::update(&state, &principal.actor(), now, (site_id, locale_id), body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -87,7 +87,7 @@ pub async fn delete_site_locale(
     let now = state.clock.now();
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    service::remove(&state, &principal.actor_id(), now, (site_id, locale_id)).await?;
+    service::remove(&state, &principal.actor(), now, (site_id, locale_id)).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -105,6 +105,6 @@ pub async fn set_default_site_locale(
     let now = state.clock.now();
     let (site_id, locale_id) = path.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let updated = service::set_default(&state, &principal.actor_id(), now, (site_id, locale_id)).await?;
+    let updated = service::set_default(&state, &principal.actor(), now, (site_id, locale_id)).await?;
     Ok(HttpResponse::Ok().json(updated))
 }

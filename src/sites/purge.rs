@@ -10,12 +10,12 @@ use uuid::Uuid;
 
 use super::model::SiteResponse;
 use super::service::RESTORE_WINDOW_DAYS;
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
 /// The actor recorded for work nobody requested.
-const SYSTEM_ACTOR: &str = "system";
+const SYSTEM_ACTOR: &Actor = &Actor::System;
 
 /// Purges every site whose restore window has lapsed; returns how many.
 pub async fn purge_expired_sites(state: &AppState) -> ApiResult<usize> {

@@ -113,7 +113,7 @@ pub async fn update_site(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::AdministerSite).await?;
-    let updated = service::update(&state.db, state.clock.now(), &principal.actor_id(), id, body.into_inner()).await?;
+    let updated = service::update(&state.db, state.clock.now(), &principal.actor(), id, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(SiteResponse::active(&updated)))
 }
 
@@ -129,7 +129,7 @@ pub async fn delete_site(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::OwnSite).await?;
-    service::soft_delete(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
+    service::soft_delete(&state.db, &principal.actor(), id, state.clock.now()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -154,7 +154,7 @@ pub async fn restore_site(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     principal.require(&state, id, Capability::OwnSite).await?;
-    let restored = service::restore(&state.db, &principal.actor_id(), id, state.clock.now()).await?;
+    let restored = service::restore(&state.db, &principal.actor(), id, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(SiteResponse::active(&restored)))
 }
 

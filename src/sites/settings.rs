@@ -45,6 +45,6 @@ pub async fn update_settings(
     let now = state.clock.now();
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
-    let updated = service::update(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let updated = service::update(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }

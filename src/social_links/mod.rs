@@ -59,7 +59,7 @@ pub async fn create_social_link(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    let created = service::create(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let created = service::create(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -82,7 +82,7 @@ pub async fn update_social_link(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    let updated = service::update(&state, &principal.actor_id(), now, current, body.into_inner()).await?;
+    let updated = service::update(&state, &principal.actor(), now, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -98,6 +98,6 @@ pub async fn delete_social_link(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
-    service::delete(&state, &principal.actor_id(), now, current).await?;
+    service::delete(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

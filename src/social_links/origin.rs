@@ -118,6 +118,6 @@ pub async fn reorder_social(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    service::reorder(&state, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    service::reorder(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

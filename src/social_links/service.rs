@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::model::{CreateSocialLink, ReorderSocialLinks, SocialLinkResponse, UpdateSocialLink};
-use crate::audit::{self, Action};
+use crate::audit::{self, Action, Actor};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
@@ -63,7 +63,7 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<SocialLinkRe
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateSocialLink,
@@ -105,7 +105,7 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: social_link::Model,
     body: UpdateSocialLink,
@@ -155,7 +155,7 @@ pub async fn update(
 /// the site (or in the trash) is a 404 and nothing moves.
 pub async fn reorder(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: ReorderSocialLinks,
@@ -197,7 +197,7 @@ pub async fn reorder(
 }
 
 /// Moves the link to the trash.
-pub async fn delete(state: &AppState, actor: &str, now: DateTime<Utc>, current: social_link::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, now: DateTime<Utc>, current: social_link::Model) -> ApiResult<()> {
     let before = SocialLinkResponse::from(&current);
     let mut row: social_link::ActiveModel = current.into();
     row.is_deleted = Set(true);

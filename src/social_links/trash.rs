@@ -62,7 +62,7 @@ impl TrashSource for SocialTrash {
             let mut row: social_link::ActiveModel = link.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
-            let actor = principal.actor_id();
+            let actor = principal.actor();
             let restored = audit::Write {
                 after: Some(json!({"is_deleted": false})),
                 ..site_rows::audited_write(
@@ -92,7 +92,7 @@ impl TrashSource for SocialTrash {
             crate::trash_source::ensure_purgeable(link.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 social_link::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor_id();
+                let actor = principal.actor();
                 let entry = link.audit_entry(&actor, Action::Purge);
                 audit::record(txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &())
                     .await?;

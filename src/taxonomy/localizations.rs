@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{find, Taxonomy};
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
@@ -65,7 +65,7 @@ pub struct UpdateTermLocalization {
 }
 
 fn audit_entry<'a>(
-    actor: &'a str,
+    actor: &'a Actor,
     action: Action,
     taxonomy: Taxonomy,
     loc: &term_localization::Model,
@@ -144,7 +144,7 @@ pub(super) async fn create(
         audit::record(
             txn,
             now,
-            audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created, owner.site_id),
+            audit_entry(&principal.actor(), Action::Create, taxonomy, &created, owner.site_id),
             &(),
             &response,
         )
@@ -203,7 +203,7 @@ pub(super) async fn update(
         audit::record(
             txn,
             now,
-            audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated, site_id),
+            audit_entry(&principal.actor(), Action::Update, taxonomy, &updated, site_id),
             &before,
             &after,
         )
@@ -220,7 +220,7 @@ pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Ta
         audit::record(
             txn,
             state.clock.now(),
-            audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current, site_id),
+            audit_entry(&principal.actor(), Action::Delete, taxonomy, &current, site_id),
             &TermLocalizationResponse::from(&current),
             &(),
         )

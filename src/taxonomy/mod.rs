@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
 use crate::content::slugify;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
@@ -201,7 +201,7 @@ fn refuse_origin_only(is_global: Option<bool>, parent_id: Option<Uuid>, errors: 
     }
 }
 
-fn audit_entry<'a>(actor: &'a str, action: Action, taxonomy: Taxonomy, term: &term::Model) -> AuditEntry<'a> {
+fn audit_entry<'a>(actor: &'a Actor, action: Action, taxonomy: Taxonomy, term: &term::Model) -> AuditEntry<'a> {
     AuditEntry {
         actor,
         action,
@@ -276,7 +276,7 @@ pub(super) async fn create(
         .await
         .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
         let response = TermResponse::from(&created);
-        audit::record(txn, now, audit_entry(&principal.actor_id(), Action::Create, taxonomy, &created), &(), &response)
+        audit::record(txn, now, audit_entry(&principal.actor(), Action::Create, taxonomy, &created), &(), &response)
             .await?;
         Ok(response)
     })
@@ -327,14 +327,8 @@ async fn update(
             ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
         }))?;
         let after = TermResponse::from(&updated);
-        audit::record(
-            txn,
-            now,
-            audit_entry(&principal.actor_id(), Action::Update, taxonomy, &updated),
-            &before,
-            &after,
-        )
-        .await?;
+        audit::record(txn, now, audit_entry(&principal.actor(), Action::Update, taxonomy, &updated), &before, &after)
+            .await?;
         Ok(after)
     })
     .await
@@ -348,7 +342,7 @@ async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id:
         audit::record(
             txn,
             state.clock.now(),
-            audit_entry(&principal.actor_id(), Action::Delete, taxonomy, &current),
+            audit_entry(&principal.actor(), Action::Delete, taxonomy, &current),
             &TermResponse::from(&current),
             &(),
         )

@@ -17,6 +17,7 @@ use super::{create, create_term_schema, list_query, CreateTerm, Taxonomy, TermRe
 use crate::auth::{Capability, Principal};
 use crate::content::listing::{self, Filter};
 use crate::content::model::UpdateContent;
+use crate::content::KindRules;
 use crate::content::{read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
 use crate::state::AppState;
@@ -150,9 +151,7 @@ pub struct AssignCategory {
 /// The item (of any kind) and its kind, or 404.
 async fn item_kind(state: &AppState, content_id: Uuid) -> ApiResult<ContentKind> {
     let item = content::Entity::find_by_id(content_id).one(&state.db).await?;
-    item.filter(|item| !item.is_deleted)
-        .and_then(|item| ContentKind::parse(&item.kind))
-        .ok_or_else(|| ApiError::not_found("content", content_id))
+    item.filter(|item| !item.is_deleted).map(|item| item.kind).ok_or_else(|| ApiError::not_found("content", content_id))
 }
 
 /// Changes the item's categories with the one content write: who may edit

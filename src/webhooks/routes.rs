@@ -72,7 +72,7 @@ pub async fn create_webhook(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let now = state.clock.now();
-    let created = service::create(&state, &hooks, &principal.actor_id(), now, site_id, body.into_inner()).await?;
+    let created = service::create(&state, &hooks, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -97,7 +97,7 @@ pub async fn update_webhook(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = find_webhook(&state, &principal, id.into_inner()).await?;
-    let updated = service::update(&state, &hooks, &principal.actor_id(), now, current, body.into_inner()).await?;
+    let updated = service::update(&state, &hooks, &principal.actor(), now, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -114,7 +114,7 @@ pub async fn delete_webhook(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = find_webhook(&state, &principal, id.into_inner()).await?;
-    service::delete(&state, &hooks, &principal.actor_id(), now, current).await?;
+    service::delete(&state, &hooks, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

@@ -13,7 +13,7 @@ use super::delivery::{self, enqueue, DeliveryStatus};
 use super::model::*;
 use super::WebhookRuntime;
 use super::{events, signature};
-use crate::audit::Action;
+use crate::audit::{Action, Actor};
 use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::outbound::Refusal;
@@ -101,7 +101,7 @@ pub async fn list(state: &AppState, site_id: Uuid, page: Page) -> ApiResult<Pagi
 pub async fn create(
     state: &AppState,
     hooks: &WebhookRuntime,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: CreateWebhook,
@@ -133,7 +133,7 @@ pub async fn create(
 pub async fn update(
     state: &AppState,
     hooks: &WebhookRuntime,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: webhook::Model,
     body: UpdateWebhook,
@@ -181,7 +181,7 @@ pub async fn update(
 pub async fn delete(
     state: &AppState,
     hooks: &WebhookRuntime,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     current: webhook::Model,
 ) -> ApiResult<()> {

@@ -369,7 +369,7 @@ async fn the_janitor_purges_a_site_thirty_days_after_deletion_and_keeps_shared_c
         .await
         .unwrap()
         .expect("a system-level purge entry");
-    assert_eq!((purge.site_id, purge.actor.as_str()), (None, "system"));
+    assert_eq!((purge.site_id, purge.actor.to_string().as_str()), (None, "system"));
 
     // The other site is untouched.
     assert_eq!(app.get(&format!("/sites/{other}"), &app.admin_key).await.status(), 200);

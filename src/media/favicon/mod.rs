@@ -43,7 +43,7 @@ pub async fn generate_favicon(
     let site_id = site_id.into_inner();
     principal.require(&state, site_id, Capability::AdministerSite).await?;
     let source = service::read_source(multipart).await?;
-    Ok(HttpResponse::Ok().json(service::generate(&state, &principal.actor_id(), site_id, source).await?))
+    Ok(HttpResponse::Ok().json(service::generate(&state, &principal.actor(), site_id, source).await?))
 }
 
 /// Show a site's favicon package

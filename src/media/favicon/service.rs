@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::media::files::url_of;
 use crate::media::model::{FaviconPackage, FaviconVariant};
@@ -71,7 +71,7 @@ fn head_snippet(variants: &[FaviconVariant]) -> String {
     .join("\n")
 }
 
-pub async fn generate(state: &AppState, actor: &str, site_id: Uuid, source: Bytes) -> ApiResult<FaviconPackage> {
+pub async fn generate(state: &AppState, actor: &Actor, site_id: Uuid, source: Bytes) -> ApiResult<FaviconPackage> {
     let site_state = state.site_state(site_id).await?;
     let hash = hex::encode(&Sha256::digest(&source)[..16]);
     let ImageOutcome::Favicon { icons } =

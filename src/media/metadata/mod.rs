@@ -45,7 +45,7 @@ pub async fn create_media_metadata(
     body: crate::body::Json<CreateMediaMetadata>,
 ) -> ApiResult<HttpResponse> {
     let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
-    let created = service::create(&state, &principal.actor_id(), &found, body.into_inner()).await?;
+    let created = service::create(&state, &principal.actor(), &found, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -62,7 +62,7 @@ pub async fn update_media_metadata(
 ) -> ApiResult<HttpResponse> {
     let current = service::find(&state, metadata_id.into_inner()).await?;
     let found = records::find(&state, &principal, current.media_id, Capability::Read, false).await?;
-    let updated = service::update(&state, &principal.actor_id(), &found, current, body.into_inner()).await?;
+    let updated = service::update(&state, &principal.actor(), &found, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
 
@@ -78,6 +78,6 @@ pub async fn delete_media_metadata(
 ) -> ApiResult<HttpResponse> {
     let current = service::find(&state, metadata_id.into_inner()).await?;
     let found = records::find(&state, &principal, current.media_id, Capability::Read, false).await?;
-    service::delete(&state, &principal.actor_id(), &found, current).await?;
+    service::delete(&state, &principal.actor(), &found, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -6,7 +6,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrde
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::media::model::{CreateMediaMetadata, MediaMetadataResponse, UpdateMediaMetadata};
 use crate::media::records::Media;
@@ -38,7 +38,7 @@ fn check_texts(values: [Option<&str>; 3]) -> ApiResult<[Option<Option<String>>; 
     }
 }
 
-fn entry<'a>(actor: &'a str, action: Action, media: &Media) -> AuditEntry<'a> {
+fn entry<'a>(actor: &'a Actor, action: Action, media: &Media) -> AuditEntry<'a> {
     AuditEntry {
         actor,
         action,
@@ -66,7 +66,7 @@ pub async fn find(state: &AppState, id: Uuid) -> ApiResult<media_metadata::Model
 
 pub async fn create(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     media: &Media,
     body: CreateMediaMetadata,
 ) -> ApiResult<MediaMetadataResponse> {
@@ -106,7 +106,7 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     media: &Media,
     current: media_metadata::Model,
     body: UpdateMediaMetadata,
@@ -135,7 +135,7 @@ pub async fn update(
     .await
 }
 
-pub async fn delete(state: &AppState, actor: &str, media: &Media, current: media_metadata::Model) -> ApiResult<()> {
+pub async fn delete(state: &AppState, actor: &Actor, media: &Media, current: media_metadata::Model) -> ApiResult<()> {
     let now = state.clock.now();
     audit::write(&state.db, async |txn| {
         media_metadata::Entity::delete_by_id(current.id).exec(txn).await?;

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::sites::model::{SiteLocaleInput, UpdateSiteLocale};
 use crate::state::{AppState, SiteLocaleResponse};
@@ -103,7 +103,7 @@ async fn find_assignment<C: ConnectionTrait>(
     Ok((assignment, global))
 }
 
-fn audit_entry<'a>(actor: &'a str, action: Action, site_id: Uuid, locale_id: Uuid) -> AuditEntry<'a> {
+fn audit_entry<'a>(actor: &'a Actor, action: Action, site_id: Uuid, locale_id: Uuid) -> AuditEntry<'a> {
     AuditEntry {
         actor,
         action,
@@ -115,7 +115,7 @@ fn audit_entry<'a>(actor: &'a str, action: Action, site_id: Uuid, locale_id: Uui
 
 /// Stores a changed assignment with its audit entry and answers with it.
 async fn save_update(
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     txn: &crate::db::WriteTxn,
     row: site_locale::ActiveModel,
@@ -132,7 +132,7 @@ async fn save_update(
 /// Assigns a locale to an existing site; a site's first locale is its default.
 pub async fn add(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     mut input: SiteLocaleInput,
@@ -153,7 +153,7 @@ pub async fn add(
 /// Activates or deactivates an assignment (never the default's) or changes its prefix.
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     (site_id, locale_id): (Uuid, Uuid),
     body: UpdateSiteLocale,
@@ -183,7 +183,7 @@ pub async fn update(
 /// the oldest remaining locale becomes the default.
 pub async fn remove(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     (site_id, locale_id): (Uuid, Uuid),
 ) -> ApiResult<()> {
@@ -218,7 +218,7 @@ pub async fn remove(
 /// Makes an assignment the site's only default (and active).
 pub async fn set_default(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     (site_id, locale_id): (Uuid, Uuid),
 ) -> ApiResult<SiteLocaleResponse> {

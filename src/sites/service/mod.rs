@@ -19,7 +19,7 @@ use uuid::Uuid;
 use super::model::{
     CreateSite, SiteContext, SiteFeatures, SiteLocaleInput, SiteModules, SiteResponse, SiteSuggestions, UpdateSite,
 };
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{KeyCapability, KeyGrants, Principal, Role};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
@@ -84,7 +84,7 @@ pub async fn context(state: &AppState, site_id: Uuid, role: Role) -> ApiResult<S
     })
 }
 
-fn audit_entry(actor: &str, action: Action, site_id: Uuid) -> AuditEntry<'_> {
+fn audit_entry(actor: &Actor, action: Action, site_id: Uuid) -> AuditEntry<'_> {
     AuditEntry { actor, action, entity_type: "site", entity_id: site_id.to_string(), site_id: Some(site_id) }
 }
 
@@ -213,7 +213,7 @@ pub async fn create(
         audit::record(
             txn,
             now,
-            audit_entry(&principal.actor_id(), Action::Create, id),
+            audit_entry(&principal.actor(), Action::Create, id),
             &(),
             &SiteResponse::active(&created),
         )
@@ -232,7 +232,7 @@ async fn default_locales<C: ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocale
 pub async fn update(
     db: &crate::db::Db,
     now: DateTime<Utc>,
-    actor: &str,
+    actor: &Actor,
     site_id: Uuid,
     body: UpdateSite,
 ) -> ApiResult<site::Model> {
@@ -291,7 +291,7 @@ async fn find_live<C: ConnectionTrait>(db: &C, site_id: Uuid) -> ApiResult<site:
 }
 
 /// Soft delete: the row stays with `deleted_at` set for the restore window.
-pub async fn soft_delete(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
+pub async fn soft_delete(db: &crate::db::Db, actor: &Actor, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<()> {
     audit::write(db, async |txn| {
         let current = find_live(txn, site_id).await?;
         let before = SiteResponse::deleted(&current);
@@ -310,7 +310,7 @@ pub const RESTORE_WINDOW_DAYS: i64 = 30;
 
 /// Brings a soft-deleted site back (content, settings, members and locales were
 /// never removed), within the restore window.
-pub async fn restore(db: &crate::db::Db, actor: &str, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<site::Model> {
+pub async fn restore(db: &crate::db::Db, actor: &Actor, site_id: Uuid, now: DateTime<Utc>) -> ApiResult<site::Model> {
     audit::write(db, async |txn| {
         let current = site::Entity::find_by_id(site_id)
             .filter(site::Column::DeletedAt.is_not_null())

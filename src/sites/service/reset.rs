@@ -92,7 +92,7 @@ pub async fn reset_content(
         let mut counts = ResetCounts::default();
         let mut events = Vec::new();
         for kind in ContentKind::ALL {
-            let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind.as_str()).map(|i| i.id).collect();
+            let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind).map(|i| i.id).collect();
             if ids.is_empty() {
                 continue;
             }
@@ -116,7 +116,7 @@ pub async fn reset_content(
             + counts.navigation_menus
             + counts.navigation_items
             + counts.media_files;
-        let actor = principal.actor_id();
+        let actor = principal.actor();
         let entry = AuditEntry {
             actor: &actor,
             action: Action::Delete,

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::audit::{self, Action, AuditEntry};
+use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::site_settings::{PreviewTemplate, RobotsRuleGroup, SiteSettings};
 use crate::state::AppState;
@@ -212,7 +212,7 @@ impl UpdateSiteSettings {
 /// answers with the full effective settings.
 pub async fn update(
     state: &AppState,
-    actor: &str,
+    actor: &Actor,
     now: DateTime<Utc>,
     site_id: Uuid,
     body: UpdateSiteSettings,
