@@ -163,6 +163,28 @@ fn caches_are_dropped_only_by_the_write_path() {
     );
 }
 
+/// Who may do what is answered where the request arrives: handlers (files
+/// declaring routes) and the authorizers they call (`auth/`, a family's
+/// `access.rs`, `site_rows.rs`) turn the caller into a grant (`SiteGrant`,
+/// `SitesGrant`, `Visibility`) or an identity through the permission table;
+/// services take that value, never the caller. `http_cache.rs` keys cached
+/// answers by the caller before any handler runs.
+#[test]
+fn services_take_grants_not_the_caller() {
+    let may_name_the_caller = |path: &Path| {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        path.components().any(|c| c.as_os_str() == "auth")
+            || text.contains(concat!("#[utoipa::", "path("))
+            || matches!(name, "access.rs" | "site_rows.rs" | "http_cache.rs" | "source_rules.rs")
+    };
+    let named: Vec<String> = lines_naming(&["Principal"], may_name_the_caller)
+        .into_iter()
+        .filter(|line| !line.split(": ").nth(1).unwrap_or_default().starts_with("//"))
+        .collect();
+    assert!(named.is_empty(), "services name the caller instead of taking a grant:\n{}", named.join("\n"));
+}
+
 /// A file past about 600 lines is split by concept before it grows further.
 #[test]
 fn no_source_file_is_past_600_lines() {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::auth::Principal;
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
@@ -66,25 +66,33 @@ pub trait TrashSource: Send + Sync {
     /// site's items are in the trash.
     fn counts(&self, site_id: Uuid) -> Vec<SelectStatement>;
 
-    /// Takes an item out of the trash (TRASH_ALREADY_RESTORED when it is not in
-    /// it) and answers with it in its own shape. The source checks permissions.
-    fn restore<'a>(
+    /// The item `id` of `entity_type`, in the trash or not, with the sites it
+    /// lives on; the source's not-found error when there is none. Nothing is
+    /// checked of the caller: the trash's handler checks its standing on those
+    /// sites and hands the grant to [`Trashed::restore`] or [`Trashed::purge`].
+    fn find<'a>(
         &'a self,
         state: &'a AppState,
-        principal: &'a Principal,
         entity_type: &'a str,
         id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<Value>>;
+    ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>>;
+}
 
-    /// Removes a trashed item for good (TRASH_NOT_DELETED when it is not in the
-    /// trash). The source checks permissions.
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        entity_type: &'a str,
-        id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<()>>;
+/// An item a [`TrashSource`] found, waiting for the caller's grant on its sites.
+pub trait Trashed: Send {
+    /// The sites the item lives on, in the order the caller's rights on them
+    /// are checked.
+    fn site_ids(&self) -> &[Uuid];
+
+    /// Takes the item out of the trash (TRASH_ALREADY_RESTORED when it is not
+    /// in it) and answers with it in its own shape. `grant` is the caller's
+    /// standing on [`Trashed::site_ids`], checked by the trash.
+    fn restore<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<Value>>;
+
+    /// Removes the item for good (TRASH_NOT_DELETED when it is not in the
+    /// trash). `grant` is the caller's standing on [`Trashed::site_ids`],
+    /// checked by the trash.
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>>;
 }
 
 /// The sources the trash handlers read, given to them as app data.

@@ -19,7 +19,7 @@ use super::model::{
 };
 use crate::api_keys::ApiKeyResponse;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Credential, Principal, Role};
+use crate::auth::{Credential, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::members::memberships_of;
 use crate::state::AppState;
@@ -95,9 +95,10 @@ pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) ->
     .await
 }
 
-/// Who the caller is; for an API key, also its stored row.
-pub async fn profile(state: &AppState, principal: &Principal) -> ApiResult<(Profile, Option<api_key::Model>)> {
-    Ok(match &principal.credential {
+/// Who the caller is (its credential: a user's identity or an API key); for
+/// an API key, also its stored row.
+pub async fn profile(state: &AppState, credential: &Credential) -> ApiResult<(Profile, Option<api_key::Model>)> {
+    Ok(match credential {
         Credential::User(user) => (
             Profile {
                 id: user.idp_user_id.clone(),
@@ -130,10 +131,14 @@ pub async fn profile(state: &AppState, principal: &Principal) -> ApiResult<(Prof
     })
 }
 
-/// Everything Plinth holds about the caller.
-pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>) -> ApiResult<AccountExport> {
-    let actor = principal.actor();
-    let (profile, own_key) = profile(state, principal).await?;
+/// Everything Plinth holds about the caller: `credential`, acting as `actor`.
+pub async fn export(
+    state: &AppState,
+    credential: &Credential,
+    actor: &Actor,
+    now: DateTime<Utc>,
+) -> ApiResult<AccountExport> {
+    let (profile, own_key) = profile(state, credential).await?;
     let mut keys_filter = Condition::any().add(api_key::Column::CreatedBy.eq(actor.to_string()));
     if let Some(key) = &own_key {
         keys_filter = keys_filter.add(api_key::Column::Id.eq(key.id));
@@ -175,8 +180,8 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
             created_at: e.created_at,
         })
         .collect();
-    let (memberships, preferences, help_state, onboarding) = match principal.user() {
-        Some(user) => {
+    let (memberships, preferences, help_state, onboarding) = match credential {
+        Credential::User(user) => {
             let settings = user_setting::Entity::find_by_id(user.idp_user_id.clone()).one(&state.db).await?;
             (
                 memberships_of(state, &user.idp_user_id).await?,
@@ -185,7 +190,7 @@ pub async fn export(state: &AppState, principal: &Principal, now: DateTime<Utc>)
                 Some(decode(settings.as_ref(), Record::Onboarding)),
             )
         }
-        None => (Vec::new(), None, None, None),
+        Credential::ApiKey(_) => (Vec::new(), None, None, None),
     };
     Ok(AccountExport {
         exported_at: now,

@@ -10,7 +10,8 @@ use super::model::{
     SuggestRequest, SuggestResponse, TranslateRequest, TranslateResponse, UpdateAiSettings, VisionRequest,
 };
 use super::{service, settings, translate, vision};
-use crate::auth::{Capability, Principal};
+use crate::auth::{Capability, Principal, SiteGrant};
+use crate::content::{self, ContentKind};
 use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
 
@@ -20,9 +21,26 @@ pub(super) async fn ai_site(
     principal: &Principal,
     site_id: Uuid,
     capability: Capability,
-) -> ApiResult<()> {
-    principal.require(state, site_id, capability).await?;
-    state.site_state(site_id).await?.settings.require_ai()
+) -> ApiResult<SiteGrant> {
+    let site = principal.require(state, site_id, capability).await?;
+    state.site_state(site_id).await?.settings.require_ai()?;
+    Ok(site)
+}
+
+/// The image of a vision request; when it saves to a media file, the caller's
+/// `save_capability` on the file's sites is checked.
+async fn vision_image(
+    state: &AppState,
+    principal: &Principal,
+    site: &SiteGrant,
+    body: &VisionRequest,
+    save_capability: Capability,
+) -> ApiResult<vision::Image> {
+    let image = vision::image(state, site.site_id(), body).await?;
+    if let Some(site_ids) = image.saving_to() {
+        crate::media::access::authorize(state, principal, site_ids, save_capability).await?;
+    }
+    Ok(image)
 }
 
 /// Show a site's AI settings
@@ -62,8 +80,8 @@ pub async fn update_ai_settings(
     body: crate::body::Json<UpdateAiSettings>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
-    let saved = settings::update(&state, &principal.actor(), site_id, body.into_inner()).await?;
+    let site = ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    let saved = settings::update(&state, site.actor(), site_id, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(saved))
 }
 
@@ -112,7 +130,10 @@ pub async fn ai_translate(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
-    Ok(HttpResponse::Ok().json(translate::translate(&state, &principal, site_id, body.into_inner()).await?))
+    // Saving writes the item's localization: the caller must be able to edit it.
+    let may_save =
+        async |kind: ContentKind, id: Uuid| content::access::editable(&state, &principal, kind, id, false).await;
+    Ok(HttpResponse::Ok().json(translate::translate(&state, site_id, body.into_inner(), may_save).await?))
 }
 
 /// Describe an image with the site's AI provider
@@ -135,8 +156,10 @@ pub async fn ai_alt_text(
     body: crate::body::Json<VisionRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
-    Ok(HttpResponse::Ok().json(vision::alt_text(&state, &principal, site_id, body.into_inner()).await?))
+    let site = ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    let body = body.into_inner();
+    let image = vision_image(&state, &principal, &site, &body, Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(vision::alt_text(&state, &site, image, body).await?))
 }
 
 /// Suggest tags with the site's AI provider
@@ -159,8 +182,10 @@ pub async fn ai_auto_tag(
     body: crate::body::Json<VisionRequest>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
-    Ok(HttpResponse::Ok().json(vision::auto_tag(&state, &principal, site_id, body.into_inner()).await?))
+    let site = ai_site(&state, &principal, site_id, Capability::CreateContent).await?;
+    let body = body.into_inner();
+    let image = vision_image(&state, &principal, &site, &body, Capability::CreateContent).await?;
+    Ok(HttpResponse::Ok().json(vision::auto_tag(&state, &site, image, body).await?))
 }
 
 /// Write a page section with the site's AI provider

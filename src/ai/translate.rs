@@ -14,7 +14,7 @@ use super::actions::{self, Language};
 use super::model::{TranslateField, TranslateRequest, TranslateResponse};
 use super::service::{language, within_limit};
 use super::{provider, settings};
-use crate::auth::Principal;
+use crate::content::access::ItemAccess;
 use crate::content::localizations;
 use crate::content::model::{LocalizationInput, UpdateLocalization};
 use crate::content::ContentKind;
@@ -128,11 +128,14 @@ async fn save_target(
     Ok(SaveTarget { kind, existing })
 }
 
+/// `may_save`: the handler's check that the caller may edit the item of a
+/// given kind and id (`content::access::editable`), asked only when the
+/// translation is saved, after the provider answered.
 pub async fn translate(
     state: &AppState,
-    principal: &Principal,
     site_id: Uuid,
     body: TranslateRequest,
+    may_save: impl AsyncFnOnce(ContentKind, Uuid) -> ApiResult<ItemAccess>,
 ) -> ApiResult<TranslateResponse> {
     let config = settings::config(state, site_id).await?;
     let target_code = body.target_locale.trim();
@@ -185,7 +188,10 @@ pub async fn translate(
     let answer = provider::complete(state, &config, &config.model, &prompt).await?;
     let translations = actions::read_translations(&texts, &answer)?;
     let saved_localization_id = match save {
-        Some((item, to)) => Some(store(state, principal, item.id, &target, to, &translations).await?),
+        Some((item, to)) => {
+            let editable = may_save(to.kind, item.id).await?;
+            Some(store(state, editable, &target, to, &translations).await?)
+        }
         None => None,
     };
     Ok(TranslateResponse { target_locale: target.code, translations, saved_localization_id })
@@ -194,8 +200,7 @@ pub async fn translate(
 /// Creates the item's localization in `target`, or updates the one it has.
 async fn store(
     state: &AppState,
-    principal: &Principal,
-    content_id: Uuid,
+    item: ItemAccess,
     target: &Language,
     to: SaveTarget,
     translations: &BTreeMap<String, String>,
@@ -213,7 +218,8 @@ async fn store(
                 translation_status: Some(TranslationStatus::Review),
                 ..Default::default()
             };
-            localizations::update(state, principal, to.kind, id, changes).await?
+            let current = localizations::find(state, to.kind, id).await?;
+            localizations::update(state, item, current, changes).await?
         }
         None => {
             let input = LocalizationInput {
@@ -226,7 +232,7 @@ async fn store(
                 subtitle: String::new(),
                 translation_status: TranslationStatus::Review,
             };
-            localizations::create(state, principal, to.kind, content_id, input).await?
+            localizations::create(state, item, input).await?
         }
     };
     Ok(saved.id)

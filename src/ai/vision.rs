@@ -10,10 +10,11 @@ use uuid::Uuid;
 
 use super::actions::{self, Language};
 use super::model::{AltTextResponse, AutoTagResponse, VisionRequest};
+use super::provider;
 use super::service::{optional_language, site_language};
-use super::{provider, settings};
+use super::settings::{self, AiConfig};
 use crate::audit::Actor;
-use crate::auth::{Capability, Principal};
+use crate::auth::SiteGrant;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::media::metadata::service as metadata;
 use crate::media::records::{self, Media};
@@ -24,15 +25,48 @@ fn invalid(field: &str, message: &str) -> ApiError {
     ApiError::validation(vec![FieldError::new(field, ErrorCode::ValidationInvalidFormat, message)])
 }
 
-/// The image to describe, and the media file it is when named by `media_id`
-/// (then the caller's `save_capability` on the file is checked when saving).
-async fn image_of(
-    state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
-    body: &VisionRequest,
-    save_capability: Capability,
-) -> ApiResult<(String, Option<Media>)> {
+/// The image of a vision request, with the site's AI settings: an
+/// `image_url`, or a media file of the site named by `media_id`.
+pub struct Image {
+    config: AiConfig,
+    save: bool,
+    source: Source,
+}
+
+enum Source {
+    Url(String),
+    Media(Box<Media>),
+}
+
+impl Image {
+    /// The sites of the media file the request saves to: the handler checks
+    /// the caller's capability on them before the action runs.
+    pub fn saving_to(&self) -> Option<&[Uuid]> {
+        match &self.source {
+            Source::Media(media) if self.save => Some(&media.site_ids),
+            _ => None,
+        }
+    }
+
+    /// The URL the model reads, and the media file it is.
+    async fn into_url(self, state: &AppState) -> ApiResult<(AiConfig, String, Option<Media>)> {
+        match self.source {
+            Source::Url(url) => Ok((self.config, url, None)),
+            Source::Media(media) => {
+                let shown = records::response(state, media.file.clone()).await?;
+                let url = shown.variants.last().map(|v| v.public_url.clone()).or(shown.public_url);
+                let url = url.ok_or_else(|| invalid("media_id", "the file has no URL"))?;
+                Ok((self.config, url, Some(*media)))
+            }
+        }
+    }
+}
+
+/// The site's AI settings (AI_NOT_CONFIGURED without), then the image to
+/// describe: the media file named by `media_id` (an image of the site), else
+/// the `image_url`.
+pub async fn image(state: &AppState, site_id: Uuid, body: &VisionRequest) -> ApiResult<Image> {
+    let config = settings::config(state, site_id).await?;
     if let Some(media_id) = body.media_id {
         let file = media_file::Entity::find_by_id(media_id)
             .filter(media_file::Column::IsDeleted.eq(false))
@@ -45,13 +79,7 @@ async fn image_of(
         if !file.mime_type.starts_with("image/") {
             return Err(invalid("media_id", "the file is not an image"));
         }
-        if body.save {
-            records::authorize(state, principal, &site_ids, save_capability).await?;
-        }
-        let shown = records::response(state, file.clone()).await?;
-        let url = shown.variants.last().map(|v| v.public_url.clone()).or(shown.public_url);
-        let url = url.ok_or_else(|| invalid("media_id", "the file has no URL"))?;
-        return Ok((url, Some(Media { file, site_ids })));
+        return Ok(Image { config, save: body.save, source: Source::Media(Box::new(Media { file, site_ids })) });
     }
     let Some(url) = body.image_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) else {
         return Err(ApiError::new(ErrorCode::AiVisionMissingImage, "send an image_url or a media_id"));
@@ -63,7 +91,7 @@ async fn image_of(
     if body.save {
         return Err(invalid("save", "saving needs a media_id"));
     }
-    Ok((url.to_string(), None))
+    Ok(Image { config, save: false, source: Source::Url(url.to_string()) })
 }
 
 /// The locale the answer is written in (and stored under): the request's,
@@ -75,14 +103,16 @@ async fn language_of(state: &AppState, site_id: Uuid, body: &VisionRequest) -> A
     }
 }
 
+/// Alt text for `image` (of the grant's site, the caller's read capability on
+/// a media file it saves to checked), saved as the caller when asked.
 pub async fn alt_text(
     state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
+    site: &SiteGrant,
+    image: Image,
     body: VisionRequest,
 ) -> ApiResult<AltTextResponse> {
-    let config = settings::config(state, site_id).await?;
-    let (url, media) = image_of(state, principal, site_id, &body, Capability::Read).await?;
+    let site_id = site.site_id();
+    let (config, url, media) = image.into_url(state).await?;
     let language = language_of(state, site_id, &body).await?;
     if body.save && language.is_none() {
         return Err(invalid("locale", "the site has no default locale: name the locale to save in"));
@@ -92,7 +122,7 @@ pub async fn alt_text(
     let alt_text = actions::read_alt_text(&answer)?;
     let saved_metadata_id = match (body.save, media, language) {
         (true, Some(media), Some(language)) => {
-            Some(save_alt_text(state, &principal.actor(), &media, language.id, &alt_text).await?)
+            Some(save_alt_text(state, site.actor(), &media, language.id, &alt_text).await?)
         }
         _ => None,
     };
@@ -119,20 +149,22 @@ async fn save_alt_text(state: &AppState, actor: &Actor, media: &Media, locale_id
     Ok(saved.id)
 }
 
+/// Tags for `image` (of the grant's site, the caller's content capability on a
+/// media file it saves to checked), added to the file as the caller when asked.
 pub async fn auto_tag(
     state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
+    site: &SiteGrant,
+    image: Image,
     body: VisionRequest,
 ) -> ApiResult<AutoTagResponse> {
-    let config = settings::config(state, site_id).await?;
-    let (url, media) = image_of(state, principal, site_id, &body, Capability::CreateContent).await?;
+    let site_id = site.site_id();
+    let (config, url, media) = image.into_url(state).await?;
     let language = language_of(state, site_id, &body).await?;
     let prompt = actions::auto_tag(&url, language.as_ref());
     let answer = provider::complete(state, &config, config.vision_model(), &prompt).await?;
     let tags = actions::read_tags(&answer)?;
     let saved_tags = match (body.save, media) {
-        (true, Some(media)) => Some(save_tags(state, &principal.actor(), media, &tags).await?),
+        (true, Some(media)) => Some(save_tags(state, site.actor(), media, &tags).await?),
         _ => None,
     };
     Ok(AutoTagResponse { tags, saved_tags })

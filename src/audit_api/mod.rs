@@ -2,6 +2,7 @@
 //! history, and reverting chosen changes of a content item. The trail itself
 //! is written by every mutation (`crate::audit`).
 
+mod access;
 mod revert;
 pub mod service;
 
@@ -9,7 +10,7 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
-use crate::content::model::ContentResponse;
+use crate::content::{self, model::ContentResponse};
 use crate::error::{ApiResult, Problem};
 use crate::pagination::{PageParams20, Paginated};
 use crate::routes::Routes;
@@ -54,7 +55,7 @@ pub async fn entity_audit(
     page: web::Query<PageParams20>,
 ) -> ApiResult<HttpResponse> {
     let (entity_type, entity_id) = path.into_inner();
-    let entries = service::item_entries(&state, &principal, &entity_type, &entity_id).await?;
+    let entries = access::item_entries(&state, &principal, &entity_type, &entity_id).await?;
     Ok(HttpResponse::Ok().json(service::page_of(entries, page.into_inner().into())))
 }
 
@@ -74,7 +75,7 @@ pub async fn entity_history(
     path: web::Path<(String, String)>,
 ) -> ApiResult<HttpResponse> {
     let (entity_type, entity_id) = path.into_inner();
-    let entries = service::item_entries(&state, &principal, &entity_type, &entity_id).await?;
+    let entries = access::item_entries(&state, &principal, &entity_type, &entity_id).await?;
     Ok(HttpResponse::Ok().json(service::history(&entries)))
 }
 
@@ -92,5 +93,10 @@ pub async fn revert_changes(
     principal: Principal,
     body: crate::body::Json<RevertRequest>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(revert::revert(&state, &principal, body.into_inner()).await?))
+    let changes = revert::chosen(&state, body.into_inner()).await?;
+    // Permissions first: a caller who may not revert learns nothing more.
+    access::authorize(&state, &principal, changes.entries(), Capability::AdministerSite).await?;
+    let (kind, id, update) = revert::restoring_update(&changes)?;
+    let item = content::access::for_update(&state, &principal, kind, id, update.site_ids.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(content::write::update(&state, item, update).await?))
 }

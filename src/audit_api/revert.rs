@@ -11,9 +11,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::service::authorize;
-use crate::auth::{Capability, Principal};
-use crate::content::model::{ContentResponse, UpdateContent};
+use crate::content::model::UpdateContent;
 use crate::content::ContentKind;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
@@ -73,7 +71,21 @@ fn parse_change_id(raw: &str) -> Option<(Uuid, String)> {
     Some((id.parse().ok()?, field.to_string())).filter(|(_, f)| !f.is_empty())
 }
 
-pub async fn revert(state: &AppState, principal: &Principal, body: RevertRequest) -> ApiResult<ContentResponse> {
+/// Changes chosen for a revert, all of one item, as read from the trail. Who
+/// may revert them is asked of their entries' sites before anything else.
+pub struct ChosenChanges {
+    entries: Vec<audit_log::Model>,
+    wanted: Vec<(Uuid, String)>,
+}
+
+impl ChosenChanges {
+    pub fn entries(&self) -> &[audit_log::Model] {
+        &self.entries
+    }
+}
+
+/// The changes `body` names (1 to 500, of one item).
+pub async fn chosen(state: &AppState, body: RevertRequest) -> ApiResult<ChosenChanges> {
     if body.change_ids.is_empty() || body.change_ids.len() > 500 {
         return Err(ApiError::validation(vec![FieldError::new(
             "change_ids",
@@ -100,8 +112,14 @@ pub async fn revert(state: &AppState, principal: &Principal, body: RevertRequest
     if entries.iter().any(|e| e.entity_type != first.entity_type || e.entity_id != first.entity_id) {
         return Err(ApiError::bad_request("the changes belong to several items; revert one item at a time"));
     }
-    // Permissions first: a caller who may not revert learns nothing more.
-    authorize(state, principal, &entries, Capability::AdministerSite).await?;
+    Ok(ChosenChanges { entries, wanted })
+}
+
+/// The content item the changes are of, and the update that restores their
+/// old values (it goes through the same update as an editor's `PUT`).
+pub fn restoring_update(changes: &ChosenChanges) -> ApiResult<(ContentKind, Uuid, UpdateContent)> {
+    let ChosenChanges { entries, wanted } = changes;
+    let first = entries.first().ok_or_else(|| ApiError::internal("chosen changes without entries"))?;
     let Some(kind) = ContentKind::parse(&first.entity_type) else {
         return Err(ApiError::bad_request(format!(
             "only content items (blog, page, project, skill, cv, legal) can be reverted, not {}",
@@ -109,10 +127,10 @@ pub async fn revert(state: &AppState, principal: &Principal, body: RevertRequest
         )));
     };
     let id: Uuid = first.entity_id.parse().map_err(|_| ApiError::internal("content audit entry without a uuid"))?;
-    let restored = old_values(&entries, &wanted)?;
+    let restored = old_values(entries, wanted)?;
     let update: UpdateContent = serde_json::from_value(Value::Object(restored))
         .map_err(|e| ApiError::bad_request(format!("the old values no longer make a valid update: {e}")))?;
-    crate::content::write::update(state, principal, kind, id, update).await
+    Ok((kind, id, update))
 }
 
 /// The value each chosen field had before the earliest chosen change of it.

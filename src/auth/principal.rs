@@ -15,9 +15,10 @@ use sea_orm::sea_query::{Expr, ExprTrait, Query};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
+use super::grant::{SiteGrant, SitesGrant, Visibility};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::KeyGrants;
 use crate::permissions::{Capability, KeyPermission, Role};
-use crate::permissions::{KeyGrants, RoleGrants};
 use crate::state::keys::ApiKeyRecord;
 use crate::state::AppState;
 
@@ -83,7 +84,7 @@ impl Principal {
     }
 
     /// The role this caller acts with on `site_id`, or why it has none there.
-    pub async fn site_role(&self, state: &AppState, site_id: Uuid) -> ApiResult<Role> {
+    async fn site_role(&self, state: &AppState, site_id: Uuid) -> ApiResult<Role> {
         // What this request reads or writes is the site's: its cached responses
         // follow the site's generation.
         crate::state::responses::note_site(site_id);
@@ -115,17 +116,77 @@ impl Principal {
         }
     }
 
-    /// Fails with the spec's code unless the caller has `capability` on `site_id`.
-    pub async fn require(&self, state: &AppState, site_id: Uuid, capability: Capability) -> ApiResult<Role> {
+    /// The caller's standing on `site_id`, whatever its role (the service's
+    /// own rules decide what it may do), or why it has none there.
+    pub async fn standing(&self, state: &AppState, site_id: Uuid) -> ApiResult<SiteGrant> {
         let role = self.site_role(state, site_id).await?;
-        role.ensure(capability, "this")?;
-        Ok(role)
+        Ok(SiteGrant::new(site_id, role, self.actor()))
+    }
+
+    /// Fails with the spec's code unless the caller has `capability` on `site_id`.
+    pub async fn require(&self, state: &AppState, site_id: Uuid, capability: Capability) -> ApiResult<SiteGrant> {
+        let grant = self.standing(state, site_id).await?;
+        grant.ensure(capability, "this")?;
+        Ok(grant)
+    }
+
+    /// The caller's standing on every one of `site_ids` (the lowest role), or
+    /// the deny code of the first site it cannot act on.
+    pub async fn standing_on_all(&self, state: &AppState, site_ids: &[Uuid]) -> ApiResult<SitesGrant> {
+        let mut lowest = Role::Owner;
+        for site_id in site_ids {
+            lowest = std::cmp::min(lowest, self.site_role(state, *site_id).await?);
+        }
+        Ok(SitesGrant::new(site_ids.to_vec(), lowest, self.actor()))
+    }
+
+    /// Fails with the first refusal, site by site in order, unless the caller
+    /// has `capability` on every one of `site_ids`; its standing on all of them
+    /// (the lowest role) otherwise.
+    pub async fn require_on_all(
+        &self,
+        state: &AppState,
+        site_ids: &[Uuid],
+        capability: Capability,
+    ) -> ApiResult<SitesGrant> {
+        let mut lowest = Role::Owner;
+        for site_id in site_ids {
+            lowest = std::cmp::min(lowest, self.require(state, *site_id, capability).await?.role());
+        }
+        Ok(SitesGrant::new(site_ids.to_vec(), lowest, self.actor()))
+    }
+
+    /// The caller's standing among `site_ids` where it has one: those sites and
+    /// its highest role there (for reading something that lives on several
+    /// sites); the first deny code when it has none.
+    pub async fn standing_on_any(&self, state: &AppState, site_ids: &[Uuid]) -> ApiResult<SitesGrant> {
+        let mut best: Option<Role> = None;
+        let mut granted = Vec::with_capacity(site_ids.len());
+        let mut first_error = None;
+        for site_id in site_ids {
+            match self.site_role(state, *site_id).await {
+                Ok(role) => {
+                    best = std::cmp::max(best, Some(role));
+                    granted.push(*site_id);
+                }
+                Err(e) => first_error = first_error.or(Some(e)),
+            }
+        }
+        let role = best.ok_or_else(|| {
+            first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access"))
+        })?;
+        Ok(SitesGrant::new(granted, role, self.actor()))
+    }
+
+    /// Sites this caller may see, for lists across sites.
+    pub fn visibility(&self) -> Visibility {
+        Visibility::new(self.visible_sites(), self.actor())
     }
 
     /// Sites this caller may see, as a condition on site ids: `None` means all
     /// of them. A user's memberships stay a subquery (`ix_site_members_user`),
     /// never one bound value per membership.
-    pub fn visible_sites(&self) -> Option<sea_orm::sea_query::SimpleExpr> {
+    fn visible_sites(&self) -> Option<sea_orm::sea_query::SimpleExpr> {
         if self.system_admin {
             return None;
         }

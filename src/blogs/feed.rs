@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::service;
 use crate::auth::Principal;
-use crate::content::{read, ContentKind};
+use crate::content::{access, ContentKind};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
@@ -29,7 +29,7 @@ pub async fn blog_feed(
     site_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    read::require_site_read(&state, &principal, ContentKind::Blog, site_id).await?;
+    access::site_read(&state, &principal, ContentKind::Blog, site_id).await?;
     let feed = service::feed(&state, site_id).await?;
     Ok(HttpResponse::Ok()
         .content_type(feed.content_type)

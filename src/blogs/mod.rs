@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::content::model::ContentListItem;
 use crate::content::queries::LimitQuery;
-use crate::content::{http, read, ContentKind};
+use crate::content::{access, http, read, ContentKind};
 use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -43,8 +43,8 @@ pub async fn list_featured_blogs(
     site_id: web::Path<Uuid>,
     query: web::Query<LimitQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok()
-        .json(read::featured(&state, &principal, BLOG, site_id.into_inner(), query.limit.unwrap_or(10)).await?))
+    let site = access::site_read(&state, &principal, BLOG, site_id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(read::featured(&state, &site, BLOG, query.limit.unwrap_or(10)).await?))
 }
 
 /// List posts similar to a post
@@ -68,5 +68,6 @@ pub async fn similar_blogs(
 ) -> ApiResult<HttpResponse> {
     let (site_id, id) = path.into_inner();
     let limit = query.limit.unwrap_or(read::SIMILAR_DEFAULT);
-    Ok(HttpResponse::Ok().json(read::similar(&state, &principal, BLOG, site_id, id, limit).await?))
+    let site = access::site_read(&state, &principal, BLOG, site_id).await?;
+    Ok(HttpResponse::Ok().json(read::similar(&state, &site, BLOG, id, limit).await?))
 }

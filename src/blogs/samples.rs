@@ -31,8 +31,8 @@ pub async fn seed_blogs(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = site_id.into_inner();
-    principal.require(&state, site_id, Capability::CreateContent).await?;
-    let created = service::seed(&state, &principal, now, site_id).await?;
+    let site = principal.require(&state, site_id, Capability::CreateContent).await?;
+    let created = service::seed(&state, &site, now).await?;
     Ok(HttpResponse::Created().json(created))
 }
 
@@ -48,7 +48,7 @@ pub async fn delete_sample_blogs(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = site_id.into_inner();
-    principal.require(&state, site_id, Capability::EditAnyContent).await?;
-    let deleted = service::delete_samples(&state, &principal, now, site_id).await?;
+    let site = principal.require(&state, site_id, Capability::EditAnyContent).await?;
+    let deleted = service::delete_samples(&state, &site, now).await?;
     Ok(HttpResponse::Ok().json(DeletedSamples { deleted }))
 }

@@ -13,7 +13,7 @@ use quick_xml::Writer;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
 
-use crate::auth::Principal;
+use crate::auth::{SiteGrant, SitesGrant};
 use crate::content::listing::{self, Filter, Sort};
 use crate::content::model::{ContentResponse, CreateContent};
 use crate::content::{events, read, write, ContentKind};
@@ -116,14 +116,11 @@ fn samples_of(site_id: Uuid) -> sea_orm::Select<content::Entity> {
 }
 
 /// Writes the three sample Drafts, unless the site has samples already.
-pub async fn seed(
-    state: &AppState,
-    principal: &Principal,
-    now: DateTime<Utc>,
-    site_id: Uuid,
-) -> ApiResult<Vec<ContentResponse>> {
-    let site = state.site_state(site_id).await?;
-    let locale_id = site.default_locale().map(|l| l.locale_id).ok_or_else(|| {
+pub async fn seed(state: &AppState, site: &SiteGrant, now: DateTime<Utc>) -> ApiResult<Vec<ContentResponse>> {
+    let site_id = site.site_id();
+    let grant = SitesGrant::from(site.clone());
+    let cached = state.site_state(site_id).await?;
+    let locale_id = cached.default_locale().map(|l| l.locale_id).ok_or_else(|| {
         ApiError::new(ErrorCode::BlogNoDefaultLocale, "the site has no default locale to write the samples in")
     })?;
     if samples_of(site_id).count(&state.db).await? > 0 {
@@ -138,12 +135,12 @@ pub async fn seed(
             body: body.into(),
             ..CreateContent::default()
         };
-        checked.push((title, excerpt, body, write::check_new(state, principal, ContentKind::Blog, request).await?));
+        checked.push((title, excerpt, body, write::check_new(state, &grant, ContentKind::Blog, request).await?));
     }
     audit::write(&state.db, async |txn| {
         let mut stored = Vec::new();
         for (title, excerpt, body, item) in checked {
-            let inserted = write::insert(txn, principal, ContentKind::Blog, item, true).await?;
+            let inserted = write::insert(txn, site.actor(), ContentKind::Blog, item, true).await?;
             content_localization::ActiveModel {
                 id: Set(Uuid::new_v4()),
                 content_id: Set(inserted.id),
@@ -165,7 +162,7 @@ pub async fn seed(
         let mut created = Vec::new();
         let mut events = Vec::new();
         for inserted in stored {
-            let item = write::audit_created(txn, now, principal, inserted).await?;
+            let item = write::audit_created(txn, now, site.actor(), inserted).await?;
             events.extend(events::created_events(ContentKind::Blog, &item, now));
             created.push(item);
         }
@@ -176,15 +173,11 @@ pub async fn seed(
 }
 
 /// Moves the site's live sample posts to the trash; answers how many.
-pub async fn delete_samples(
-    state: &AppState,
-    principal: &Principal,
-    now: DateTime<Utc>,
-    site_id: Uuid,
-) -> ApiResult<u64> {
+pub async fn delete_samples(state: &AppState, site: &SiteGrant, now: DateTime<Utc>) -> ApiResult<u64> {
+    let site_id = site.site_id();
     audit::write(&state.db, async |txn| {
         let ids: Vec<Uuid> = samples_of(site_id).all(txn).await?.into_iter().map(|m| m.id).collect();
-        let deleted = write::soft_delete_many(txn, now, principal, ContentKind::Blog, &ids).await?;
+        let deleted = write::soft_delete_many(txn, now, site.actor(), ContentKind::Blog, &ids).await?;
         let events =
             deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
         events::store_events(state, txn, events).await?;

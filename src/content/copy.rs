@@ -6,14 +6,15 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, 
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::access::ItemAccess;
 use super::draft::{store_relations, Draft, Existing};
 use super::events::{created_events, store_events};
 use super::model::ContentResponse;
 use super::slug::{available_slug, retry_lost_slug_race};
-use super::write::{audit_entry, audited, checked_item, still_unchanged};
+use super::write::{audit_entry, audited, still_unchanged};
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::Capability;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::permissions::RoleGrants;
 use crate::state::AppState;
@@ -30,18 +31,20 @@ enum CopyAs {
 
 /// A new Draft copy with its localizations and taxonomy; slug (and route) get the
 /// next free `-copy`, `-copy-2`, … suffix.
-pub async fn clone(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
-    copy_item(state, principal, kind, id, CopyAs::Duplicate).await
+/// (`access::on_all_sites`)
+pub async fn clone(state: &AppState, source: ItemAccess) -> ApiResult<ContentResponse> {
+    copy_item(state, source, CopyAs::Duplicate).await
 }
 
-/// A new Draft version of a legal document (LEGAL_VERSION_SOURCE_DELETED when the
-/// source is in the trash).
-pub async fn new_version(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-) -> ApiResult<ContentResponse> {
+/// A new Draft version of a legal document (`access::on_all_sites`, once
+/// [`ensure_version_source_live`] passed).
+pub async fn new_version(state: &AppState, source: ItemAccess) -> ApiResult<ContentResponse> {
+    copy_item(state, source, CopyAs::NextVersion).await
+}
+
+/// LEGAL_VERSION_SOURCE_DELETED when the source of a new version is in the
+/// trash: asked before the source is looked up as a live item.
+pub async fn ensure_version_source_live(state: &AppState, kind: ContentKind, id: Uuid) -> ApiResult<()> {
     let deleted = content::Entity::find_by_id(id)
         .filter(content::Column::Kind.eq(kind.as_str()))
         .filter(content::Column::IsDeleted.eq(true))
@@ -53,7 +56,7 @@ pub async fn new_version(
             "the source document is deleted; restore it first",
         ));
     }
-    copy_item(state, principal, kind, id, CopyAs::NextVersion).await
+    Ok(())
 }
 
 /// `privacy-v3` → `privacy`
@@ -64,14 +67,9 @@ fn without_version_suffix(slug: &str) -> &str {
     }
 }
 
-async fn copy_item(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    copy_as: CopyAs,
-) -> ApiResult<ContentResponse> {
-    let (source, rel, role) = checked_item(state, principal, kind, id).await?;
+async fn copy_item(state: &AppState, access: ItemAccess, copy_as: CopyAs) -> ApiResult<ContentResponse> {
+    let ItemAccess { item: source, relations: rel, grant } = access;
+    let (id, kind, role) = (source.id, source.kind, grant.role());
     role.ensure(Capability::CreateContent, &format!("copying a {}", kind.as_str()))?;
     if copy_as == CopyAs::NextVersion && kind != ContentKind::Legal {
         return Err(ApiError::bad_request("only legal documents have versions"));
@@ -118,7 +116,7 @@ async fn copy_item(
             row.title = Set(title);
             row.fields = Set(fields);
             row.status = Set(ContentStatus::Draft);
-            row.created_by = Set(Some(principal.actor()));
+            row.created_by = Set(Some(grant.actor().clone()));
             row.published_at = Set(None);
             row.is_featured = Set(false);
             row.is_sample = Set(false);
@@ -148,8 +146,7 @@ async fn copy_item(
                 copy.updated_at = Set(now);
                 copy.reset_all().insert(txn).await?;
             }
-            let actor = principal.actor();
-            let entry = audit_entry(&actor, Action::Create, kind, new_id, draft.site_ids.first().copied());
+            let entry = audit_entry(grant.actor(), Action::Create, kind, new_id, draft.site_ids.first().copied());
             let created = audited(txn, now, new_id, entry, &json!({"copied_from": id})).await?;
             store_events(state, txn, created_events(kind, &created, now)).await?;
             Ok(created)

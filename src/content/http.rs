@@ -14,7 +14,7 @@ use super::model::{
 use super::moves::ReviewAnswer;
 use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::KindRules;
-use super::{copy, localizations, moves, read, write, ContentKind};
+use super::{access, copy, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 use crate::pagination::{PageParams, Paginated};
@@ -79,7 +79,8 @@ pub async fn list_items(
         search: query.search,
         document_type: None,
     };
-    Ok(HttpResponse::Ok().json(read::list(&state, &principal, **kind, site_id.into_inner(), page, options).await?))
+    let site = access::site_read(&state, &principal, **kind, site_id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(read::list(&state, &site, **kind, page, options).await?))
 }
 
 /// List a site's published items of the kind
@@ -101,7 +102,8 @@ pub async fn list_published(
     site_id: web::Path<Uuid>,
     query: web::Query<PublishedQuery>,
 ) -> ApiResult<HttpResponse> {
-    let cached = read::list_published(&state, &principal, **kind, site_id.into_inner(), query.into_inner()).await?;
+    let site = access::site_read(&state, &principal, **kind, site_id.into_inner()).await?;
+    let cached = read::list_published(&state, &site, **kind, query.into_inner()).await?;
     Ok(HttpResponse::Ok().content_type(cached.content_type).body(cached.body.clone()))
 }
 
@@ -123,7 +125,8 @@ pub async fn get_by_slug(
     path: web::Path<(Uuid, String)>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, slug) = path.into_inner();
-    Ok(HttpResponse::Ok().json(read::by_slug(&state, &principal, **kind, site_id, &slug).await?))
+    let site = access::site_read(&state, &principal, **kind, site_id).await?;
+    Ok(HttpResponse::Ok().json(read::by_slug(&state, &site, **kind, &slug).await?))
 }
 
 /// Show an item of the kind
@@ -137,7 +140,7 @@ pub async fn get_item(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(access::readable(&state, &principal, **kind, id.into_inner()).await?.response()))
 }
 
 /// Show an item of the kind with its localizations
@@ -157,11 +160,12 @@ pub async fn get_detail(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
+    let item = access::readable(&state, &principal, **kind, id.into_inner()).await?;
     // The spec gives CV entries' detail the same shape as the plain item.
     if **kind == ContentKind::CvEntry {
-        return Ok(HttpResponse::Ok().json(read::get(&state, &principal, **kind, id.into_inner()).await?));
+        return Ok(HttpResponse::Ok().json(item.response()));
     }
-    Ok(HttpResponse::Ok().json(read::detail(&state, &principal, **kind, id.into_inner()).await?))
+    Ok(HttpResponse::Ok().json(read::detail(&state, item).await?))
 }
 
 /// Create an item of the kind
@@ -178,7 +182,9 @@ pub async fn create_item(
     principal: Principal,
     body: crate::body::Json<CreateContent>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created().json(write::create(&state, &principal, **kind, body.into_inner()).await?))
+    let body = body.into_inner();
+    let grant = access::new_item(&state, &principal, &body.site_ids).await?;
+    Ok(HttpResponse::Created().json(write::create(&state, &grant, **kind, body).await?))
 }
 
 /// Change an item of the kind
@@ -206,7 +212,9 @@ pub async fn update_item(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateContent>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(write::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+    let body = body.into_inner();
+    let item = access::for_update(&state, &principal, **kind, id.into_inner(), body.site_ids.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(write::update(&state, item, body).await?))
 }
 
 /// Delete an item of the kind
@@ -221,7 +229,8 @@ pub async fn delete_item(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    write::delete(&state, &principal, **kind, id.into_inner()).await?;
+    let item = access::on_all_sites(&state, &principal, **kind, id.into_inner(), true).await?;
+    write::delete(&state, item).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -246,7 +255,8 @@ pub async fn clone_item(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created().json(copy::clone(&state, &principal, **kind, id.into_inner()).await?))
+    let source = access::on_all_sites(&state, &principal, **kind, id.into_inner(), true).await?;
+    Ok(HttpResponse::Created().json(copy::clone(&state, source).await?))
 }
 
 /// Review an item of the kind
@@ -272,7 +282,8 @@ pub async fn review_item(
     id: web::Path<Uuid>,
     body: crate::body::Json<ReviewRequest>,
 ) -> ApiResult<HttpResponse> {
-    let reviewed = moves::review(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?;
+    let item = access::on_all_sites(&state, &principal, **kind, id.into_inner(), true).await?;
+    let reviewed = moves::review(&state, item, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(ReviewAnswer::new(reviewed)))
 }
 
@@ -300,7 +311,8 @@ pub async fn bulk_items(
     site_id: web::Path<Uuid>,
     body: crate::body::Json<BulkRequest>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(moves::bulk(&state, &principal, **kind, site_id.into_inner(), body.into_inner()).await?))
+    let site = principal.standing(&state, site_id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(moves::bulk(&state, &site, **kind, body.into_inner()).await?))
 }
 
 /// List an item's localizations
@@ -320,7 +332,8 @@ pub async fn list_localizations(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **kind, id.into_inner()).await?))
+    let item = access::readable_with(&state, &principal, **kind, id.into_inner(), false).await?;
+    Ok(HttpResponse::Ok().json(localizations::list(&state, &item).await?))
 }
 
 /// Add a localization to an item
@@ -346,8 +359,8 @@ pub async fn create_localization(
     id: web::Path<Uuid>,
     body: crate::body::Json<LocalizationInput>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created()
-        .json(localizations::create(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+    let item = access::editable(&state, &principal, **kind, id.into_inner(), false).await?;
+    Ok(HttpResponse::Created().json(localizations::create(&state, item, body.into_inner()).await?))
 }
 
 /// Change a localization of an item
@@ -373,8 +386,9 @@ pub async fn update_localization(
     id: web::Path<Uuid>,
     body: crate::body::Json<crate::content::model::UpdateLocalization>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok()
-        .json(localizations::update(&state, &principal, **kind, id.into_inner(), body.into_inner()).await?))
+    let current = localizations::find(&state, **kind, id.into_inner()).await?;
+    let item = access::editable(&state, &principal, **kind, current.content_id, false).await?;
+    Ok(HttpResponse::Ok().json(localizations::update(&state, item, current, body.into_inner()).await?))
 }
 
 /// Delete a localization of an item
@@ -395,7 +409,9 @@ pub async fn delete_localization(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    localizations::delete(&state, &principal, **kind, id.into_inner()).await?;
+    let current = localizations::find(&state, **kind, id.into_inner()).await?;
+    let item = access::editable(&state, &principal, **kind, current.content_id, false).await?;
+    localizations::delete(&state, item, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -421,5 +437,6 @@ pub async fn preview_item(
     id: web::Path<Uuid>,
     query: web::Query<PreviewQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(read::preview(&state, &principal, **kind, id.into_inner(), query.environment_id).await?))
+    let item = access::readable(&state, &principal, **kind, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(read::preview(&state, &item, query.environment_id).await?))
 }

@@ -4,14 +4,12 @@ use plinth_entities::{content, content_localization, site_locale};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use super::access::{require_may_edit, require_module, role_on_all, role_on_any};
+use super::access::{load_live, ItemAccess};
 use super::events::{events_for, store_events};
 use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations;
-use super::write::load_live;
 use super::ContentKind;
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::Principal;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::values::{optional_line, required_line};
@@ -22,23 +20,6 @@ fn not_found(kind: ContentKind, id: Uuid) -> ApiError {
         kind.as_str(),
         format!("no {} localization {id}", kind.as_str()),
     )
-}
-
-/// The item a localization belongs to, checked for the caller's right to change it.
-async fn editable_item(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    content_id: Uuid,
-) -> ApiResult<(content::Model, Vec<Uuid>)> {
-    let item = load_live(&state.db, kind, content_id).await?;
-    let sites =
-        relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
-    let role = role_on_all(state, principal, &sites).await?;
-    require_module(state, kind, &sites).await?;
-    let is_own = item.created_by.as_ref() == Some(&principal.actor());
-    require_may_edit(role, is_own, item.status, kind)?;
-    Ok((item, sites))
 }
 
 /// A localization change is an update of its item: store `<kind>.updated`
@@ -54,16 +35,9 @@ async fn store_as_update(
     store_events(state, txn, events_for(kind, "updated", &response, state.clock.now())).await
 }
 
-pub async fn list(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    content_id: Uuid,
-) -> ApiResult<Vec<LocalizationResponse>> {
-    load_live(&state.db, kind, content_id).await?;
-    let sites =
-        relations::load(&state.db, &[content_id], false).await?.remove(&content_id).unwrap_or_default().site_ids;
-    role_on_any(state, principal, kind, &sites).await?;
+/// The localizations of a readable item (`access::readable_with`, without taxonomy).
+pub async fn list(state: &AppState, item: &ItemAccess) -> ApiResult<Vec<LocalizationResponse>> {
+    let content_id = item.id();
     let rows = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.eq(content_id))
         .order_by_asc(content_localization::Column::CreatedAt)
@@ -90,18 +64,16 @@ fn checked_subtitle(raw: &str) -> ApiResult<String> {
     Ok(line.unwrap_or_default())
 }
 
-pub async fn create(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    content_id: Uuid,
-    body: LocalizationInput,
-) -> ApiResult<LocalizationResponse> {
+/// A new localization of an item the caller may edit (`access::editable`,
+/// without taxonomy).
+pub async fn create(state: &AppState, access: ItemAccess, body: LocalizationInput) -> ApiResult<LocalizationResponse> {
+    let (content_id, kind) = (access.id(), access.kind());
     let title =
         required_line("title", &body.title, super::validate::TITLE_MAX).map_err(|e| ApiError::validation(vec![e]))?;
     let subtitle = checked_subtitle(&body.subtitle)?;
     checked_texts(Some(&body.excerpt), Some(&body.body))?;
-    let (item, sites) = editable_item(state, principal, kind, content_id).await?;
+    let ItemAccess { item, relations, grant } = access;
+    let sites = relations.site_ids;
     audit::write(&state.db, async |txn| {
         let assigned = site_locale::Entity::find()
             .filter(site_locale::Column::LocaleId.eq(body.locale_id))
@@ -149,9 +121,8 @@ pub async fn create(
         .await
         .map_err(on_constraint(Constraint::Unique, exists))?;
         let response = LocalizationResponse::from(&created);
-        let actor = principal.actor();
         let entry = AuditEntry {
-            actor: &actor,
+            actor: grant.actor(),
             action: Action::Create,
             entity_type: &format!("{}_localization", kind.as_str()),
             entity_id: created.id.to_string(),
@@ -164,7 +135,12 @@ pub async fn create(
     .await
 }
 
-async fn find(state: &AppState, kind: ContentKind, localization_id: Uuid) -> ApiResult<content_localization::Model> {
+/// A localization of an item of `kind`, before the caller is checked on the item.
+pub async fn find(
+    state: &AppState,
+    kind: ContentKind,
+    localization_id: Uuid,
+) -> ApiResult<content_localization::Model> {
     let found = content_localization::Entity::find_by_id(localization_id)
         .one(&state.db)
         .await?
@@ -174,18 +150,21 @@ async fn find(state: &AppState, kind: ContentKind, localization_id: Uuid) -> Api
     Ok(found)
 }
 
+/// A change of `current` (found by [`find`]), whose item the caller may edit
+/// (`access::editable`, without taxonomy).
 pub async fn update(
     state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    localization_id: Uuid,
+    access: ItemAccess,
+    current: content_localization::Model,
     body: UpdateLocalization,
 ) -> ApiResult<LocalizationResponse> {
+    let kind = access.kind();
     checked_texts(body.excerpt.as_deref(), body.body.as_deref())?;
     let subtitle = body.subtitle.as_deref().map(checked_subtitle).transpose()?;
     let now = state.clock.now();
-    let current = find(state, kind, localization_id).await?;
-    let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
+    let localization_id = current.id;
+    let ItemAccess { item, relations, grant } = access;
+    let sites = relations.site_ids;
     let before = LocalizationResponse::from(&current);
     let mut row: content_localization::ActiveModel = current.into();
     if let Some(title) = body.title {
@@ -215,9 +194,8 @@ pub async fn update(
     audit::write(&state.db, async |txn| {
         let updated = row.update(txn).await?;
         let after = LocalizationResponse::from(&updated);
-        let actor = principal.actor();
         let entry = AuditEntry {
-            actor: &actor,
+            actor: grant.actor(),
             action: Action::Update,
             entity_type: &format!("{}_localization", kind.as_str()),
             entity_id: localization_id.to_string(),
@@ -230,20 +208,17 @@ pub async fn update(
     .await
 }
 
-pub async fn delete(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    localization_id: Uuid,
-) -> ApiResult<()> {
-    let current = find(state, kind, localization_id).await?;
-    let (item, sites) = editable_item(state, principal, kind, current.content_id).await?;
+/// Removes `current` (found by [`find`]), whose item the caller may edit
+/// (`access::editable`, without taxonomy).
+pub async fn delete(state: &AppState, access: ItemAccess, current: content_localization::Model) -> ApiResult<()> {
+    let (kind, localization_id) = (access.kind(), current.id);
+    let ItemAccess { item, relations, grant } = access;
+    let sites = relations.site_ids;
     let before = LocalizationResponse::from(&current);
     audit::write(&state.db, async |txn| {
         content_localization::Entity::delete_by_id(localization_id).exec(txn).await?;
-        let actor = principal.actor();
         let entry = AuditEntry {
-            actor: &actor,
+            actor: grant.actor(),
             action: Action::Delete,
             entity_type: &format!("{}_localization", kind.as_str()),
             entity_id: localization_id.to_string(),

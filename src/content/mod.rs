@@ -2,7 +2,7 @@
 //! localizations, soft delete, audit, events) shared by every content kind.
 //! Kinds differ only in what [`ContentKind`] answers and their own fields.
 
-mod access;
+pub mod access;
 mod bulk;
 pub mod copy;
 mod draft;

@@ -8,30 +8,24 @@ use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::access::{check_status_move, require_may_edit, require_module};
+use super::access::{check_status_move, require_may_edit, require_module, ItemAccess};
 use super::events::{change_events, events_for, store_events};
 use super::model::{BulkAction, BulkRequest, BulkResult, ContentResponse, ReviewAction, ReviewRequest};
 use super::relations;
-use super::write::{
-    audit_entry, audited, checked_item, notify_if_submitted, published_at, still_unchanged, workflow_enabled,
-};
+use super::write::{audit_entry, audited, notify_if_submitted, published_at, still_unchanged, workflow_enabled};
 use super::KindRules;
 use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::{Capability, SiteGrant};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
 /// Approve (publish, or schedule when `publish_start` lies ahead) or send back.
-pub async fn review(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    body: ReviewRequest,
-) -> ApiResult<ContentResponse> {
-    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
+/// (`access::on_all_sites`)
+pub async fn review(state: &AppState, access: ItemAccess, body: ReviewRequest) -> ApiResult<ContentResponse> {
+    let ItemAccess { item: current, relations: rel, grant } = access;
+    let (id, kind, role) = (current.id, current.kind, grant.role());
     role.ensure(Capability::ReviewContent, &format!("reviewing a {}", kind.as_str()))?;
     let reviewed = audit::write(&state.db, async |txn| {
         let current = still_unchanged(txn, kind, &current).await?;
@@ -58,8 +52,7 @@ pub async fn review(
         row.published_at = Set(published);
         row.updated_at = Set(now);
         row.update(txn).await?;
-        let actor = principal.actor();
-        let entry = audit_entry(&actor, Action::Update, kind, id, before.site_ids.first().copied());
+        let entry = audit_entry(grant.actor(), Action::Update, kind, id, before.site_ids.first().copied());
         let reviewed = audited(txn, now, id, entry, &before).await?;
         store_events(state, txn, change_events(kind, from, &reviewed, now)).await?;
         Ok(reviewed)
@@ -73,14 +66,10 @@ pub async fn review(
 }
 
 /// One action on many items of one site, all or nothing.
-pub async fn bulk(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    site_id: Uuid,
-    body: BulkRequest,
-) -> ApiResult<BulkResult> {
-    let role = principal.site_role(state, site_id).await?;
+/// `site`: the caller's standing on the site (`Principal::standing`); what it
+/// may do there is the action's rule.
+pub async fn bulk(state: &AppState, site: &SiteGrant, kind: ContentKind, body: BulkRequest) -> ApiResult<BulkResult> {
+    let (site_id, role) = (site.site_id(), site.role());
     require_module(state, kind, &[site_id]).await?;
     let status = match body.action {
         BulkAction::UpdateStatus => {
@@ -119,11 +108,11 @@ pub async fn bulk(
             return Err(ApiError::not_found(kind.as_str(), missing));
         }
         let now = state.clock.now();
-        let actor = principal.actor();
+        let actor = site.actor();
         let mut changed = Vec::new();
         for item in items {
             let from = item.status;
-            let is_own = item.created_by.as_ref() == Some(&actor);
+            let is_own = item.created_by.as_ref() == Some(actor);
             let mut row: content::ActiveModel = item.clone().into();
             match status {
                 Some(to) => {
@@ -146,10 +135,10 @@ pub async fn bulk(
             }
             row.update(txn).await?;
             if let Some(to) = status {
-                notify_if_submitted(txn, principal, kind, (from, to, now), item.id, &item.title, &[site_id]).await?;
+                notify_if_submitted(txn, actor, kind, (from, to, now), item.id, &item.title, &[site_id]).await?;
             }
             let action = if status.is_some() { Action::Update } else { Action::Delete };
-            let entry = audit_entry(&actor, action, kind, item.id, Some(site_id));
+            let entry = audit_entry(actor, action, kind, item.id, Some(site_id));
             audit::record(
                 txn,
                 now,

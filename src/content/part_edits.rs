@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::access::ItemAccess;
 use super::model::UpdateContent;
-use super::{part_keys, read, write, ContentKind};
-use crate::auth::Principal;
+use super::{part_keys, write, ContentKind};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -28,27 +28,25 @@ pub struct PartList<T> {
 }
 
 impl<T> PartList<T> {
-    /// The item's parts, for a caller who may read it.
-    pub async fn readable(&self, state: &AppState, principal: &Principal, item_id: Uuid) -> ApiResult<Vec<T>> {
-        let item = read::get(state, principal, self.kind, item_id).await?;
-        Ok((self.stored)(&Value::Object(item.kind_fields)))
+    /// The item's parts, for a caller who may read it (`access::readable`).
+    pub fn readable(&self, item: &ItemAccess) -> Vec<T> {
+        (self.stored)(&Value::Object(item.response().kind_fields))
     }
 
     /// Changes the item's parts with `change` (given them as stored, once the
     /// caller is known to be allowed to edit the item) and stores the result
     /// through the item's update; answers `change`'s value and the parts as
     /// stored.
+    /// `item`: `access::editable`, with taxonomy (the update needs it).
     pub async fn change<A>(
         &self,
         state: &AppState,
-        principal: &Principal,
-        item_id: Uuid,
+        item: ItemAccess,
         change: impl FnOnce(&mut Vec<T>) -> ApiResult<A>,
     ) -> ApiResult<(A, Vec<T>)> {
-        let item = write::editable(state, principal, self.kind, item_id).await?;
-        let mut list = (self.stored)(&item.fields);
+        let mut list = (self.stored)(&item.item.fields);
         let answer = change(&mut list)?;
-        let updated = write::update_from(state, principal, self.kind, item, (self.replace)(list)).await?;
+        let updated = write::update(state, item, (self.replace)(list)).await?;
         Ok((answer, (self.stored)(&Value::Object(updated.kind_fields))))
     }
 

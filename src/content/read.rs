@@ -8,15 +8,14 @@ use plinth_entities::{content, content_localization, content_site, environment, 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
-use super::access::{require_module, role_on_any};
+use super::access::{load_live, ItemAccess};
 use super::listing::{self, Filter, Sort};
 use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse};
 use super::model::{CvEntryType, LegalDocumentType};
 use super::queries::{PreviewLink, PublishedQuery};
 use super::relations;
-use super::write::load_live;
 use super::{ContentKind, ContentStatus};
-use crate::auth::{Capability, Principal};
+use crate::auth::SiteGrant;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pagination::{Page, Paginated};
 use crate::state::AppState;
@@ -28,17 +27,6 @@ pub const SIMILAR_MAX: u64 = 10;
 /// related ones among them it scores: both bounded whatever the site.
 const SIMILAR_WINDOW: u64 = 1_000;
 const SIMILAR_CANDIDATES: u64 = 200;
-
-/// Read access to a site's list of `kind`: the Read role and the module on.
-pub async fn require_site_read(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    site_id: Uuid,
-) -> ApiResult<()> {
-    principal.require(state, site_id, Capability::Read).await?;
-    require_module(state, kind, &[site_id]).await
-}
 
 /// Keeps the items that appear on `site_id` (any kind, deleted or not).
 ///
@@ -64,15 +52,10 @@ pub async fn response_of<C: sea_orm::ConnectionTrait>(db: &C, model: &content::M
     Ok(relations::response(model, rel))
 }
 
-pub async fn get(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentResponse> {
-    let model = load_live(&state.db, kind, id).await?;
-    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
-    role_on_any(state, principal, kind, &rel.site_ids).await?;
-    Ok(relations::response(&model, rel))
-}
-
-pub async fn detail(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<ContentDetail> {
-    let item = get(state, principal, kind, id).await?;
+/// The item with its localizations, categories and (posts) attached documents.
+pub async fn detail(state: &AppState, access: ItemAccess) -> ApiResult<ContentDetail> {
+    let (id, kind) = (access.id(), access.kind());
+    let item = access.response();
     let localizations = content_localization::Entity::find()
         .filter(content_localization::Column::ContentId.eq(id))
         .order_by_asc(content_localization::Column::CreatedAt)
@@ -119,13 +102,12 @@ pub struct ListOptions {
 /// otherwise: an index range scan whatever the site's size (see `listing`).
 pub async fn list(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     kind: ContentKind,
-    site_id: Uuid,
     page: Page,
     options: ListOptions,
 ) -> ApiResult<Paginated<ContentListItem>> {
-    require_site_read(state, principal, kind, site_id).await?;
+    let site_id = site.site_id();
     let search = match options.search.as_deref() {
         Some(raw) => listing::Search::parse(raw, state.db.get_database_backend())?,
         None => None,
@@ -154,12 +136,11 @@ async fn listed(state: &AppState, filter: &Filter, sort: Sort, page: Page) -> Ap
 /// the site's cache, which any content change drops.
 pub async fn list_published(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     kind: ContentKind,
-    site_id: Uuid,
     query: PublishedQuery,
 ) -> ApiResult<Arc<CachedBody>> {
-    require_site_read(state, principal, kind, site_id).await?;
+    let site_id = site.site_id();
     let page = crate::pagination::PageParams { page: query.page, per_page: query.per_page }.resolve();
     let key = format!("published:{}:{}:{}:{:?}", kind.as_str(), page.page, page.per_page, query.locale_id);
     let site = state.site_state(site_id).await?;
@@ -179,25 +160,18 @@ const PUBLISHED_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
 pub async fn featured(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     kind: ContentKind,
-    site_id: Uuid,
     limit: u64,
 ) -> ApiResult<Vec<ContentListItem>> {
-    require_site_read(state, principal, kind, site_id).await?;
+    let site_id = site.site_id();
     let filter = Filter { featured_only: true, ..Filter::published(kind, site_id) };
     let models = listing::load_page(&state.db, &filter, Sort::LATEST_PUBLISHED, limit.clamp(1, 100), 0).await?;
     relations::list_items(&state.db, &models).await
 }
 
-pub async fn by_slug(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    site_id: Uuid,
-    slug: &str,
-) -> ApiResult<ContentResponse> {
-    require_site_read(state, principal, kind, site_id).await?;
+pub async fn by_slug(state: &AppState, site: &SiteGrant, kind: ContentKind, slug: &str) -> ApiResult<ContentResponse> {
+    let site_id = site.site_id();
     let model = on_site(kind, site_id)
         .filter(content::Column::Slug.eq(slug))
         .one(&state.db)
@@ -207,62 +181,11 @@ pub async fn by_slug(
     Ok(relations::response(&model, rel))
 }
 
-/// The live item of `kind` at `route` on the site (pages' public paths).
-pub async fn by_route(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    site_id: Uuid,
-    route: &str,
-) -> ApiResult<ContentResponse> {
-    let found = content_site::Entity::find()
-        .filter(content_site::Column::SiteId.eq(site_id))
-        .filter(content_site::Column::Kind.eq(kind.as_str()))
-        .filter(content_site::Column::Route.eq(route))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(kind.as_str(), route))?;
-    get(state, principal, kind, found.content_id).await
-}
-
-/// The item of `kind` with this slug on any site the caller can read. Slugs are
-/// unique per site only, so the first readable one by id answers; when none is,
-/// the first refusal does.
-pub async fn by_slug_on_any_site(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    slug: &str,
-) -> ApiResult<ContentResponse> {
-    let candidates: Vec<Uuid> = content_site::Entity::find()
-        .filter(content_site::Column::Kind.eq(kind.as_str()))
-        .filter(content_site::Column::Slug.eq(slug))
-        .order_by_asc(content_site::Column::ContentId)
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|row| row.content_id)
-        .collect();
-    let mut first_error = None;
-    for id in candidates {
-        match get(state, principal, kind, id).await {
-            Ok(item) => return Ok(item),
-            Err(e) => first_error = first_error.or(Some(e)),
-        }
-    }
-    Err(first_error.unwrap_or_else(|| ApiError::not_found(kind.as_str(), slug)))
-}
-
 /// Where to preview an item: the environment's base URL plus the item's path
 /// (`/blog/{slug}` for posts, the route for pages).
-pub async fn preview(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    environment_id: Option<Uuid>,
-) -> ApiResult<PreviewLink> {
-    let item = get(state, principal, kind, id).await?;
+/// (`access::readable`)
+pub async fn preview(state: &AppState, access: &ItemAccess, environment_id: Option<Uuid>) -> ApiResult<PreviewLink> {
+    let (kind, item) = (access.kind(), access.response());
     let environment = match environment_id {
         Some(env_id) => {
             let env = environment::Entity::find_by_id(env_id)
@@ -324,13 +247,12 @@ pub fn similarity(
 /// Published items of the site related to `id`, best first, ties newest first.
 pub async fn similar(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     kind: ContentKind,
-    site_id: Uuid,
     id: Uuid,
     limit: u64,
 ) -> ApiResult<Vec<ContentListItem>> {
-    require_site_read(state, principal, kind, site_id).await?;
+    let site_id = site.site_id();
     let target = load_live(&state.db, kind, id).await?;
     let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
     if !rel.site_ids.contains(&site_id) {

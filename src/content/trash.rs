@@ -10,10 +10,10 @@ use uuid::Uuid;
 use super::listing::{self, Filter, Sort};
 use super::{read, ContentKind};
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::{Capability, Principal};
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
 /// Every kind of the content engine in the trash.
 pub struct ContentTrash;
@@ -21,15 +21,20 @@ pub struct ContentTrash;
 /// The kinds' trash names (`ContentKind::as_str`); a test keeps them in step.
 const CONTENT_TYPES: [&str; 6] = ["blog", "page", "project", "cv_entry", "skill", "legal"];
 
-/// The item (deleted or not) with its sites, after checking the caller
-/// administers all of them.
+/// A content item found for the trash, with its sites.
+struct TrashedContent {
+    kind: ContentKind,
+    item: content::Model,
+    sites: Vec<Uuid>,
+}
+
+/// The item (deleted or not) with its sites; nothing of the caller checked.
 async fn find_item(
     state: &AppState,
-    principal: &Principal,
     kind: Option<ContentKind>,
     id: Uuid,
     entity_type: &str,
-) -> ApiResult<(content::Model, Vec<Uuid>)> {
+) -> ApiResult<TrashedContent> {
     let not_found = || ApiError::not_found(entity_type, id);
     let kind = kind.ok_or_else(not_found)?;
     let item = content::Entity::find_by_id(id)
@@ -44,10 +49,7 @@ async fn find_item(
         .into_iter()
         .map(|r| r.site_id)
         .collect();
-    for site_id in &sites {
-        principal.require(state, *site_id, Capability::AdministerSite).await?;
-    }
-    Ok((item, sites))
+    Ok(TrashedContent { kind, item, sites })
 }
 
 impl TrashSource for ContentTrash {
@@ -83,26 +85,37 @@ impl TrashSource for ContentTrash {
         vec![count.unwrap_or_else(|| count_of(listing::rows(&trashed)))]
     }
 
-    fn restore<'a>(
+    fn find<'a>(
         &'a self,
         state: &'a AppState,
-        principal: &'a Principal,
         entity_type: &'a str,
         id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<Value>> {
+    ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
         Box::pin(async move {
-            let kind = ContentKind::parse(entity_type);
-            let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
+            let found = find_item(state, ContentKind::parse(entity_type), id, entity_type).await?;
+            Ok(Box::new(found) as Box<dyn Trashed>)
+        })
+    }
+}
+
+impl Trashed for TrashedContent {
+    fn site_ids(&self) -> &[Uuid] {
+        &self.sites
+    }
+
+    fn restore<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let TrashedContent { kind, item, sites } = *self;
+            let entity_type = kind.as_str();
+            let id = item.id;
             crate::trash_source::ensure_in_trash(item.is_deleted)?;
             let announced = audit::write(&state.db, async |txn| {
-                let kind = kind.ok_or_else(|| ApiError::internal("restored a kind without content"))?;
                 let mut row: content::ActiveModel = item.into();
                 row.is_deleted = Set(false);
                 row.deleted_at = Set(None);
                 let restored_row = row.update(txn).await?;
-                let actor = principal.actor();
                 let entry = AuditEntry {
-                    actor: &actor,
+                    actor: grant.actor(),
                     action: Action::Restore,
                     entity_type,
                     entity_id: id.to_string(),
@@ -131,23 +144,17 @@ impl TrashSource for ContentTrash {
         })
     }
 
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        entity_type: &'a str,
-        id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<()>> {
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let kind = ContentKind::parse(entity_type);
-            let (item, sites) = find_item(state, principal, kind, id, entity_type).await?;
+            let TrashedContent { kind, item, sites } = *self;
+            let entity_type = kind.as_str();
+            let id = item.id;
             crate::trash_source::ensure_purgeable(item.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 // Sites, localizations and taxonomy links cascade with the row.
                 content::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor();
                 let entry = AuditEntry {
-                    actor: &actor,
+                    actor: grant.actor(),
                     action: Action::Purge,
                     entity_type,
                     entity_id: id.to_string(),

@@ -4,11 +4,13 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::content;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::access::{check_status_move, require_may_edit, require_module, role_on_all};
+use super::access::{
+    check_status_move, load_live, require_may_edit, require_module, role_covering, touched_sites, ItemAccess,
+};
 use super::draft::{route_taken_error, slug_taken_error, store_relations, Draft, Existing};
 use super::events::{change_events, created_events, events_for, store_events};
 use super::kind_input::KindInput;
@@ -17,8 +19,9 @@ use super::slug::{available_slug, retry_lost_slug_race, slugify};
 use super::KindRules;
 use super::{parts, relations, validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal, Role, RoleGrants};
+use crate::auth::{Capability, SitesGrant};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::permissions::RoleGrants;
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
 
@@ -36,7 +39,7 @@ pub(super) fn audit_entry(
 /// `(from, to, at)`: the status move and when it happened.
 pub(super) async fn notify_if_submitted(
     txn: &crate::db::WriteTxn,
-    principal: &Principal,
+    actor: &Actor,
     kind: ContentKind,
     (from, to, at): (ContentStatus, ContentStatus, DateTime<Utc>),
     id: Uuid,
@@ -51,7 +54,10 @@ pub(super) async fn notify_if_submitted(
         entity_type: kind.as_str(),
         entity_id: id,
         title,
-        submitted_by: principal.user().map(|u| u.idp_user_id.as_str()),
+        submitted_by: match actor {
+            Actor::User(id) => Some(id.as_str()),
+            _ => None,
+        },
         at,
     };
     (super::hooks::hooks().submitted_for_review)(txn, submitted).await
@@ -65,30 +71,6 @@ pub(super) async fn workflow_enabled(state: &AppState, site_ids: &[Uuid]) -> Api
         }
     }
     Ok(false)
-}
-
-pub(super) async fn load_live<C: ConnectionTrait>(db: &C, kind: ContentKind, id: Uuid) -> ApiResult<content::Model> {
-    content::Entity::find_by_id(id)
-        .filter(content::Column::Kind.eq(kind.as_str()))
-        .filter(content::Column::IsDeleted.eq(false))
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(kind.as_str(), id))
-}
-
-/// An existing item, its relations and the caller's role on all its sites, with
-/// the module checked: read through the pool, before any write transaction.
-pub(super) async fn checked_item(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-) -> ApiResult<(content::Model, relations::Relations, Role)> {
-    let current = load_live(&state.db, kind, id).await?;
-    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
-    let role = role_on_all(state, principal, &rel.site_ids).await?;
-    require_module(state, kind, &rel.site_ids).await?;
-    Ok((current, rel, role))
 }
 
 /// Inside a write transaction: the item as it was checked before the
@@ -138,19 +120,20 @@ pub(super) async fn audited(
     Ok(response)
 }
 
+/// A new item on the sites `grant` covers (`access::new_item`).
 pub async fn create(
     state: &AppState,
-    principal: &Principal,
+    grant: &SitesGrant,
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<ContentResponse> {
     let now = state.clock.now();
-    let checked = check_new(state, principal, kind, body).await?;
+    let checked = check_new(state, grant, kind, body).await?;
     let generated = checked.explicit_slug.is_none() && checked.route.is_none();
     retry_lost_slug_race(generated, || async {
         audit::write(&state.db, async |txn| {
-            let inserted = insert(txn, principal, kind, checked.clone(), false).await?;
-            let created = audit_created(txn, now, principal, inserted).await?;
+            let inserted = insert(txn, grant.actor(), kind, checked.clone(), false).await?;
+            let created = audit_created(txn, now, grant.actor(), inserted).await?;
             store_events(state, txn, created_events(kind, &created, now)).await?;
             Ok(created)
         })
@@ -171,11 +154,10 @@ pub(crate) struct Inserted {
 pub(crate) async fn audit_created(
     txn: &crate::db::WriteTxn,
     at: DateTime<Utc>,
-    principal: &Principal,
+    actor: &Actor,
     inserted: Inserted,
 ) -> ApiResult<ContentResponse> {
-    let actor = principal.actor();
-    let entry = audit_entry(&actor, Action::Create, inserted.kind, inserted.id, None);
+    let entry = audit_entry(actor, Action::Create, inserted.kind, inserted.id, None);
     let response = relations::response(&inserted.model, inserted.relations);
     audit::record_on_sites(txn, at, entry, &response.site_ids, &(), &response).await?;
     Ok(response)
@@ -209,13 +191,14 @@ fn item_title(raw: &str) -> Result<String, crate::error::FieldError> {
 /// holding SQLite's write lock must never wait for another pooled connection.
 pub(crate) async fn check_new(
     state: &AppState,
-    principal: &Principal,
+    grant: &SitesGrant,
     kind: ContentKind,
     body: CreateContent,
 ) -> ApiResult<CheckedNew> {
-    // Who may write where comes first: a caller refused on these sites hears
-    // 403, whatever its body (no site ids: refused by the validation below).
-    let role = role_on_all(state, principal, &body.site_ids).await?;
+    // Who may write where comes first: a caller refused on these sites heard
+    // 403 as the grant was made, whatever its body (no site ids: refused by the
+    // validation below).
+    let role = role_covering(grant, &body.site_ids)?;
     role.ensure(Capability::CreateContent, &format!("creating a {}", kind.as_str()))?;
     let mut errors = Vec::new();
     validate::site_ids("site_ids", &body.site_ids, &mut errors);
@@ -254,7 +237,7 @@ pub(crate) async fn check_new(
 /// Stores a checked new item inside `txn`; returns its id.
 pub(crate) async fn insert(
     txn: &crate::db::WriteTxn,
-    principal: &Principal,
+    actor: &Actor,
     kind: ContentKind,
     checked: CheckedNew,
     is_sample: bool,
@@ -307,7 +290,7 @@ pub(crate) async fn insert(
         body: Set(body.body),
         status: Set(status),
         author: Set(body.author),
-        created_by: Set(Some(principal.actor())),
+        created_by: Set(Some(actor.clone())),
         publish_start: Set(body.publish_start),
         publish_end: Set(body.publish_end),
         published_at: Set(body.published_date.or(published_at(status, ContentStatus::Draft, None, now))),
@@ -333,16 +316,8 @@ pub(crate) async fn insert(
         tag_ids: Some(body.tag_ids),
     };
     store_relations(txn, kind, id, &draft, Existing::New).await?;
-    notify_if_submitted(
-        txn,
-        principal,
-        kind,
-        (ContentStatus::Draft, status, now),
-        id,
-        &title_for_notice,
-        &draft.site_ids,
-    )
-    .await?;
+    notify_if_submitted(txn, actor, kind, (ContentStatus::Draft, status, now), id, &title_for_notice, &draft.site_ids)
+        .await?;
     // What `relations::load` would read back: sorted sets, the primary among them.
     let sorted = |ids: &Option<Vec<Uuid>>| {
         let mut ids = ids.clone().unwrap_or_default();
@@ -360,50 +335,15 @@ pub(crate) async fn insert(
     Ok(Inserted { id, kind, model, relations })
 }
 
-pub async fn update(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-    body: UpdateContent,
-) -> ApiResult<ContentResponse> {
-    // Checks read through the pool: before the write transaction (see `check_new`).
-    let current = load_live(&state.db, kind, id).await?;
-    update_from(state, principal, kind, current, body).await
-}
-
-/// The item as stored, once the caller may edit it (before a family's own
-/// rules): what a change of part of an item starts from for [`update_from`].
-pub async fn editable(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    id: Uuid,
-) -> ApiResult<content::Model> {
-    let (current, _, role) = checked_item(state, principal, kind, id).await?;
-    let is_own = current.created_by.as_ref() == Some(&principal.actor());
-    require_may_edit(role, is_own, current.status, kind)?;
-    Ok(current)
-}
-
-/// [`update`] from `current` as read: CONFLICT when it changed since.
-pub async fn update_from(
-    state: &AppState,
-    principal: &Principal,
-    kind: ContentKind,
-    current: content::Model,
-    body: UpdateContent,
-) -> ApiResult<ContentResponse> {
-    let id = current.id;
-    let rel = relations::load(&state.db, &[id], true).await?.remove(&id).unwrap_or_default();
+/// A change of the item `access` holds (`access::for_update`, or
+/// `access::editable` for a change of its own fields): CONFLICT when it changed
+/// since it was read.
+pub async fn update(state: &AppState, access: ItemAccess, body: UpdateContent) -> ApiResult<ContentResponse> {
+    let ItemAccess { item: current, relations: rel, grant } = access;
+    let (id, kind) = (current.id, current.kind);
     let mut new_sites = body.site_ids.clone().unwrap_or_else(|| rel.site_ids.clone());
     new_sites.sort(); // as stored, so an unchanged set compares equal
-    let mut touched_sites = rel.site_ids.clone();
-    touched_sites.extend(new_sites.iter().filter(|s| !rel.site_ids.contains(s)));
-    // Who may change the item comes before its body is checked: a caller
-    // refused on its sites hears 403, never an error that depends on the
-    // item's current fields.
-    let role = role_on_all(state, principal, &touched_sites).await?;
+    let role = role_covering(&grant, &touched_sites(&rel, body.site_ids.as_deref()))?;
 
     let mut errors = Vec::new();
     if let Some(ids) = &body.site_ids {
@@ -422,7 +362,7 @@ pub async fn update_from(
     let before = relations::response(&current, rel.clone());
     require_module(state, kind, &new_sites).await?;
     let from = current.status;
-    let is_own = current.created_by.as_ref() == Some(&principal.actor());
+    let is_own = current.created_by.as_ref() == Some(grant.actor());
     // Reviewers move others' items between statuses; any other change is an edit.
     if !(body.is_status_only() && role.has(Capability::ReviewContent)) {
         require_may_edit(role, is_own, from, kind)?;
@@ -513,9 +453,8 @@ pub async fn update_from(
         let existing = if sites_changed { Existing::ReplaceSites } else { Existing::KeepSites };
         store_relations(txn, kind, id, &draft, existing).await?;
         let title = body.title.as_deref().unwrap_or(&current.title);
-        notify_if_submitted(txn, principal, kind, (from, to, now), id, title, &draft.site_ids).await?;
-        let actor = principal.actor();
-        let entry = audit_entry(&actor, Action::Update, kind, id, draft.site_ids.first().copied());
+        notify_if_submitted(txn, grant.actor(), kind, (from, to, now), id, title, &draft.site_ids).await?;
+        let entry = audit_entry(grant.actor(), Action::Update, kind, id, draft.site_ids.first().copied());
         let updated = audited(txn, now, id, entry, &before).await?;
         store_events(state, txn, change_events(kind, from, &updated, now)).await?;
         Ok(updated)
@@ -524,9 +463,11 @@ pub async fn update_from(
 }
 
 /// Soft delete: the item leaves listings and appears in the trash.
-pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, id: Uuid) -> ApiResult<()> {
-    let (current, rel, role) = checked_item(state, principal, kind, id).await?;
-    let is_own = current.created_by.as_ref() == Some(&principal.actor());
+/// (`access::on_all_sites`)
+pub async fn delete(state: &AppState, access: ItemAccess) -> ApiResult<()> {
+    let (role, is_own) = (access.role(), access.is_own());
+    let ItemAccess { item: current, relations: rel, grant } = access;
+    let (id, kind) = (current.id, current.kind);
     role.ensure(Capability::CreateContent, &format!("deleting a {}", kind.as_str()))?;
     if !role.has(Capability::EditAnyContent) && !is_own {
         return Err(ApiError::new(
@@ -542,8 +483,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
         row.is_deleted = Set(true);
         row.deleted_at = Set(Some(now));
         row.update(txn).await?;
-        let actor = principal.actor();
-        let entry = audit_entry(&actor, Action::Delete, kind, id, before.site_ids.first().copied());
+        let entry = audit_entry(grant.actor(), Action::Delete, kind, id, before.site_ids.first().copied());
         let deleted = json!({"is_deleted": true, "deleted_at": now});
         audit::record_on_sites(txn, now, entry, &before.site_ids, &before, &deleted).await?;
         store_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
@@ -557,7 +497,7 @@ pub async fn delete(state: &AppState, principal: &Principal, kind: ContentKind, 
 pub(crate) async fn soft_delete_many(
     txn: &crate::db::WriteTxn,
     now: DateTime<Utc>,
-    principal: &Principal,
+    actor: &Actor,
     kind: ContentKind,
     ids: &[Uuid],
 ) -> ApiResult<Vec<ContentResponse>> {
@@ -569,11 +509,10 @@ pub(crate) async fn soft_delete_many(
         .filter(content::Column::Id.is_in(ids.to_vec()))
         .exec(txn)
         .await?;
-    let actor = principal.actor();
     let mut out = Vec::new();
     for model in &models {
         let item = relations::response(model, rels.remove(&model.id).unwrap_or_default());
-        let entry = audit_entry(&actor, Action::Delete, kind, model.id, item.site_ids.first().copied());
+        let entry = audit_entry(actor, Action::Delete, kind, model.id, item.site_ids.first().copied());
         let deleted = json!({"is_deleted": true, "deleted_at": now});
         audit::record_on_sites(txn, now, entry, &item.site_ids, &item, &deleted).await?;
         out.push(item);

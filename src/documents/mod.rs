@@ -21,9 +21,10 @@ use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
 use crate::auth::{client_address, Capability, Principal};
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::Paginated;
 use crate::routes::Routes;
+use crate::site_rows;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
@@ -55,6 +56,32 @@ async fn documents_site(
     let site = state.site_state(site_id).await?;
     site.settings.require_documents()?;
     Ok(site.settings.max_document_file_size)
+}
+
+/// The document `id` once the caller has `capability` on its site and the
+/// site has the documents module on.
+async fn find_document(
+    state: &AppState,
+    principal: &Principal,
+    id: Uuid,
+    capability: Capability,
+) -> ApiResult<plinth_entities::document::Model> {
+    let doc: plinth_entities::document::Model = site_rows::find(state, principal, id, capability).await?;
+    state.site_state(doc.site_id).await?.settings.require_documents()?;
+    Ok(doc)
+}
+
+/// The sites of the live blog post `blog_id`, once the caller may read one of them.
+async fn readable_blog_sites(state: &AppState, principal: &Principal, blog_id: Uuid) -> ApiResult<Vec<Uuid>> {
+    let sites = attachments::blog_sites(state, blog_id).await?;
+    let mut first_error = None;
+    for site in &sites {
+        match principal.require(state, *site, Capability::Read).await {
+            Ok(_) => return Ok(sites),
+            Err(e) => first_error = first_error.or(Some(e)),
+        }
+    }
+    Err(first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "the post is on no site")))
 }
 
 /// List a site's documents
@@ -107,7 +134,7 @@ pub async fn get_document(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::Read).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::Read).await?;
     Ok(HttpResponse::Ok().json(service::response(&state, &doc, None)))
 }
 
@@ -121,7 +148,7 @@ pub async fn document_detail(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::Read).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::Read).await?;
     let localizations = service::localizations_of(&state, doc.id).await?;
     Ok(HttpResponse::Ok().json(service::response(&state, &doc, Some(localizations))))
 }
@@ -138,7 +165,7 @@ pub async fn update_document(
     id: web::Path<Uuid>,
     payload: web::Payload,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     let max = state.site_state(doc.site_id).await?.settings.max_document_file_size;
     let body: UpdateDocument = read_body(payload, max).await?;
     Ok(HttpResponse::Ok().json(service::update(&state, &principal.actor(), doc, body).await?))
@@ -154,7 +181,7 @@ pub async fn delete_document(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     service::delete(&state, &principal.actor(), doc).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -233,7 +260,7 @@ pub async fn make_document_private(
     id: web::Path<Uuid>,
     body: crate::body::Json<MakePrivate>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     Ok(HttpResponse::Ok().json(privacy::make_private(&state, &principal.actor(), doc, body.into_inner()).await?))
 }
 
@@ -249,7 +276,7 @@ pub async fn make_document_public(
     id: web::Path<Uuid>,
     body: Option<crate::body::Json<MakePublic>>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let password = body.and_then(|b| b.into_inner().password);
     Ok(HttpResponse::Ok().json(privacy::make_public(&state, &principal.actor(), doc, password).await?))
 }
@@ -267,7 +294,7 @@ pub async fn unlock_document(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::AdministerSite).await?;
     Ok(HttpResponse::Ok().json(privacy::unlock(&state, &principal.actor(), doc).await?))
 }
 
@@ -283,7 +310,7 @@ pub async fn create_document_localization(
     id: web::Path<Uuid>,
     body: crate::body::Json<CreateDocumentLocalization>,
 ) -> ApiResult<HttpResponse> {
-    let doc = service::find(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
+    let doc = find_document(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     let created = service::create_localization(&state, &principal.actor(), &doc, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
@@ -300,7 +327,7 @@ pub async fn update_document_localization(
     body: crate::body::Json<UpdateDocumentLocalization>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find_localization(&state, loc_id.into_inner()).await?;
-    let doc = service::find(&state, &principal, current.document_id, Capability::Read).await?;
+    let doc = find_document(&state, &principal, current.document_id, Capability::Read).await?;
     let updated = service::update_localization(&state, &principal.actor(), &doc, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
@@ -316,7 +343,7 @@ pub async fn delete_document_localization(
     loc_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find_localization(&state, loc_id.into_inner()).await?;
-    let doc = service::find(&state, &principal, current.document_id, Capability::Read).await?;
+    let doc = find_document(&state, &principal, current.document_id, Capability::Read).await?;
     service::delete_localization(&state, &principal.actor(), &doc, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -332,7 +359,7 @@ pub async fn list_blog_documents(
     blog_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let blog_id = blog_id.into_inner();
-    attachments::blog_sites(&state, &principal, blog_id).await?;
+    readable_blog_sites(&state, &principal, blog_id).await?;
     Ok(HttpResponse::Ok().json(attachments::list(&state, blog_id).await?))
 }
 
@@ -348,7 +375,7 @@ pub async fn attach_blog_document(
     body: crate::body::Json<AttachDocument>,
 ) -> ApiResult<HttpResponse> {
     let blog_id = blog_id.into_inner();
-    let sites = attachments::blog_sites(&state, &principal, blog_id).await?;
+    let sites = readable_blog_sites(&state, &principal, blog_id).await?;
     let attached = attachments::attach(&state, blog_id, &sites, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(attached))
 }
@@ -364,7 +391,7 @@ pub async fn detach_blog_document(
     path: web::Path<(Uuid, Uuid)>,
 ) -> ApiResult<HttpResponse> {
     let (blog_id, doc_id) = path.into_inner();
-    let sites = attachments::blog_sites(&state, &principal, blog_id).await?;
+    let sites = readable_blog_sites(&state, &principal, blog_id).await?;
     attachments::detach(&state, blog_id, &sites, doc_id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -13,12 +13,11 @@ use super::model::{
     UpdateDocument, UpdateDocumentLocalization,
 };
 use crate::audit::{self, Action, Actor};
-use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::folders::{service::check_folder, Library};
 use crate::pagination::{fetch_page, PageParams, Paginated};
-use crate::site_rows::{self, SiteRow};
+use crate::site_rows::SiteRow;
 use crate::state::AppState;
 use crate::values::required_line;
 
@@ -34,19 +33,6 @@ impl SiteRow for document::Model {
     fn site_id(&self) -> Uuid {
         self.site_id
     }
-}
-
-/// The document `id` once the caller has `capability` on its site and the
-/// site has the documents module on.
-pub async fn find(
-    state: &AppState,
-    principal: &Principal,
-    id: Uuid,
-    capability: Capability,
-) -> ApiResult<document::Model> {
-    let doc: document::Model = site_rows::find(state, principal, id, capability).await?;
-    state.site_state(doc.site_id).await?.settings.require_documents()?;
-    Ok(doc)
 }
 
 pub fn response(

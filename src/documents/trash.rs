@@ -9,11 +9,11 @@ use uuid::Uuid;
 
 use super::service::{response, save};
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
-use crate::site_rows::{self, SiteRow};
+use crate::site_rows::SiteRow;
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
 pub struct DocumentTrash;
 
@@ -57,45 +57,53 @@ impl TrashSource for DocumentTrash {
         vec![count_of(trash_query(site_id))]
     }
 
+    fn find<'a>(&'a self, state: &'a AppState, _: &'a str, id: Uuid) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
+        Box::pin(async move {
+            let doc = document::Entity::find_by_id(id)
+                .one(&state.db)
+                .await?
+                .ok_or_else(|| ApiError::not_found(document::Model::KIND, id))?;
+            Ok(Box::new(TrashedDocument(doc)) as Box<dyn Trashed>)
+        })
+    }
+}
+
+/// A document found for the trash.
+struct TrashedDocument(document::Model);
+
+impl Trashed for TrashedDocument {
+    fn site_ids(&self) -> &[Uuid] {
+        std::slice::from_ref(&self.0.site_id)
+    }
+
     fn restore<'a>(
-        &'a self,
+        self: Box<Self>,
         state: &'a AppState,
-        principal: &'a Principal,
-        _: &'a str,
-        id: Uuid,
+        grant: &'a SitesGrant,
     ) -> BoxFuture<'a, ApiResult<serde_json::Value>> {
         Box::pin(async move {
-            let doc: document::Model =
-                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            let TrashedDocument(doc) = *self;
             crate::trash_source::ensure_in_trash(doc.is_deleted)?;
             let mut row: document::ActiveModel = doc.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
-            let restored =
-                save(state, &principal.actor(), Action::Restore, &json!({"is_deleted": true}), row, None).await?;
+            let restored = save(state, grant.actor(), Action::Restore, &json!({"is_deleted": true}), row, None).await?;
             serde_json::to_value(response(state, &restored, None))
                 .map_err(|e| ApiError::internal(format!("restored document: {e}")))
         })
     }
 
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        _: &'a str,
-        id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<()>> {
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let doc: document::Model =
-                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            let TrashedDocument(doc) = *self;
+            let id = doc.id;
             crate::trash_source::ensure_purgeable(doc.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 document::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor();
                 audit::record(
                     txn,
                     state.clock.now(),
-                    doc.audit_entry(&actor, Action::Purge),
+                    doc.audit_entry(grant.actor(), Action::Purge),
                     &json!({"title": title(&doc)}),
                     &(),
                 )

@@ -29,7 +29,7 @@ pub fn routes(r: &mut Routes) {
 #[utoipa::path(get, path = "/environments", tag = "Environments",
     responses((status = 200, body = Vec<EnvironmentResponse>)))]
 pub async fn list_my_environments(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(service::list_visible(&state, &principal).await?))
+    Ok(HttpResponse::Ok().json(service::list_visible(&state, &principal.visibility()).await?))
 }
 
 /// List a site's environments

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::model::{CreateEnvironment, EnvironmentResponse, UpdateEnvironment};
 use crate::audit::{Action, Actor};
-use crate::auth::Principal;
+use crate::auth::Visibility;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
@@ -101,16 +101,16 @@ pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<EnvironmentR
 /// The most environments [`list_visible`] answers.
 pub const MAX_VISIBLE: u64 = 500;
 
-/// The environments of every live site `principal` may see, by site and name
+/// The environments of every live site `visibility` lets the caller see, by site and name
 /// (`ux_environments_site_name`), at most [`MAX_VISIBLE`]. The caller's sites
 /// stay a subquery, never one bound value per site.
-pub async fn list_visible(state: &AppState, principal: &Principal) -> ApiResult<Vec<EnvironmentResponse>> {
+pub async fn list_visible(state: &AppState, visibility: &Visibility) -> ApiResult<Vec<EnvironmentResponse>> {
     let mut sites = Query::select()
         .column(site::Column::Id)
         .from(site::Entity)
         .and_where(site::Column::DeletedAt.is_null())
         .to_owned();
-    if let Some(visible) = principal.visible_sites() {
+    if let Some(visible) = visibility.sites_condition() {
         sites.and_where(visible);
     }
     let found = environment::Entity::find()

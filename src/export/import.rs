@@ -23,8 +23,8 @@ use super::format::{Event, FORMAT_V1};
 use super::restore::{stored_key, Ids, Writer};
 use super::{stream, unfinished, v1};
 use crate::audit::Actor;
-use crate::auth::Principal;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::sites::SiteCreator;
 use crate::state::AppState;
 
 /// Archives being read in this process (one at a time: a format-1 document
@@ -73,12 +73,8 @@ async fn receive(state: &AppState, mut multipart: Multipart) -> ApiResult<std::p
     Err(ApiError::bad_request("send the export ZIP as the multipart part `archive`"))
 }
 
-pub async fn import(
-    state: &web::Data<AppState>,
-    principal: &Principal,
-    multipart: Multipart,
-) -> ApiResult<site::Model> {
-    crate::sites::check_may_create(principal)?;
+/// `creator`: the caller, once it may create sites (`sites::creator`).
+pub async fn import(state: &web::Data<AppState>, creator: SiteCreator, multipart: Multipart) -> ApiResult<site::Model> {
     let path = receive(state, multipart).await?;
     let turn = tokio::time::timeout(IMPORT_QUEUE_WAIT, IMPORTS_OPENING.acquire()).await;
     let Ok(Ok(_opening)) = turn else {
@@ -94,8 +90,8 @@ pub async fn import(
         handle: tokio::runtime::Handle::current(),
         path: path.clone(),
         limits: Limits::from_config(&state.config),
-        owner: principal.user().map(|u| u.idp_user_id.clone()),
-        actor: principal.actor(),
+        owner: creator.owner,
+        actor: creator.actor,
     };
     let imported = tokio::task::spawn_blocking(move || job.run()).await;
     let _ = std::fs::remove_file(&path);

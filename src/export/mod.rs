@@ -68,13 +68,14 @@ pub async fn import_site(
     principal: Principal,
     multipart: actix_multipart::Multipart,
 ) -> ApiResult<HttpResponse> {
-    let site = import::import(&state, &principal, multipart).await?;
+    let creator = crate::sites::creator(&principal)?;
+    let site = import::import(&state, creator, multipart).await?;
     Ok(HttpResponse::Created().json(crate::sites::SiteResponse::active(&site)))
 }
 
 /// Owners and admins of the site (system admins included) export.
 async fn require_exporter(state: &AppState, principal: &Principal, site_id: Uuid) -> ApiResult<()> {
-    let role = principal.site_role(state, site_id).await?;
+    let role = principal.standing(state, site_id).await?.role();
     if role.has(Capability::AdministerSite) {
         Ok(())
     } else {

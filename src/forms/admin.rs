@@ -3,7 +3,7 @@
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
-use super::gate::forms_site;
+use super::access::{self, forms_site};
 use super::model::{
     BotProtectionResponse, BotProtectionUpdate, CreateForm, CreateTemplate, FormListQuery, FormResponse,
     TemplateResponse, UpdateForm, UpdateTemplate,
@@ -49,8 +49,8 @@ pub async fn create_form(
     body: crate::body::Json<CreateForm>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    forms_site(&state, &principal, site_id, Capability::ManageOwnForms).await?;
-    Ok(HttpResponse::Created().json(service::create(&state, &principal, site_id, body.into_inner()).await?))
+    let site = forms_site(&state, &principal, site_id, Capability::ManageOwnForms).await?;
+    Ok(HttpResponse::Created().json(service::create(&state, &site, body.into_inner()).await?))
 }
 
 /// Show a form
@@ -63,8 +63,8 @@ pub async fn get_form(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let f = service::find(&state, &principal, id.into_inner(), Capability::Read).await?;
-    Ok(HttpResponse::Ok().json(service::full(&state, &f).await?))
+    let f = access::form(&state, &principal, id.into_inner(), Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(service::full(&state, f.row()).await?))
 }
 
 /// Find a form by slug
@@ -100,8 +100,8 @@ pub async fn update_form(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateForm>,
 ) -> ApiResult<HttpResponse> {
-    let f = service::find(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
-    Ok(HttpResponse::Ok().json(service::update(&state, &principal, f, body.into_inner()).await?))
+    let f = access::form(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
+    Ok(HttpResponse::Ok().json(service::update(&state, f, body.into_inner()).await?))
 }
 
 /// Delete a form
@@ -115,8 +115,8 @@ pub async fn delete_form(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let f = service::find(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
-    service::delete(&state, &principal, f).await?;
+    let f = access::form(&state, &principal, id.into_inner(), Capability::ManageOwnForms).await?;
+    service::delete(&state, f).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -151,8 +151,8 @@ pub async fn create_template(
     body: crate::body::Json<CreateTemplate>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    forms_site(&state, &principal, site_id, Capability::ManageFormTemplates).await?;
-    Ok(HttpResponse::Created().json(templates::create(&state, &principal, site_id, body.into_inner()).await?))
+    let site = forms_site(&state, &principal, site_id, Capability::ManageFormTemplates).await?;
+    Ok(HttpResponse::Created().json(templates::create(&state, &site, body.into_inner()).await?))
 }
 
 /// Show a form template
@@ -165,8 +165,8 @@ pub async fn get_template(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let t = templates::find(&state, &principal, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(templates::response(&t)))
+    let t = access::template(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(templates::response(t.row())))
 }
 
 /// Change a form template
@@ -183,8 +183,8 @@ pub async fn update_template(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateTemplate>,
 ) -> ApiResult<HttpResponse> {
-    let t = templates::find(&state, &principal, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(templates::update(&state, &principal, t, body.into_inner()).await?))
+    let t = access::template(&state, &principal, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(templates::update(&state, t, body.into_inner()).await?))
 }
 
 /// Delete a form template
@@ -197,8 +197,8 @@ pub async fn delete_template(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let t = templates::find(&state, &principal, id.into_inner()).await?;
-    templates::delete(&state, &principal, t).await?;
+    let t = access::template(&state, &principal, id.into_inner()).await?;
+    templates::delete(&state, t).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

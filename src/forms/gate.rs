@@ -3,7 +3,6 @@
 
 use uuid::Uuid;
 
-use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
@@ -18,16 +17,4 @@ pub async fn require_module(state: &AppState, site_id: Uuid) -> ApiResult<()> {
             "the forms module is not enabled for this site (module_forms_enabled)",
         ))
     }
-}
-
-/// The caller's capability on a site, then the module gate: permissions are
-/// checked before anything else the request could learn.
-pub async fn forms_site(
-    state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
-    capability: Capability,
-) -> ApiResult<()> {
-    principal.require(state, site_id, capability).await?;
-    require_module(state, site_id).await
 }

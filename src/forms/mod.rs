@@ -4,6 +4,7 @@
 //! code, and the review of submissions. Every endpoint answers 404 while the
 //! site's `module_forms_enabled` is off.
 
+mod access;
 mod admin;
 pub mod altcha;
 pub mod bot;

@@ -15,61 +15,15 @@ use super::model::{
     SubmissionResponse, SubmissionStatus,
 };
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
+use crate::auth::Granted;
 use crate::db::{Touched, WriteTxn};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
-use crate::permissions::RoleGrants;
 use crate::state::AppState;
 use crate::values::required_text;
 
 /// The longest note.
 pub const MAX_NOTE: usize = 10_000;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    Read,
-    Handle,
-}
-
-/// Whether the caller may read or handle the submissions of `f`: anyone's
-/// with the `:any` role, those of forms they created with the author role.
-pub async fn authorize(state: &AppState, principal: &Principal, f: &form::Model, access: Access) -> ApiResult<()> {
-    let role = principal.site_role(state, f.site_id).await?;
-    super::gate::require_module(state, f.site_id).await?;
-    let own = f.created_by.as_ref() == Some(&principal.actor());
-    if own && role.has(Capability::HandleOwnFormSubmissions) {
-        return Ok(());
-    }
-    match access {
-        Access::Read => role.ensure(Capability::ReadAnySubmissions, "reading submissions of another's form"),
-        Access::Handle => role.ensure(Capability::HandleAnySubmissions, "handling submissions of another's form"),
-    }
-}
-
-/// The form `form_id` (deleted ones too: their submissions stay reviewable).
-pub async fn form_of(state: &AppState, principal: &Principal, form_id: Uuid, access: Access) -> ApiResult<form::Model> {
-    let f =
-        form::Entity::find_by_id(form_id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("form", form_id))?;
-    authorize(state, principal, &f, access).await?;
-    Ok(f)
-}
-
-/// The live submission `id` and its form, once the caller has `access`.
-pub async fn find(
-    state: &AppState,
-    principal: &Principal,
-    id: Uuid,
-    access: Access,
-) -> ApiResult<(form_submission::Model, form::Model)> {
-    let s = form_submission::Entity::find_by_id(id)
-        .filter(form_submission::Column::DeletedAt.is_null())
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("form_submission", id))?;
-    let f = form_of(state, principal, s.form_id, access).await?;
-    Ok((s, f))
-}
 
 pub fn response(s: &form_submission::Model) -> SubmissionResponse {
     SubmissionResponse {
@@ -212,10 +166,10 @@ fn entry<'a>(actor: &'a Actor, action: Action, s: &form_submission::Model) -> Au
 
 pub async fn change_status(
     state: &AppState,
-    principal: &Principal,
-    s: form_submission::Model,
+    granted: Granted<form_submission::Model>,
     to: SubmissionStatus,
 ) -> ApiResult<SubmissionDetail> {
+    let (s, site) = granted.into_parts();
     let from = s.status;
     if !from.may_move_to(to) {
         return Err(ApiError::new(
@@ -224,7 +178,7 @@ pub async fn change_status(
         ));
     }
     let now = state.clock.now();
-    let actor = principal.actor();
+    let actor = site.actor();
     audit::write(&state.db, async |txn| {
         // Only from the status read: a concurrent move makes this one a no-op, refused below.
         let moved = form_submission::Entity::update_many()
@@ -247,7 +201,7 @@ pub async fn change_status(
         })
         .exec_without_returning(txn)
         .await?;
-        audit::record(txn, now, entry(&actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
+        audit::record(txn, now, entry(actor, Action::Update, &s), &json!({"status": from}), &json!({"status": to}))
             .await?;
         Ok(())
     })
@@ -303,16 +257,16 @@ pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Op
 
 pub async fn add_note(
     state: &AppState,
-    principal: &Principal,
-    s: &form_submission::Model,
+    granted: &Granted<form_submission::Model>,
     body: NoteInput,
 ) -> ApiResult<NoteResponse> {
+    let s = granted.row();
     let text = required_text("body", &body.body, MAX_NOTE).map_err(|e| ApiError::validation(vec![e]))?;
     let note = form_submission_note::Model {
         id: Uuid::new_v4(),
         submission_id: s.id,
         body: text,
-        author: Some(principal.actor()),
+        author: Some(granted.site().actor().clone()),
         created_at: state.clock.now(),
     };
     let insert = form_submission_note::Entity::insert(form_submission_note::ActiveModel::from(note.clone()));

@@ -1,5 +1,6 @@
-//! Forms: finding them for a caller, the module gate, create, update (fields
-//! and localizations replaced in one transaction), soft delete and the list.
+//! Forms: create, update (fields and localizations replaced in one
+//! transaction), soft delete and the list. Who may do it is answered by
+//! `super::access`; changing a form someone else made needs `form:*:any`.
 
 use plinth_entities::{form, form_field};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
@@ -7,17 +8,16 @@ use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, Quer
 use uuid::Uuid;
 
 use super::definition::{self, MAX_DESCRIPTION, MAX_NAME, MAX_RETENTION_DAYS};
-use super::gate::require_module;
 use super::model::{
     BotProtection, CreateForm, FieldInput, FormListQuery, FormResponse, FormSortBy, SortDir, StorageMode, UpdateForm,
 };
 use super::{fields, templates};
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
+use crate::auth::Granted;
+use crate::auth::{Capability, SiteGrant};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
-use crate::permissions::RoleGrants;
-use crate::site_rows::{self, SiteRow};
+use crate::site_rows::SiteRow;
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
 
@@ -34,25 +34,14 @@ impl SiteRow for form::Model {
     }
 }
 
-/// The live form `id`, once the caller has `capability` on its site.
-pub async fn find(state: &AppState, principal: &Principal, id: Uuid, capability: Capability) -> ApiResult<form::Model> {
-    let found: form::Model = site_rows::find(state, principal, id, capability).await?;
-    require_module(state, found.site_id).await?;
-    if found.deleted_at.is_some() {
-        return Err(ApiError::not_found("form", id));
-    }
-    Ok(found)
-}
-
 /// Whether the caller may change or delete `form`: its author with the
 /// `form:*:own` role, anyone with `form:*:any`.
-pub async fn require_editable(state: &AppState, principal: &Principal, form: &form::Model) -> ApiResult<()> {
-    let role = principal.site_role(state, form.site_id).await?;
-    let own = form.created_by.as_ref() == Some(&principal.actor());
-    if own && role.has(Capability::ManageOwnForms) {
+fn require_editable(site: &SiteGrant, form: &form::Model) -> ApiResult<()> {
+    let own = form.created_by.as_ref() == Some(site.actor());
+    if own && site.has(Capability::ManageOwnForms) {
         return Ok(());
     }
-    role.ensure(Capability::ManageAnyForm, "changing a form created by someone else")
+    site.ensure(Capability::ManageAnyForm, "changing a form created by someone else")
 }
 
 pub async fn by_slug(state: &AppState, site_id: Uuid, slug: &str) -> ApiResult<form::Model> {
@@ -129,12 +118,9 @@ fn audit_entry<'a>(actor: &'a Actor, action: Action, f: &form::Model) -> AuditEn
     f.audit_entry(actor, action)
 }
 
-pub async fn create(
-    state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
-    body: CreateForm,
-) -> ApiResult<FormResponse> {
+/// A new form on the grant's site (the caller's capability checked by the handler).
+pub async fn create(state: &AppState, site: &SiteGrant, body: CreateForm) -> ApiResult<FormResponse> {
+    let site_id = site.site_id();
     let template = match body.template_id {
         Some(id) => Some(templates::definition_of(state, site_id, id).await?),
         None => None,
@@ -152,10 +138,10 @@ pub async fn create(
         return Err(ApiError::internal("form checks passed without values"));
     };
     let field_inputs = definition::check_fields(body.fields.unwrap_or(template.fields))?;
-    let site = state.site_state(site_id).await?;
-    let localizations = fields::check_localizations(&site, &field_inputs, body.localizations)?;
+    let site_state = state.site_state(site_id).await?;
+    let localizations = fields::check_localizations(&site_state, &field_inputs, body.localizations)?;
     let now = state.clock.now();
-    let actor = principal.actor();
+    let actor = site.actor();
     let row = form::Model {
         id: Uuid::new_v4(),
         site_id,
@@ -180,7 +166,7 @@ pub async fn create(
             .map_err(on_constraint(Constraint::Unique, slug_taken))?;
         let stored = fields::replace_fields(txn, row.id, &field_inputs, &[]).await?;
         fields::replace_localizations(txn, row.id, &stored, localizations.unwrap_or_default()).await?;
-        audit::record(txn, now, audit_entry(&actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
+        audit::record(txn, now, audit_entry(actor, Action::Create, &row), &serde_json::Value::Null, &summary(&row))
             .await?;
         Ok(())
     })
@@ -188,13 +174,9 @@ pub async fn create(
     full(state, &row).await
 }
 
-pub async fn update(
-    state: &AppState,
-    principal: &Principal,
-    current: form::Model,
-    body: UpdateForm,
-) -> ApiResult<FormResponse> {
-    require_editable(state, principal, &current).await?;
+pub async fn update(state: &AppState, granted: Granted<form::Model>, body: UpdateForm) -> ApiResult<FormResponse> {
+    let (current, grant) = granted.into_parts();
+    require_editable(&grant, &current)?;
     let mut errors = Vec::new();
     let mut row = current.clone();
     if let Some(slug) = &body.slug {
@@ -252,11 +234,10 @@ pub async fn update(
         if let Some(localizations) = localizations {
             fields::replace_localizations(txn, row.id, &stored, localizations).await?;
         }
-        let actor = principal.actor();
         audit::record(
             txn,
             row.updated_at,
-            audit_entry(&actor, Action::Update, &row),
+            audit_entry(grant.actor(), Action::Update, &row),
             &summary(&current),
             &summary(&row),
         )
@@ -269,19 +250,19 @@ pub async fn update(
 
 /// Soft delete: the form leaves lists and public pages, its slug is free
 /// again, its submissions stay readable by id until purged with the site.
-pub async fn delete(state: &AppState, principal: &Principal, current: form::Model) -> ApiResult<()> {
-    require_editable(state, principal, &current).await?;
+pub async fn delete(state: &AppState, granted: Granted<form::Model>) -> ApiResult<()> {
+    let (current, grant) = granted.into_parts();
+    require_editable(&grant, &current)?;
     let now = state.clock.now();
     audit::write(&state.db, async |txn| {
         let mut row: form::ActiveModel = current.clone().into();
         row.deleted_at = Set(Some(now));
         row.updated_at = Set(now);
         form::Entity::update(row).exec(txn).await?;
-        let actor = principal.actor();
         audit::record(
             txn,
             now,
-            audit_entry(&actor, Action::Delete, &current),
+            audit_entry(grant.actor(), Action::Delete, &current),
             &summary(&current),
             &serde_json::Value::Null,
         )

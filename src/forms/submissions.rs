@@ -3,10 +3,12 @@
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
+use super::access;
+use super::access::Access;
 use super::model::{
     NoteInput, NoteResponse, StatusCounts, StatusUpdate, SubmissionDetail, SubmissionListQuery, SubmissionResponse,
 };
-use super::review::{self, Access};
+use super::review;
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
@@ -28,8 +30,8 @@ pub async fn list_submissions(
     form_id: web::Path<Uuid>,
     query: web::Query<SubmissionListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let f = review::form_of(&state, &principal, form_id.into_inner(), Access::Read).await?;
-    Ok(HttpResponse::Ok().json(review::list(&state, &f, query.into_inner()).await?))
+    let f = access::reviewed_form(&state, &principal, form_id.into_inner(), Access::Read).await?;
+    Ok(HttpResponse::Ok().json(review::list(&state, f.row(), query.into_inner()).await?))
 }
 
 /// Count a form's submissions per status
@@ -44,8 +46,8 @@ pub async fn submission_status_counts(
     principal: Principal,
     form_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let f = review::form_of(&state, &principal, form_id.into_inner(), Access::Read).await?;
-    Ok(HttpResponse::Ok().json(review::counts(&state, f.id).await?))
+    let f = access::reviewed_form(&state, &principal, form_id.into_inner(), Access::Read).await?;
+    Ok(HttpResponse::Ok().json(review::counts(&state, f.row().id).await?))
 }
 
 /// Show a submission
@@ -59,8 +61,8 @@ pub async fn get_submission(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Read).await?;
-    Ok(HttpResponse::Ok().json(review::detail(&state, &s).await?))
+    let s = access::submission(&state, &principal, id.into_inner(), Access::Read).await?;
+    Ok(HttpResponse::Ok().json(review::detail(&state, s.row()).await?))
 }
 
 /// Change a submission's status
@@ -79,8 +81,8 @@ pub async fn update_submission_status(
     id: web::Path<Uuid>,
     body: crate::body::Json<StatusUpdate>,
 ) -> ApiResult<HttpResponse> {
-    let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
-    Ok(HttpResponse::Ok().json(review::change_status(&state, &principal, s, body.status).await?))
+    let s = access::submission(&state, &principal, id.into_inner(), Access::Handle).await?;
+    Ok(HttpResponse::Ok().json(review::change_status(&state, s, body.status).await?))
 }
 
 /// Delete a submission
@@ -94,8 +96,8 @@ pub async fn delete_submission_by_id(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
-    review::soft_delete(&state, &s, Some(&principal.actor())).await?;
+    let s = access::submission(&state, &principal, id.into_inner(), Access::Handle).await?;
+    review::soft_delete(&state, s.row(), Some(s.site().actor())).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -112,8 +114,8 @@ pub async fn add_submission_note(
     id: web::Path<Uuid>,
     body: crate::body::Json<NoteInput>,
 ) -> ApiResult<HttpResponse> {
-    let (s, _) = review::find(&state, &principal, id.into_inner(), Access::Handle).await?;
-    Ok(HttpResponse::Created().json(review::add_note(&state, &principal, &s, body.into_inner()).await?))
+    let s = access::submission(&state, &principal, id.into_inner(), Access::Handle).await?;
+    Ok(HttpResponse::Created().json(review::add_note(&state, &s, body.into_inner()).await?))
 }
 
 /// Delete a note of a submission
@@ -129,7 +131,7 @@ pub async fn delete_submission_note(
     path: web::Path<(Uuid, Uuid)>,
 ) -> ApiResult<HttpResponse> {
     let (id, note_id) = path.into_inner();
-    let (s, _) = review::find(&state, &principal, id, Access::Handle).await?;
-    review::delete_note(&state, &s, note_id).await?;
+    let s = access::submission(&state, &principal, id, Access::Handle).await?;
+    review::delete_note(&state, s.row(), note_id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

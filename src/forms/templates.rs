@@ -9,9 +9,10 @@ use super::definition;
 use super::definition::{MAX_DESCRIPTION, MAX_NAME, MAX_RETENTION_DAYS};
 use super::model::{CreateTemplate, TemplateDefinition, TemplateResponse, UpdateTemplate};
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::Granted;
+use crate::auth::SiteGrant;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
-use crate::site_rows::{self, SiteRow};
+use crate::site_rows::SiteRow;
 use crate::state::AppState;
 use crate::values::required_line;
 
@@ -54,12 +55,6 @@ pub async fn definition_of(state: &AppState, site_id: Uuid, id: Uuid) -> ApiResu
         .ok_or_else(|| ApiError::not_found("form_template", id))
 }
 
-pub async fn find(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<form_template::Model> {
-    let found: form_template::Model = site_rows::find(state, principal, id, Capability::ManageFormTemplates).await?;
-    super::gate::require_module(state, found.site_id).await?;
-    Ok(found)
-}
-
 pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<TemplateResponse>> {
     let rows = form_template::Entity::find()
         .filter(form_template::Column::SiteId.eq(site_id))
@@ -98,31 +93,27 @@ fn name_taken(name: &str) -> ApiError {
     ApiError::new(ErrorCode::FormTemplateNameExists, format!("this site already has a form template named '{name}'"))
 }
 
-pub async fn create(
-    state: &AppState,
-    principal: &Principal,
-    site_id: Uuid,
-    body: CreateTemplate,
-) -> ApiResult<TemplateResponse> {
+/// A new template on the grant's site (the caller's capability checked by the handler).
+pub async fn create(state: &AppState, site: &SiteGrant, body: CreateTemplate) -> ApiResult<TemplateResponse> {
     let (name, description, def) = checked(&body.name, body.description, body.definition)?;
     let now = state.clock.now();
     let row = form_template::Model {
         id: Uuid::new_v4(),
-        site_id,
+        site_id: site.site_id(),
         name,
         description,
         definition: serde_json::to_value(&def).map_err(ApiError::internal)?,
-        created_by: Some(principal.actor()),
+        created_by: Some(site.actor().clone()),
         created_at: now,
         updated_at: now,
     };
-    let actor = principal.actor();
+    let actor = site.actor();
     audit::write(&state.db, async |txn| {
         form_template::Entity::insert(form_template::ActiveModel::from(row.clone()))
             .exec_without_returning(txn)
             .await
             .map_err(on_constraint(Constraint::Unique, || name_taken(&row.name)))?;
-        audit::record(txn, now, row.audit_entry(&actor, Action::Create), &serde_json::Value::Null, &response(&row))
+        audit::record(txn, now, row.audit_entry(actor, Action::Create), &serde_json::Value::Null, &response(&row))
             .await?;
         Ok(response(&row))
     })
@@ -131,10 +122,10 @@ pub async fn create(
 
 pub async fn update(
     state: &AppState,
-    principal: &Principal,
-    current: form_template::Model,
+    granted: Granted<form_template::Model>,
     body: UpdateTemplate,
 ) -> ApiResult<TemplateResponse> {
+    let (current, site) = granted.into_parts();
     let mut def = definition_from(&current);
     if let Some(fields) = body.fields {
         def.fields = fields;
@@ -152,7 +143,7 @@ pub async fn update(
     row.description = description;
     row.definition = serde_json::to_value(&def).map_err(ApiError::internal)?;
     row.updated_at = state.clock.now();
-    let actor = principal.actor();
+    let actor = site.actor();
     audit::write(&state.db, async |txn| {
         form_template::Entity::update(form_template::ActiveModel::from(row.clone()).reset_all())
             .exec(txn)
@@ -161,7 +152,7 @@ pub async fn update(
         audit::record(
             txn,
             row.updated_at,
-            row.audit_entry(&actor, Action::Update),
+            row.audit_entry(actor, Action::Update),
             &response(&current),
             &response(&row),
         )
@@ -171,15 +162,16 @@ pub async fn update(
     .await
 }
 
-pub async fn delete(state: &AppState, principal: &Principal, current: form_template::Model) -> ApiResult<()> {
-    let actor = principal.actor();
+pub async fn delete(state: &AppState, granted: Granted<form_template::Model>) -> ApiResult<()> {
+    let (current, site) = granted.into_parts();
+    let actor = site.actor();
     let now = state.clock.now();
     audit::write(&state.db, async |txn| {
         form_template::Entity::delete_by_id(current.id).exec(txn).await?;
         audit::record(
             txn,
             now,
-            current.audit_entry(&actor, Action::Delete),
+            current.audit_entry(actor, Action::Delete),
             &response(&current),
             &serde_json::Value::Null,
         )

@@ -17,7 +17,7 @@ use crate::content::legal_consent::{self, MAX_DISPLAY_ORDER};
 use crate::content::model::{ConsentGroup, ConsentItem, LegalDocumentType, UpdateContent};
 use crate::content::part_edits::{added_id, entry_mut, ids_in, item_of_entry, next_order, remove_by_id, PartList};
 use crate::content::read::{self, ListOptions};
-use crate::content::ContentKind;
+use crate::content::{access, ContentKind};
 use crate::error::{ApiError, ApiResult};
 use crate::pagination::Page;
 use crate::state::AppState;
@@ -112,7 +112,7 @@ pub async fn list_legal_groups(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let document_id = id.into_inner();
-    let groups = GROUPS.readable(&state, &principal, document_id).await?;
+    let groups = GROUPS.readable(&access::readable(&state, &principal, GROUPS.kind, document_id).await?);
     let answer = groups.into_iter().map(|group| LegalGroupResponse { legal_document_id: document_id, group });
     Ok(HttpResponse::Ok().json(answer.collect::<Vec<_>>()))
 }
@@ -134,7 +134,7 @@ pub async fn create_legal_group(
     let document_id = id.into_inner();
     let mut group = body.into_inner();
     let (before, groups) = GROUPS
-        .change(&state, &principal, document_id, |groups| {
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
             group.display_order =
                 group.display_order.or(Some(next_order(groups.iter().map(|g| g.display_order), MAX_DISPLAY_ORDER)));
             // The new group's id, and its items', are the server's (given on
@@ -167,7 +167,7 @@ pub async fn update_legal_group(
     let document_id = GROUPS.item_of_part(&state, group_id).await?;
     let UpdateLegalGroup { cookie_name, display_order, is_required, default_enabled } = body.into_inner();
     let (_, groups) = GROUPS
-        .change(&state, &principal, document_id, |groups| {
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
             let group = group_mut(groups, group_id)?;
             group.cookie_name = cookie_name.unwrap_or(std::mem::take(&mut group.cookie_name));
             group.display_order = display_order.or(group.display_order);
@@ -193,7 +193,9 @@ pub async fn delete_legal_group(
     let group_id = id.into_inner();
     let document_id = GROUPS.item_of_part(&state, group_id).await?;
     GROUPS
-        .change(&state, &principal, document_id, |groups| remove_by_id(groups, group_id, |g| g.id, "legal group"))
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
+            remove_by_id(groups, group_id, |g| g.id, "legal group")
+        })
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -210,7 +212,12 @@ pub async fn list_legal_items(
 ) -> ApiResult<HttpResponse> {
     let group_id = id.into_inner();
     let document_id = GROUPS.item_of_part(&state, group_id).await?;
-    let group = group_response(document_id, &GROUPS.readable(&state, &principal, document_id).await?, group_id)?.group;
+    let group = group_response(
+        document_id,
+        &GROUPS.readable(&access::readable(&state, &principal, GROUPS.kind, document_id).await?),
+        group_id,
+    )?
+    .group;
     let answer = group.items.into_iter().map(|item| LegalItemResponse { legal_group_id: group_id, item });
     Ok(HttpResponse::Ok().json(answer.collect::<Vec<_>>()))
 }
@@ -233,7 +240,7 @@ pub async fn create_legal_item(
     let document_id = GROUPS.item_of_part(&state, group_id).await?;
     let item = body.into_inner();
     let (before, groups) = GROUPS
-        .change(&state, &principal, document_id, |groups| {
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
             let group = group_mut(groups, group_id)?;
             let next = next_order(group.items.iter().map(|i| i.display_order), MAX_DISPLAY_ORDER);
             let before = ids_in(&group.items, |i| i.id);
@@ -263,7 +270,7 @@ pub async fn update_legal_item(
     let (document_id, group_id) = item_of_entry(&state, item_id, "legal item").await?;
     let UpdateLegalItem { cookie_name, display_order, is_required } = body.into_inner();
     let (_, groups) = GROUPS
-        .change(&state, &principal, document_id, |groups| {
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
             let item = entry_mut(&mut group_mut(groups, group_id)?.items, item_id, |i| i.id, "legal item")?;
             item.cookie_name = cookie_name.unwrap_or(std::mem::take(&mut item.cookie_name));
             item.display_order = display_order.or(item.display_order);
@@ -287,7 +294,7 @@ pub async fn delete_legal_item(
     let item_id = id.into_inner();
     let (document_id, group_id) = item_of_entry(&state, item_id, "legal item").await?;
     GROUPS
-        .change(&state, &principal, document_id, |groups| {
+        .change(&state, access::editable(&state, &principal, GROUPS.kind, document_id, true).await?, |groups| {
             remove_by_id(&mut group_mut(groups, group_id)?.items, item_id, |i| i.id, "legal item")
         })
         .await?;
@@ -308,12 +315,12 @@ pub async fn get_cookie_consent(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     let options = ListOptions { document_type: Some(LegalDocumentType::Cookies), ..ListOptions::default() };
-    let newest =
-        read::list(&state, &principal, ContentKind::Legal, site_id, Page { page: 1, per_page: 1 }, options).await?;
+    let site = access::site_read(&state, &principal, ContentKind::Legal, site_id).await?;
+    let newest = read::list(&state, &site, ContentKind::Legal, Page { page: 1, per_page: 1 }, options).await?;
     let Some(found) = newest.data.into_iter().next() else {
         return Err(ApiError::not_found("cookie consent document of site", site_id));
     };
-    let document = read::get(&state, &principal, ContentKind::Legal, found.id).await?;
+    let document = access::readable(&state, &principal, ContentKind::Legal, found.id).await?.response();
     Ok(HttpResponse::Ok().json(CookieConsentResponse {
         id: document.id,
         cookie_name: document.title.clone(),

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
 use crate::content::model::{ContentResponse, CreateContent};
-use crate::content::{copy, http, write, ContentKind};
+use crate::content::{access, copy, http, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -44,7 +44,10 @@ pub async fn create_legal_version(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created().json(copy::new_version(&state, &principal, ContentKind::Legal, id.into_inner()).await?))
+    let id = id.into_inner();
+    copy::ensure_version_source_live(&state, ContentKind::Legal, id).await?;
+    let source = access::on_all_sites(&state, &principal, ContentKind::Legal, id, true).await?;
+    Ok(HttpResponse::Created().json(copy::new_version(&state, source).await?))
 }
 
 /// Create a legal document on the site of the path
@@ -85,5 +88,6 @@ pub async fn create_site_legal(
             detail,
         )]));
     }
-    Ok(HttpResponse::Created().json(write::create(&state, &principal, ContentKind::Legal, body).await?))
+    let grant = access::new_item(&state, &principal, &body.site_ids).await?;
+    Ok(HttpResponse::Created().json(write::create(&state, &grant, ContentKind::Legal, body).await?))
 }

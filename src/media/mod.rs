@@ -2,6 +2,7 @@
 //! MediaPool, records of external files, per-locale metadata, folders, usage,
 //! the trash, serving of the bytes, and each site's favicon package.
 
+pub mod access;
 pub mod favicon;
 pub mod files;
 pub mod listing;
@@ -81,7 +82,9 @@ pub async fn upload_media(
     principal: Principal,
     multipart: Multipart,
 ) -> ApiResult<HttpResponse> {
-    let (created, record) = upload::upload(&state, &principal, multipart).await?;
+    let authorize =
+        async |site_ids: &[Uuid]| access::authorize(&state, &principal, site_ids, Capability::CreateContent).await;
+    let (created, record) = upload::upload(&state, authorize, &principal.actor(), multipart).await?;
     Ok(if created { HttpResponse::Created().json(record) } else { HttpResponse::Ok().json(record) })
 }
 
@@ -96,7 +99,10 @@ pub async fn create_media(
     principal: Principal,
     body: crate::body::Json<CreateMedia>,
 ) -> ApiResult<HttpResponse> {
-    let record = service::create_external(&state, &principal, body.into_inner()).await?;
+    let body = body.into_inner();
+    let site_ids = service::check_sites(&state, &body.site_ids).await?;
+    access::authorize(&state, &principal, &site_ids, Capability::CreateContent).await?;
+    let record = service::create_external(&state, &principal.actor(), site_ids, body).await?;
     Ok(HttpResponse::Created().json(record))
 }
 
@@ -110,7 +116,7 @@ pub async fn get_media(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
     Ok(HttpResponse::Ok().json(records::response(&state, found.file).await?))
 }
 
@@ -124,7 +130,7 @@ pub async fn media_usage(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
     Ok(HttpResponse::Ok().json(usage::usage(&state, &found).await?))
 }
 
@@ -140,7 +146,7 @@ pub async fn update_media(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateMedia>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
     let changes = service::changes(&state, &found, &body).await?;
     let thumbnail = match changes.focal_changed {
         true => recrop_thumbnail(&state, &found.file, changes.focal).await?,
@@ -205,7 +211,7 @@ pub async fn delete_media(
     id: web::Path<Uuid>,
     query: web::Query<DeleteMediaQuery>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
     service::delete(&state, &principal.actor(), found, query.force.unwrap_or(false)).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -1,6 +1,6 @@
-//! Loading media records: a file with its sites, checked against the
-//! caller's rights, and records as the API shows them, with sites and variants
-//! fetched in one query each (never one per file).
+//! Loading media records: a file with its sites (checked against the
+//! caller's rights by `media::access`), and records as the API shows them,
+//! with sites and variants fetched in one query each (never one per file).
 
 use std::collections::HashMap;
 
@@ -9,8 +9,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 use super::model::MediaResponse;
-use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// A file with the sites it belongs to.
@@ -19,49 +18,16 @@ pub struct Media {
     pub site_ids: Vec<Uuid>,
 }
 
-/// The file `id` (in the trash too when `with_trashed`), once the caller has
-/// `capability` on every one of its sites (writes) or on one of them (reads).
-pub async fn find(
-    state: &AppState,
-    principal: &Principal,
-    id: Uuid,
-    capability: Capability,
-    with_trashed: bool,
-) -> ApiResult<Media> {
+/// The file `id` (in the trash too when `with_trashed`) with its sites;
+/// nothing of the caller checked (`media::access` does, for the handlers).
+pub async fn load(state: &AppState, id: Uuid, with_trashed: bool) -> ApiResult<Media> {
     let mut select = media_file::Entity::find_by_id(id);
     if !with_trashed {
         select = select.filter(media_file::Column::IsDeleted.eq(false));
     }
     let file = select.one(&state.db).await?.ok_or_else(|| ApiError::not_found("media", id))?;
     let site_ids = sites_of(&state.db, &[id]).await?.remove(&id).unwrap_or_default();
-    authorize(state, principal, &site_ids, capability).await?;
     Ok(Media { file, site_ids })
-}
-
-/// Reads need `capability` on one of the sites; changes on all of them, so a
-/// file shared by two sites is not changed by a member of only one.
-pub async fn authorize(
-    state: &AppState,
-    principal: &Principal,
-    site_ids: &[Uuid],
-    capability: Capability,
-) -> ApiResult<()> {
-    let mut first_error = None;
-    for site_id in site_ids {
-        match principal.require(state, *site_id, capability).await {
-            Ok(_) if capability == Capability::Read => return Ok(()),
-            Ok(_) => {}
-            Err(e) if capability == Capability::Read => first_error = first_error.or(Some(e)),
-            Err(e) => return Err(e),
-        }
-    }
-    match first_error {
-        Some(e) => Err(e),
-        None if site_ids.is_empty() => {
-            Err(ApiError::new(ErrorCode::AuthSiteAccessDenied, "the file belongs to no site"))
-        }
-        None => Ok(()),
-    }
 }
 
 pub async fn sites_of(db: &impl ConnectionTrait, ids: &[Uuid]) -> ApiResult<HashMap<Uuid, Vec<Uuid>>> {

@@ -1,4 +1,4 @@
-//! Media records: who may touch a file, loading records with their sites and
+//! Media records: loading records with their sites and
 //! variants (one query each per page, never one per file), the list, records
 //! of files stored elsewhere, updates, deletes and usage.
 
@@ -10,10 +10,9 @@ use uuid::Uuid;
 
 use super::listing::{self, LibraryFilter};
 use super::model::{CreateMedia, MediaListQuery, MediaResponse, UpdateMedia};
-use super::records::{authorize, response, response_in, responses, Media};
+use super::records::{response, response_in, responses, Media};
 use super::sniff;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::pagination::{PageParams, Paginated};
@@ -184,10 +183,15 @@ pub async fn insert(
     })
     .await
 }
-/// `POST /media`: a record of a file stored elsewhere.
-pub async fn create_external(state: &AppState, principal: &Principal, body: CreateMedia) -> ApiResult<MediaResponse> {
-    let site_ids = check_sites(state, &body.site_ids).await?;
-    authorize(state, principal, &site_ids, Capability::CreateContent).await?;
+/// `POST /media`: a record of a file stored elsewhere, on `site_ids` (as
+/// [`check_sites`] answers `body.site_ids`, the caller's rights on them
+/// checked), by `actor`.
+pub async fn create_external(
+    state: &AppState,
+    actor: &Actor,
+    site_ids: Vec<Uuid>,
+    body: CreateMedia,
+) -> ApiResult<MediaResponse> {
     let mut errors = Vec::new();
     let filename = check_filename("filename", &body.filename).map_err(|e| errors.push(e)).ok();
     let original = match body.original_filename.as_deref() {
@@ -239,7 +243,7 @@ pub async fn create_external(state: &AppState, principal: &Principal, body: Crea
         focal_x: Set(None),
         focal_y: Set(None),
         tags: Set(json!(tags)),
-        uploaded_by: Set(Some(principal.actor())),
+        uploaded_by: Set(Some(actor.clone())),
         is_global: Set(body.is_global),
         folder_id: Set(body.folder_id),
         created_at: Set(now),
@@ -247,7 +251,7 @@ pub async fn create_external(state: &AppState, principal: &Principal, body: Crea
         deleted_at: Set(None),
         is_deleted: Set(false),
     };
-    insert(state, &principal.actor(), file, &site_ids, Vec::new()).await
+    insert(state, actor, file, &site_ids, Vec::new()).await
 }
 
 /// The checked changes of an update; the focal point is applied by the caller

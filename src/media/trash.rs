@@ -9,12 +9,13 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::listing::{self, LibraryFilter};
-use super::{records, service, stored};
+use super::records::{self, Media};
+use super::{access, service, stored};
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
 pub struct MediaTrash;
 
@@ -53,15 +54,33 @@ impl TrashSource for MediaTrash {
         vec![count_of(listing::site_rows(&deleted_media(site_id)))]
     }
 
+    fn find<'a>(&'a self, state: &'a AppState, _: &'a str, id: Uuid) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
+        Box::pin(async move {
+            let media = records::load(state, id, true).await?;
+            // Nobody's rights reach a file on no site.
+            if media.site_ids.is_empty() {
+                return Err(access::no_site());
+            }
+            Ok(Box::new(TrashedMedia(media)) as Box<dyn Trashed>)
+        })
+    }
+}
+
+/// A file found for the trash, with its sites.
+struct TrashedMedia(Media);
+
+impl Trashed for TrashedMedia {
+    fn site_ids(&self) -> &[Uuid] {
+        &self.0.site_ids
+    }
+
     fn restore<'a>(
-        &'a self,
+        self: Box<Self>,
         state: &'a AppState,
-        principal: &'a Principal,
-        _: &'a str,
-        id: Uuid,
+        grant: &'a SitesGrant,
     ) -> BoxFuture<'a, ApiResult<serde_json::Value>> {
         Box::pin(async move {
-            let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
+            let TrashedMedia(media) = *self;
             crate::trash_source::ensure_in_trash(media.file.is_deleted)?;
             let now = state.clock.now();
             let mut row: media_file::ActiveModel = media.file.clone().into();
@@ -69,8 +88,8 @@ impl TrashSource for MediaTrash {
             row.deleted_at = Set(None);
             let restored = audit::write(&state.db, async |txn| {
                 let restored = media_file::Entity::update(row).exec(txn).await?;
-                let actor = principal.actor();
-                let entry = service::audit_entry(&actor, Action::Restore, &restored, media.site_ids.first().copied());
+                let entry =
+                    service::audit_entry(grant.actor(), Action::Restore, &restored, media.site_ids.first().copied());
                 audit::record(txn, now, entry, &json!({"is_deleted": true}), &json!({"is_deleted": false})).await?;
                 Ok(restored)
             })
@@ -80,21 +99,16 @@ impl TrashSource for MediaTrash {
         })
     }
 
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        _: &'a str,
-        id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<()>> {
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let media = records::find(state, principal, id, Capability::AdministerSite, true).await?;
+            let TrashedMedia(media) = *self;
+            let id = media.file.id;
             crate::trash_source::ensure_purgeable(media.file.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 // Sites, variants and metadata go with it (foreign keys cascade).
                 media_file::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor();
-                let entry = service::audit_entry(&actor, Action::Purge, &media.file, media.site_ids.first().copied());
+                let entry =
+                    service::audit_entry(grant.actor(), Action::Purge, &media.file, media.site_ids.first().copied());
                 audit::record_on_sites(
                     txn,
                     state.clock.now(),

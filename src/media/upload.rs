@@ -17,7 +17,7 @@ use super::model::MediaResponse;
 use super::sniff::{self, Verdict, SNIFF_BYTES};
 use super::variants::storage_failed;
 use super::{records, service, stored};
-use crate::auth::{Capability, Principal};
+use crate::audit::Actor;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::storage::StreamingWrite;
@@ -69,15 +69,19 @@ struct Form {
 }
 
 /// `(created, record)`: `created` is false when the site already had these bytes.
+/// `authorize` is the handler's check of the caller's rights on the file's
+/// sites (checked ones, `service::check_sites`), asked once they are known:
+/// before the file streams in when `site_ids` comes first. `actor` uploads.
 pub async fn upload(
     state: &AppState,
-    principal: &Principal,
+    authorize: impl AsyncFn(&[Uuid]) -> ApiResult<()>,
+    actor: &Actor,
     mut multipart: Multipart,
 ) -> ApiResult<(bool, MediaResponse)> {
     let mut form = Form::default();
-    let outcome = read_form(state, principal, &mut multipart, &mut form).await;
+    let outcome = read_form(state, &authorize, &mut multipart, &mut form).await;
     let outcome = match outcome {
-        Ok(()) => store(state, principal, &mut form).await,
+        Ok(()) => store(state, &authorize, actor, &mut form).await,
         Err(e) => Err(e),
     };
     if let Some(file) = &form.file {
@@ -91,7 +95,7 @@ pub async fn upload(
 
 async fn read_form(
     state: &AppState,
-    principal: &Principal,
+    authorize: &impl AsyncFn(&[Uuid]) -> ApiResult<()>,
     multipart: &mut Multipart,
     form: &mut Form,
 ) -> ApiResult<()> {
@@ -110,7 +114,7 @@ async fn read_form(
                 let limit = match form.site_ids.clone() {
                     Some(site_ids) => {
                         let site_ids = service::check_sites(state, &site_ids).await?;
-                        records::authorize(state, principal, &site_ids, Capability::CreateContent).await?;
+                        authorize(&site_ids).await?;
                         form.authorized = true;
                         site_limit(state, &site_ids).await?
                     }
@@ -289,13 +293,18 @@ async fn start_writing(
 
 /// After the form: checks what could not be checked while streaming, then
 /// answers an existing copy or stores the new file.
-async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiResult<(bool, MediaResponse)> {
+async fn store(
+    state: &AppState,
+    authorize: &impl AsyncFn(&[Uuid]) -> ApiResult<()>,
+    actor: &Actor,
+    form: &mut Form,
+) -> ApiResult<(bool, MediaResponse)> {
     let Some(file) = form.file.as_ref() else {
         return Err(no_data("no `file` part"));
     };
     let site_ids = service::check_sites(state, form.site_ids.as_deref().unwrap_or_default()).await?;
     if !form.authorized {
-        records::authorize(state, principal, &site_ids, Capability::CreateContent).await?;
+        authorize(&site_ids).await?;
         let limit = site_limit(state, &site_ids).await?;
         if file.size > limit.bytes {
             return Err(limit.refuse());
@@ -324,7 +333,7 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
         focal_x: Set(None),
         focal_y: Set(None),
         tags: Set(json!([])),
-        uploaded_by: Set(Some(principal.actor())),
+        uploaded_by: Set(Some(actor.clone())),
         is_global: Set(form.is_global),
         folder_id: Set(form.folder_id),
         created_at: Set(now),
@@ -355,7 +364,7 @@ async fn store(state: &AppState, principal: &Principal, form: &mut Form) -> ApiR
         }
         _ => process_and_store(state, file, id, &mut record).await?,
     };
-    let response = service::insert(state, &principal.actor(), record, &site_ids, variants).await?;
+    let response = service::insert(state, actor, record, &site_ids, variants).await?;
     Ok((true, response))
 }
 

@@ -91,7 +91,7 @@ pub async fn add_member(
     body: crate::body::Json<AddMember>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
+    let caller = principal.require(&state, site_id, Capability::AdministerSite).await?.role();
     state.site_state(site_id).await?;
     let body = body.into_inner();
     let user_id = required_line("idp_user_id", &body.idp_user_id, 200).map_err(|e| ApiError::validation(vec![e]))?;
@@ -154,7 +154,7 @@ async fn change_member_role(
     body: UpdateMember,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let caller = principal.require(state, site_id, Capability::AdministerSite).await?;
+    let caller = principal.require(state, site_id, Capability::AdministerSite).await?.role();
     let current = service::find_member(state, site_id, id).await?;
     let role = body.role;
     require_owner_for(role, caller)?;
@@ -190,7 +190,7 @@ pub async fn remove_member(
     service::ensure_removable(&current, leaving)?;
     // Anyone may leave a site; removing others needs admin, and admins only by an owner.
     if !leaving {
-        let caller = principal.require(&state, site_id, Capability::AdministerSite).await?;
+        let caller = principal.require(&state, site_id, Capability::AdministerSite).await?.role();
         require_owner_for(current.role, caller)?;
     }
     let now = state.clock.now();

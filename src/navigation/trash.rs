@@ -1,5 +1,6 @@
 //! Menus and menu items in the trash: listing, counting, restore, purge.
 
+use futures_util::future::BoxFuture;
 use plinth_entities::{nav_item, nav_menu};
 use sea_orm::sea_query::{Expr, Func, SelectStatement};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -7,10 +8,10 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
 /// The site's deleted menus and deleted items, newest-deleted first.
 fn deleted_menus(site_id: Uuid) -> sea_orm::Select<nav_menu::Entity> {
@@ -33,39 +34,56 @@ fn entry<'a>(actor: &'a Actor, action: Action, entity_type: &'a str, id: Uuid, s
     AuditEntry { actor, action, entity_type, entity_id: id.to_string(), site_id: Some(site_id) }
 }
 
-/// Restores a menu or an item. An item whose parent is gone moves to the top level.
-pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<Value> {
-    let now = state.clock.now();
-    let actor = principal.actor();
+/// A menu or a menu item found for the trash.
+enum TrashedNavigation {
+    Menu(nav_menu::Model),
+    Item(nav_item::Model),
+}
+
+/// The menu (`entity_type` `menu`) or item `id`, in the trash or not.
+async fn find(state: &AppState, entity_type: &str, id: Uuid) -> ApiResult<TrashedNavigation> {
     if entity_type == "menu" {
         let menu =
             nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
-        principal.require(state, menu.site_id, Capability::AdministerSite).await?;
-        crate::trash_source::ensure_in_trash(menu.is_deleted)?;
-        let site_id = menu.site_id;
-        let mut row: nav_menu::ActiveModel = menu.into();
-        row.is_deleted = Set(false);
-        row.deleted_at = Set(None);
-        row.updated_at = Set(now);
-        let restored = audit::write(&state.db, async |txn| {
-            let restored = row.update(txn).await?;
-            audit::record(
-                txn,
-                now,
-                entry(&actor, Action::Restore, "menu", id, site_id),
-                &json!({"is_deleted": true}),
-                &json!({"is_deleted": false}),
-            )
-            .await?;
-            Ok(restored)
-        })
-        .await?;
-        return Ok(json!(super::service::menu_response(state, &restored).await?));
+        return Ok(TrashedNavigation::Menu(menu));
     }
     let item =
         nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;
-    principal.require(state, item.site_id, Capability::AdministerSite).await?;
+    Ok(TrashedNavigation::Item(item))
+}
+
+/// Restores a menu or an item. An item whose parent is gone moves to the top level.
+async fn restore(state: &AppState, grant: &SitesGrant, found: TrashedNavigation) -> ApiResult<Value> {
+    let now = state.clock.now();
+    let actor = grant.actor();
+    let item = match found {
+        TrashedNavigation::Menu(menu) => {
+            crate::trash_source::ensure_in_trash(menu.is_deleted)?;
+            let id = menu.id;
+            let site_id = menu.site_id;
+            let mut row: nav_menu::ActiveModel = menu.into();
+            row.is_deleted = Set(false);
+            row.deleted_at = Set(None);
+            row.updated_at = Set(now);
+            let restored = audit::write(&state.db, async |txn| {
+                let restored = row.update(txn).await?;
+                audit::record(
+                    txn,
+                    now,
+                    entry(actor, Action::Restore, "menu", id, site_id),
+                    &json!({"is_deleted": true}),
+                    &json!({"is_deleted": false}),
+                )
+                .await?;
+                Ok(restored)
+            })
+            .await?;
+            return Ok(json!(super::service::menu_response(state, &restored).await?));
+        }
+        TrashedNavigation::Item(item) => item,
+    };
     crate::trash_source::ensure_in_trash(item.is_deleted)?;
+    let id = item.id;
     audit::write(&state.db, async |txn| {
         let parent_live = match item.parent_id {
             Some(parent) => nav_item::Entity::find_by_id(parent)
@@ -87,7 +105,7 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
         audit::record(
             txn,
             now,
-            entry(&actor, Action::Restore, "menu_item", id, site_id),
+            entry(actor, Action::Restore, "menu_item", id, site_id),
             &json!({"is_deleted": true}),
             &json!({"is_deleted": false}),
         )
@@ -100,23 +118,15 @@ pub async fn restore(state: &AppState, principal: &Principal, entity_type: &str,
 }
 
 /// Removes a deleted menu (its items cascade) or a deleted item for good.
-pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, id: Uuid) -> ApiResult<()> {
-    let actor = principal.actor();
-    let (site_id, deleted) = if entity_type == "menu" {
-        let menu =
-            nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
-        (menu.site_id, menu.is_deleted)
-    } else {
-        let item = nav_item::Entity::find_by_id(id)
-            .one(&state.db)
-            .await?
-            .ok_or_else(|| ApiError::not_found("menu_item", id))?;
-        (item.site_id, item.is_deleted)
+async fn purge(state: &AppState, grant: &SitesGrant, found: TrashedNavigation) -> ApiResult<()> {
+    let actor = grant.actor();
+    let (is_menu, id, site_id, deleted) = match &found {
+        TrashedNavigation::Menu(menu) => (true, menu.id, menu.site_id, menu.is_deleted),
+        TrashedNavigation::Item(item) => (false, item.id, item.site_id, item.is_deleted),
     };
-    principal.require(state, site_id, Capability::AdministerSite).await?;
     crate::trash_source::ensure_purgeable(deleted)?;
     audit::write(&state.db, async |txn| {
-        if entity_type == "menu" {
+        if is_menu {
             nav_menu::Entity::delete_by_id(id).exec(txn).await?;
         } else {
             nav_item::Entity::delete_by_id(id).exec(txn).await?;
@@ -124,7 +134,7 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
         audit::record(
             txn,
             state.clock.now(),
-            entry(&actor, Action::Purge, if entity_type == "menu" { "menu" } else { "menu_item" }, id, site_id),
+            entry(actor, Action::Purge, if is_menu { "menu" } else { "menu_item" }, id, site_id),
             &json!({"id": id}),
             &(),
         )
@@ -132,6 +142,23 @@ pub async fn purge(state: &AppState, principal: &Principal, entity_type: &str, i
         Ok(())
     })
     .await
+}
+
+impl Trashed for TrashedNavigation {
+    fn site_ids(&self) -> &[Uuid] {
+        match self {
+            TrashedNavigation::Menu(menu) => std::slice::from_ref(&menu.site_id),
+            TrashedNavigation::Item(item) => std::slice::from_ref(&item.site_id),
+        }
+    }
+
+    fn restore<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(restore(state, grant, *self))
+    }
+
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(purge(state, grant, *self))
+    }
 }
 
 /// Menus and menu items as a trash source.
@@ -169,23 +196,12 @@ impl TrashSource for NavigationTrash {
         vec![count_of(deleted_menus(site_id)), count_of(deleted_items(site_id))]
     }
 
-    fn restore<'a>(
+    fn find<'a>(
         &'a self,
         state: &'a AppState,
-        principal: &'a Principal,
         entity_type: &'a str,
         id: Uuid,
-    ) -> futures_util::future::BoxFuture<'a, ApiResult<Value>> {
-        Box::pin(restore(state, principal, entity_type, id))
-    }
-
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        entity_type: &'a str,
-        id: Uuid,
-    ) -> futures_util::future::BoxFuture<'a, ApiResult<()>> {
-        Box::pin(purge(state, principal, entity_type, id))
+    ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
+        Box::pin(async move { Ok(Box::new(find(state, entity_type, id).await?) as Box<dyn Trashed>) })
     }
 }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
-use crate::content::{http, read, ContentKind};
+use crate::content::{access, http, ContentKind};
 use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -51,6 +51,7 @@ pub async fn get_page_by_route(
     query: web::Query<RouteQuery>,
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
-    read::require_site_read(&state, &principal, PAGE, site_id).await?;
-    Ok(HttpResponse::Ok().json(read::by_route(&state, &principal, PAGE, site_id, &query.route).await?))
+    access::site_read(&state, &principal, PAGE, site_id).await?;
+    let page = access::readable_at_route(&state, &principal, PAGE, site_id, &query.route).await?;
+    Ok(HttpResponse::Ok().json(page.response()))
 }

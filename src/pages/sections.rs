@@ -15,7 +15,7 @@ use crate::auth::Principal;
 use crate::content::model::{PageSection, SectionLocalization, UpdateContent};
 use crate::content::page_sections::{self, MAX_DISPLAY_ORDER};
 use crate::content::part_edits::{added_id, entry_mut, ids_in, item_of_entry, next_order, remove_by_id, PartList};
-use crate::content::ContentKind;
+use crate::content::{access, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
@@ -51,7 +51,7 @@ pub async fn list_page_sections(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let page_id = id.into_inner();
-    let sections = SECTIONS.readable(&state, &principal, page_id).await?;
+    let sections = SECTIONS.readable(&access::readable(&state, &principal, SECTIONS.kind, page_id).await?);
     Ok(HttpResponse::Ok().json(sections.into_iter().map(|s| respond(page_id, s)).collect::<Vec<_>>()))
 }
 
@@ -71,7 +71,7 @@ pub async fn create_page_section(
     let page_id = id.into_inner();
     let mut section = body.into_inner();
     let (before, sections) = SECTIONS
-        .change(&state, &principal, page_id, |sections| {
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
             let next = next_order(sections.iter().map(|s| s.display_order), MAX_DISPLAY_ORDER);
             section.display_order = section.display_order.or(Some(next));
             // The new section's id, and its texts', are the server's.
@@ -101,7 +101,7 @@ pub async fn update_page_section(
     let section_id = id.into_inner();
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
     let (_, sections) = SECTIONS
-        .change(&state, &principal, page_id, |sections| {
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
             body.into_inner().apply(section_mut(sections, section_id)?);
             Ok(())
         })
@@ -123,7 +123,9 @@ pub async fn delete_page_section(
     let section_id = id.into_inner();
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
     SECTIONS
-        .change(&state, &principal, page_id, |sections| remove_by_id(sections, section_id, |s| s.id, "page section"))
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
+            remove_by_id(sections, section_id, |s| s.id, "page section")
+        })
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -145,7 +147,7 @@ pub async fn reorder_page_sections(
     let page_id = id.into_inner();
     let items = body.into_inner().items;
     SECTIONS
-        .change(&state, &principal, page_id, |sections| {
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
             crate::values::reorder_ids(items.iter().map(|item| item.id))?;
             if let Some(index) = items.iter().position(|item| !(0..=MAX_DISPLAY_ORDER).contains(&item.display_order)) {
                 return Err(ApiError::validation(vec![FieldError::new(
@@ -184,7 +186,8 @@ pub async fn list_section_localizations(
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
-    let section = find(&SECTIONS.readable(&state, &principal, page_id).await?, section_id)?;
+    let section =
+        find(&SECTIONS.readable(&access::readable(&state, &principal, SECTIONS.kind, page_id).await?), section_id)?;
     Ok(HttpResponse::Ok().json(texts_of(&section).collect::<Vec<_>>()))
 }
 
@@ -199,7 +202,7 @@ pub async fn list_page_section_localizations(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let sections = SECTIONS.readable(&state, &principal, id.into_inner()).await?;
+    let sections = SECTIONS.readable(&access::readable(&state, &principal, SECTIONS.kind, id.into_inner()).await?);
     Ok(HttpResponse::Ok().json(sections.iter().flat_map(texts_of).collect::<Vec<_>>()))
 }
 
@@ -221,7 +224,7 @@ pub async fn upsert_section_localization(
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
     let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
     let (_, sections) = SECTIONS
-        .change(&state, &principal, page_id, |sections| {
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
             let section = section_mut(sections, section_id)?;
             let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
             match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {
@@ -250,7 +253,7 @@ pub async fn delete_section_localization(
     let text_id = id.into_inner();
     let (page_id, section_id) = item_of_entry(&state, text_id, "section localization").await?;
     SECTIONS
-        .change(&state, &principal, page_id, |sections| {
+        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
             let texts = &mut section_mut(sections, section_id)?.localizations;
             remove_by_id(texts, text_id, |t| t.id, "section localization")
         })

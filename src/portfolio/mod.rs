@@ -7,7 +7,7 @@ use actix_web::HttpResponse;
 
 use crate::auth::Principal;
 use crate::content::model::ContentResponse;
-use crate::content::{http, read, ContentKind};
+use crate::content::{access, http, ContentKind};
 use crate::error::ApiResult;
 use crate::routes::Routes;
 use crate::state::AppState;
@@ -38,5 +38,6 @@ pub async fn get_skill_by_slug(
     principal: Principal,
     slug: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(read::by_slug_on_any_site(&state, &principal, ContentKind::Skill, &slug).await?))
+    Ok(HttpResponse::Ok()
+        .json(access::readable_by_slug(&state, &principal, ContentKind::Skill, &slug).await?.response()))
 }

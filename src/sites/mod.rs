@@ -1,5 +1,6 @@
 //! Sites: CRUD, locales and settings, and the per-site hot state cache.
 
+mod access;
 mod locales;
 mod model;
 mod onboarding;
@@ -9,12 +10,14 @@ mod routes;
 mod service;
 pub mod settings;
 
+pub use access::{check_may_create, creator};
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
+pub use service::find_live_by_slug;
 pub use service::locales::prefix_path;
 pub use service::reset::ResetCounts;
-pub use service::{check_may_create, find_live_by_slug};
+pub use service::SiteCreator;
 pub use settings::SiteSettings;
 
 use crate::routes::Routes;

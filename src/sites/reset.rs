@@ -28,7 +28,7 @@ pub async fn reset_content(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = id.into_inner();
-    principal.require(&state, site_id, Capability::OwnSite).await?;
-    let counts = service::reset_content(&state, &principal, now, site_id).await?;
+    let site = principal.require(&state, site_id, Capability::OwnSite).await?;
+    let counts = service::reset_content(&state, &site, now).await?;
     Ok(HttpResponse::Ok().json(counts))
 }

@@ -4,7 +4,7 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
 use super::model::{CreateSite, SiteContext, SiteResponse, UpdateSite};
-use super::service;
+use super::{access, service};
 use crate::auth::{Capability, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::state::AppState;
@@ -21,7 +21,7 @@ use crate::state::AppState;
     )
 )]
 pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    let sites = service::visible(&state, &principal, false).await?;
+    let sites = service::visible(&state, &principal.visibility(), false).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::active).collect::<Vec<_>>()))
 }
 
@@ -37,7 +37,7 @@ pub async fn list_sites(state: web::Data<AppState>, principal: Principal) -> Api
     )
 )]
 pub async fn list_deleted_sites(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    let sites = service::visible(&state, &principal, true).await?;
+    let sites = service::visible(&state, &principal.visibility(), true).await?;
     Ok(HttpResponse::Ok().json(sites.iter().map(SiteResponse::deleted).collect::<Vec<_>>()))
 }
 
@@ -63,7 +63,8 @@ pub async fn create_site(
     principal: Principal,
     body: crate::body::Json<CreateSite>,
 ) -> ApiResult<HttpResponse> {
-    let created = service::create(&state.db, state.clock.now(), &principal, body.into_inner()).await?;
+    let creator = access::creator(&principal)?;
+    let created = service::create(&state.db, state.clock.now(), &creator, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(SiteResponse::active(&created)))
 }
 
@@ -169,6 +170,6 @@ pub async fn site_context(
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let role = principal.require(&state, id, Capability::Read).await?;
+    let role = principal.require(&state, id, Capability::Read).await?.role();
     Ok(HttpResponse::Ok().json(service::context(&state, id, role).await?))
 }

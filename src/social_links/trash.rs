@@ -9,11 +9,11 @@ use uuid::Uuid;
 
 use super::SocialLinkResponse;
 use crate::audit::{self, Action};
-use crate::auth::{Capability, Principal};
+use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource};
+use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
 pub struct SocialTrash;
 
@@ -48,27 +48,43 @@ impl TrashSource for SocialTrash {
         vec![count_of(deleted_social_links(site_id))]
     }
 
-    fn restore<'a>(
+    fn find<'a>(
         &'a self,
         state: &'a AppState,
-        principal: &'a Principal,
         _entity_type: &'a str,
         id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<Value>> {
+    ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
         Box::pin(async move {
-            let link: social_link::Model =
-                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            let link = social_link::Entity::find_by_id(id)
+                .one(&state.db)
+                .await?
+                .ok_or_else(|| ApiError::not_found(social_link::Model::KIND, id))?;
+            Ok(Box::new(TrashedLink(link)) as Box<dyn Trashed>)
+        })
+    }
+}
+
+/// A social link found for the trash.
+struct TrashedLink(social_link::Model);
+
+impl Trashed for TrashedLink {
+    fn site_ids(&self) -> &[Uuid] {
+        std::slice::from_ref(&self.0.site_id)
+    }
+
+    fn restore<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let TrashedLink(link) = *self;
             crate::trash_source::ensure_in_trash(link.is_deleted)?;
             let mut row: social_link::ActiveModel = link.into();
             row.is_deleted = Set(false);
             row.deleted_at = Set(None);
-            let actor = principal.actor();
             let restored = audit::Write {
                 after: Some(json!({"is_deleted": false})),
                 ..site_rows::audited_write(
                     &state.db,
                     state.clock.now(),
-                    &actor,
+                    grant.actor(),
                     Action::Restore,
                     json!({"is_deleted": true}),
                 )
@@ -79,21 +95,14 @@ impl TrashSource for SocialTrash {
         })
     }
 
-    fn purge<'a>(
-        &'a self,
-        state: &'a AppState,
-        principal: &'a Principal,
-        _entity_type: &'a str,
-        id: Uuid,
-    ) -> BoxFuture<'a, ApiResult<()>> {
+    fn purge<'a>(self: Box<Self>, state: &'a AppState, grant: &'a SitesGrant) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let link: social_link::Model =
-                site_rows::find_with_trashed(state, principal, id, Capability::AdministerSite).await?;
+            let TrashedLink(link) = *self;
+            let id = link.id;
             crate::trash_source::ensure_purgeable(link.is_deleted)?;
             audit::write(&state.db, async |txn| {
                 social_link::Entity::delete_by_id(id).exec(txn).await?;
-                let actor = principal.actor();
-                let entry = link.audit_entry(&actor, Action::Purge);
+                let entry = link.audit_entry(grant.actor(), Action::Purge);
                 audit::record(txn, state.clock.now(), entry, &json!({"label": link.label, "url": link.url}), &())
                     .await?;
                 Ok(())

@@ -1,15 +1,15 @@
 //! Per-locale names of categories and tags.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{site_locale, term, term_localization};
+use plinth_entities::{site_locale, term_localization};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{find, Taxonomy};
+use super::access::{GrantedLocalization, GrantedTerm};
+use super::Taxonomy;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::values::required_line;
@@ -78,38 +78,29 @@ fn audit_entry<'a>(
     AuditEntry { actor, action, entity_type, entity_id: loc.id.to_string(), site_id: Some(site_id) }
 }
 
-pub(super) async fn list(
-    state: &AppState,
-    principal: &Principal,
-    taxonomy: Taxonomy,
-    term_id: Uuid,
-) -> ApiResult<Vec<TermLocalizationResponse>> {
-    let found = term::Entity::find_by_id(term_id)
-        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(taxonomy.as_str(), term_id))?;
-    principal.require(state, found.site_id, Capability::Read).await?;
+/// The localizations of `term` (granted Read on its site).
+pub(super) async fn list(state: &AppState, term: &GrantedTerm) -> ApiResult<Vec<TermLocalizationResponse>> {
     let rows = term_localization::Entity::find()
-        .filter(term_localization::Column::TermId.eq(term_id))
+        .filter(term_localization::Column::TermId.eq(term.row().id))
         .order_by_asc(term_localization::Column::CreatedAt)
         .all(&state.db)
         .await?;
     Ok(rows.iter().map(TermLocalizationResponse::from).collect())
 }
 
+/// A localization of `owner` (granted EditAnyContent on its site).
 pub(super) async fn create(
     state: &AppState,
-    principal: &Principal,
+    owner: &GrantedTerm,
     taxonomy: Taxonomy,
-    term_id: Uuid,
     body: CreateTermLocalization,
 ) -> ApiResult<TermLocalizationResponse> {
-    let owner = find(state, principal, taxonomy, term_id).await?;
+    let term_id = owner.row().id;
+    let site_id = owner.site().site_id();
     let name = required_line("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
     audit::write(&state.db, async |txn| {
         let assigned = site_locale::Entity::find()
-            .filter(site_locale::Column::SiteId.eq(owner.site_id))
+            .filter(site_locale::Column::SiteId.eq(site_id))
             .filter(site_locale::Column::LocaleId.eq(body.locale_id))
             .count(txn)
             .await?;
@@ -144,7 +135,7 @@ pub(super) async fn create(
         audit::record(
             txn,
             now,
-            audit_entry(&principal.actor(), Action::Create, taxonomy, &created, owner.site_id),
+            audit_entry(owner.site().actor(), Action::Create, taxonomy, &created, site_id),
             &(),
             &response,
         )
@@ -154,40 +145,16 @@ pub(super) async fn create(
     .await
 }
 
-/// The localization and its term's site, checked for the caller's right to edit.
-async fn find_localization(
-    state: &AppState,
-    principal: &Principal,
-    taxonomy: Taxonomy,
-    id: Uuid,
-) -> ApiResult<(term_localization::Model, Uuid)> {
-    let not_found = || {
-        ApiError::entity(
-            ErrorCode::EntityLocalizationNotFound,
-            taxonomy.as_str(),
-            format!("no {} localization {id}", taxonomy.as_str()),
-        )
-    };
-    let loc = term_localization::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(not_found)?;
-    let owner = find(state, principal, taxonomy, loc.term_id).await.map_err(|e| {
-        if e.code() == ErrorCode::EntityNotFound {
-            not_found()
-        } else {
-            e
-        }
-    })?;
-    Ok((loc, owner.site_id))
-}
-
+/// Changes `localization` (granted EditAnyContent on its term's site).
 pub(super) async fn update(
     state: &AppState,
-    principal: &Principal,
+    localization: GrantedLocalization,
     taxonomy: Taxonomy,
-    id: Uuid,
     body: UpdateTermLocalization,
 ) -> ApiResult<TermLocalizationResponse> {
     let now = state.clock.now();
-    let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
+    let (current, grant) = localization.into_parts();
+    let site_id = grant.site_id();
     let before = TermLocalizationResponse::from(&current);
     let mut row: term_localization::ActiveModel = current.into();
     if let Some(name) = body.name {
@@ -203,7 +170,7 @@ pub(super) async fn update(
         audit::record(
             txn,
             now,
-            audit_entry(&principal.actor(), Action::Update, taxonomy, &updated, site_id),
+            audit_entry(grant.actor(), Action::Update, taxonomy, &updated, site_id),
             &before,
             &after,
         )
@@ -213,14 +180,16 @@ pub(super) async fn update(
     .await
 }
 
-pub(super) async fn delete(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
-    let (current, site_id) = find_localization(state, principal, taxonomy, id).await?;
+/// Deletes `localization` (granted EditAnyContent on its term's site).
+pub(super) async fn delete(state: &AppState, localization: GrantedLocalization, taxonomy: Taxonomy) -> ApiResult<()> {
+    let (current, grant) = localization.into_parts();
+    let site_id = grant.site_id();
     audit::write(&state.db, async |txn| {
-        term_localization::Entity::delete_by_id(id).exec(txn).await?;
+        term_localization::Entity::delete_by_id(current.id).exec(txn).await?;
         audit::record(
             txn,
             state.clock.now(),
-            audit_entry(&principal.actor(), Action::Delete, taxonomy, &current, site_id),
+            audit_entry(grant.actor(), Action::Delete, taxonomy, &current, site_id),
             &TermLocalizationResponse::from(&current),
             &(),
         )

@@ -1,5 +1,6 @@
 //! Categories and tags of a site: one implementation, two URL families.
 
+mod access;
 mod localizations;
 mod origin;
 mod routes;
@@ -14,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use self::access::GrantedTerm;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Principal};
+use crate::auth::SiteGrant;
 use crate::content::slugify;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
@@ -220,14 +222,14 @@ pub fn list_query(site_id: Uuid, taxonomy: Taxonomy) -> Select<term::Entity> {
         .order_by_asc(term::Column::Id)
 }
 
+/// `site` is a grant of Read on the site.
 async fn list(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     taxonomy: Taxonomy,
-    site_id: Uuid,
     query: &TermListQuery,
 ) -> ApiResult<Paginated<TermResponse>> {
-    principal.require(state, site_id, Capability::Read).await?;
+    let site_id = site.site_id();
     state.site_state(site_id).await?;
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
     let mut terms = fetch_page(&state.db, list_query(site_id, taxonomy), page).await?.map(|t| TermResponse::from(&t));
@@ -237,14 +239,14 @@ async fn list(
     Ok(terms)
 }
 
+/// `site` is a grant of EditAnyContent on the site.
 pub(super) async fn create(
     state: &AppState,
-    principal: &Principal,
+    site: &SiteGrant,
     taxonomy: Taxonomy,
-    site_id: Uuid,
     body: CreateTerm,
 ) -> ApiResult<TermResponse> {
-    principal.require(state, site_id, Capability::EditAnyContent).await?;
+    let site_id = site.site_id();
     state.site_state(site_id).await?;
     let mut errors = Vec::new();
     // A term may be created from its slug alone, as the service the spec was
@@ -276,32 +278,21 @@ pub(super) async fn create(
         .await
         .map_err(on_constraint(Constraint::Unique, || ApiError::slug_taken(taxonomy.as_str(), &slug)))?;
         let response = TermResponse::from(&created);
-        audit::record(txn, now, audit_entry(&principal.actor(), Action::Create, taxonomy, &created), &(), &response)
-            .await?;
+        audit::record(txn, now, audit_entry(site.actor(), Action::Create, taxonomy, &created), &(), &response).await?;
         Ok(response)
     })
     .await
 }
 
-async fn find(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<term::Model> {
-    let found = term::Entity::find_by_id(id)
-        .filter(term::Column::Taxonomy.eq(taxonomy.as_str()))
-        .one(&state.db)
-        .await?
-        .ok_or_else(|| ApiError::not_found(taxonomy.as_str(), id))?;
-    principal.require(state, found.site_id, Capability::EditAnyContent).await?;
-    Ok(found)
-}
-
+/// `granted` is the term with EditAnyContent on its site.
 async fn update(
     state: &AppState,
-    principal: &Principal,
+    granted: GrantedTerm,
     taxonomy: Taxonomy,
-    id: Uuid,
     body: UpdateTerm,
 ) -> ApiResult<TermResponse> {
     let now = state.clock.now();
-    let current = find(state, principal, taxonomy, id).await?;
+    let (current, grant) = granted.into_parts();
     let mut errors = Vec::new();
     let name = body.name.as_deref().and_then(|n| required_line("name", n, 200).map_err(|e| errors.push(e)).ok());
     let slug = body.slug.as_deref().and_then(|s| Slug::parse("slug", s).map_err(|e| errors.push(e)).ok());
@@ -327,22 +318,23 @@ async fn update(
             ApiError::slug_taken(taxonomy.as_str(), new_slug.as_deref().unwrap_or_default())
         }))?;
         let after = TermResponse::from(&updated);
-        audit::record(txn, now, audit_entry(&principal.actor(), Action::Update, taxonomy, &updated), &before, &after)
+        audit::record(txn, now, audit_entry(grant.actor(), Action::Update, taxonomy, &updated), &before, &after)
             .await?;
         Ok(after)
     })
     .await
 }
 
-/// Removes the term; items lose it (their link rows cascade).
-async fn remove(state: &AppState, principal: &Principal, taxonomy: Taxonomy, id: Uuid) -> ApiResult<()> {
-    let current = find(state, principal, taxonomy, id).await?;
+/// Removes the term (granted EditAnyContent on its site); items lose it (their
+/// link rows cascade).
+async fn remove(state: &AppState, granted: GrantedTerm, taxonomy: Taxonomy) -> ApiResult<()> {
+    let (current, grant) = granted.into_parts();
     audit::write(&state.db, async |txn| {
-        term::Entity::delete_by_id(id).exec(txn).await?;
+        term::Entity::delete_by_id(current.id).exec(txn).await?;
         audit::record(
             txn,
             state.clock.now(),
-            audit_entry(&principal.actor(), Action::Delete, taxonomy, &current),
+            audit_entry(grant.actor(), Action::Delete, taxonomy, &current),
             &TermResponse::from(&current),
             &(),
         )

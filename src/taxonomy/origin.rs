@@ -18,7 +18,7 @@ use crate::auth::{Capability, Principal};
 use crate::content::listing::{self, Filter};
 use crate::content::model::UpdateContent;
 use crate::content::KindRules;
-use crate::content::{read, write, ContentKind};
+use crate::content::{access, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError, Problem};
 use crate::state::AppState;
 
@@ -65,7 +65,8 @@ pub async fn create_term_with_site(
         let missing = FieldError::new("site_id", ErrorCode::ValidationRequiredField, "the site the term belongs to");
         return Err(ApiError::validation(vec![missing]));
     };
-    Ok(HttpResponse::Created().json(create(&state, &principal, **taxonomy, site_id, term).await?))
+    let site = principal.require(&state, site_id, Capability::EditAnyContent).await?;
+    Ok(HttpResponse::Created().json(create(&state, &site, **taxonomy, term).await?))
 }
 
 /// A category and how many of the site's live blogs are in it.
@@ -156,9 +157,9 @@ async fn item_kind(state: &AppState, content_id: Uuid) -> ApiResult<ContentKind>
 
 /// Changes the item's categories with the one content write: who may edit
 /// the item, the categories' sites and the item's events are checked and
-/// sent there. The change is built on the item as read first: one that
-/// changed since (another category put on at the same time) is 409 CONFLICT,
-/// never overwritten.
+/// sent there. The change is built on the item as read first (its categories
+/// read after it): one that changed since (another category put on at the
+/// same time) is 409 CONFLICT, never overwritten.
 async fn change_categories(
     state: &AppState,
     principal: &Principal,
@@ -166,17 +167,15 @@ async fn change_categories(
     change: impl FnOnce(&mut Vec<Uuid>, &mut Option<Uuid>),
 ) -> ApiResult<()> {
     let kind = item_kind(state, content_id).await?;
-    let item = write::editable(state, principal, kind, content_id).await?;
-    // Read after the item: a change between the two reads fails as a conflict.
-    let current = read::get(state, principal, kind, content_id).await?;
-    let (mut categories, mut primary) = (current.category_ids.clone(), current.primary_category_id);
+    let item = access::editable(state, principal, kind, content_id, true).await?;
+    let (mut categories, mut primary) = (item.relations.category_ids.clone(), item.relations.primary_category_id);
     change(&mut categories, &mut primary);
     let body = UpdateContent {
         category_ids: Some(categories),
         primary_category_id: Some(primary),
         ..UpdateContent::default()
     };
-    write::update_from(state, principal, kind, item, body).await?;
+    write::update(state, item, body).await?;
     Ok(())
 }
 

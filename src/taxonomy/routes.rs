@@ -8,8 +8,8 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::localizations::{self, CreateTermLocalization, TermLocalizationResponse, UpdateTermLocalization};
-use super::{create, list, remove, update, CreateTerm, Taxonomy, TermResponse, UpdateTerm};
-use crate::auth::Principal;
+use super::{access, create, list, remove, update, CreateTerm, Taxonomy, TermResponse, UpdateTerm};
+use crate::auth::{Capability, Principal};
 use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
 use crate::state::AppState;
@@ -58,7 +58,8 @@ pub async fn list_terms(
     site_id: web::Path<Uuid>,
     query: web::Query<TermListQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(list(&state, &principal, **taxonomy, site_id.into_inner(), &query).await?))
+    let site = principal.require(&state, site_id.into_inner(), Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(list(&state, &site, **taxonomy, &query).await?))
 }
 
 /// Create a category
@@ -80,8 +81,8 @@ pub async fn create_term(
     site_id: web::Path<Uuid>,
     body: crate::body::Json<CreateTerm>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created()
-        .json(create(&state, &principal, **taxonomy, site_id.into_inner(), body.into_inner()).await?))
+    let site = principal.require(&state, site_id.into_inner(), Capability::EditAnyContent).await?;
+    Ok(HttpResponse::Created().json(create(&state, &site, **taxonomy, body.into_inner()).await?))
 }
 
 /// Change a category
@@ -103,7 +104,8 @@ pub async fn update_term(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateTerm>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
+    let term = access::term(&state, &principal, **taxonomy, id.into_inner(), Capability::EditAnyContent).await?;
+    Ok(HttpResponse::Ok().json(update(&state, term, **taxonomy, body.into_inner()).await?))
 }
 
 /// Delete a category
@@ -123,7 +125,8 @@ pub async fn delete_term(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    remove(&state, &principal, **taxonomy, id.into_inner()).await?;
+    let term = access::term(&state, &principal, **taxonomy, id.into_inner(), Capability::EditAnyContent).await?;
+    remove(&state, term, **taxonomy).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -144,7 +147,8 @@ pub async fn list_term_localizations(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(localizations::list(&state, &principal, **taxonomy, id.into_inner()).await?))
+    let term = access::term(&state, &principal, **taxonomy, id.into_inner(), Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(localizations::list(&state, &term).await?))
 }
 
 /// Add a localization to a category
@@ -169,8 +173,8 @@ pub async fn create_term_localization(
     id: web::Path<Uuid>,
     body: crate::body::Json<CreateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Created()
-        .json(localizations::create(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
+    let term = access::term(&state, &principal, **taxonomy, id.into_inner(), Capability::EditAnyContent).await?;
+    Ok(HttpResponse::Created().json(localizations::create(&state, &term, **taxonomy, body.into_inner()).await?))
 }
 
 /// Change a localization of a category
@@ -195,8 +199,8 @@ pub async fn update_term_localization(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateTermLocalization>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok()
-        .json(localizations::update(&state, &principal, **taxonomy, id.into_inner(), body.into_inner()).await?))
+    let localization = access::localization(&state, &principal, **taxonomy, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(localizations::update(&state, localization, **taxonomy, body.into_inner()).await?))
 }
 
 /// Delete a localization of a category
@@ -216,6 +220,7 @@ pub async fn delete_term_localization(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    localizations::delete(&state, &principal, **taxonomy, id.into_inner()).await?;
+    let localization = access::localization(&state, &principal, **taxonomy, id.into_inner()).await?;
+    localizations::delete(&state, localization, **taxonomy).await?;
     Ok(HttpResponse::NoContent().finish())
 }

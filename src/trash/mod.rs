@@ -3,7 +3,7 @@
 //! [`TrashSource`]; the handlers get the list of sources as app data, so the trash
 //! imports no family.
 
-pub use crate::trash_source::{TrashItem, TrashSource, TrashSources};
+pub use crate::trash_source::{TrashItem, TrashSource, TrashSources, Trashed};
 
 use actix_web::web::{self};
 use actix_web::HttpResponse;
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::auth::{Capability, Principal};
+use crate::auth::{Capability, Principal, SitesGrant};
 use crate::error::{ApiError, ApiResult, ErrorCode, Problem};
 use crate::pagination::PageParams;
 use crate::routes::Routes;
@@ -40,6 +40,22 @@ fn source_of(sources: &TrashSources, entity_type: &str, id: Uuid) -> ApiResult<&
         ));
     }
     sources.for_type(entity_type).ok_or_else(|| ApiError::not_found(entity_type, id))
+}
+
+/// The item `id` of `entity_type` and the caller's grant on its sites, once
+/// it administers every one of them: not found, then the permission, in that
+/// order (whether it is in the trash is the restore's or purge's to say).
+async fn administered(
+    state: &AppState,
+    sources: &TrashSources,
+    principal: &Principal,
+    entity_type: &str,
+    id: Uuid,
+) -> ApiResult<(Box<dyn Trashed>, SitesGrant)> {
+    let source = source_of(sources, entity_type, id)?;
+    let item = source.find(state, entity_type, id).await?;
+    let grant = principal.require_on_all(state, item.site_ids(), Capability::AdministerSite).await?;
+    Ok((item, grant))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -169,9 +185,8 @@ pub async fn restore_from_trash(
     id: web::Path<Uuid>,
     query: web::Query<EntityTypeQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let source = source_of(&sources, &query.entity_type, id)?;
-    Ok(HttpResponse::Ok().json(source.restore(&state, &principal, &query.entity_type, id).await?))
+    let (item, grant) = administered(&state, &sources, &principal, &query.entity_type, id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(item.restore(&state, &grant).await?))
 }
 
 /// Delete an item from the trash for good
@@ -194,9 +209,8 @@ pub async fn delete_from_trash(
     id: web::Path<Uuid>,
     query: web::Query<EntityTypeQuery>,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let source = source_of(&sources, &query.entity_type, id)?;
-    source.purge(&state, &principal, &query.entity_type, id).await?;
+    let (item, grant) = administered(&state, &sources, &principal, &query.entity_type, id.into_inner()).await?;
+    item.purge(&state, &grant).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use crate::auth::{Capability, Principal};
 use crate::error::ApiResult;
+use crate::media::access;
 use crate::media::model::{CreateMediaMetadata, MediaMetadataResponse, UpdateMediaMetadata};
-use crate::media::records;
 use crate::routes::Routes;
 use crate::state::AppState;
 
@@ -29,7 +29,7 @@ pub async fn list_media_metadata(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
     Ok(HttpResponse::Ok().json(service::list(&state, found.file.id).await?))
 }
 
@@ -44,7 +44,7 @@ pub async fn create_media_metadata(
     id: web::Path<Uuid>,
     body: crate::body::Json<CreateMediaMetadata>,
 ) -> ApiResult<HttpResponse> {
-    let found = records::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
     let created = service::create(&state, &principal.actor(), &found, body.into_inner()).await?;
     Ok(HttpResponse::Created().json(created))
 }
@@ -61,7 +61,7 @@ pub async fn update_media_metadata(
     body: crate::body::Json<UpdateMediaMetadata>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find(&state, metadata_id.into_inner()).await?;
-    let found = records::find(&state, &principal, current.media_id, Capability::Read, false).await?;
+    let found = access::find(&state, &principal, current.media_id, Capability::Read, false).await?;
     let updated = service::update(&state, &principal.actor(), &found, current, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
@@ -77,7 +77,7 @@ pub async fn delete_media_metadata(
     metadata_id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let current = service::find(&state, metadata_id.into_inner()).await?;
-    let found = records::find(&state, &principal, current.media_id, Capability::Read, false).await?;
+    let found = access::find(&state, &principal, current.media_id, Capability::Read, false).await?;
     service::delete(&state, &principal.actor(), &found, current).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -20,7 +20,7 @@ use super::model::{
     CreateSite, SiteContext, SiteFeatures, SiteLocaleInput, SiteModules, SiteResponse, SiteSuggestions, UpdateSite,
 };
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{KeyCapability, KeyGrants, Principal, Role};
+use crate::auth::{Role, Visibility};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::state::AppState;
 use crate::values::{required_line, BaseUrl, Slug};
@@ -28,8 +28,8 @@ use crate::values::{required_line, BaseUrl, Slug};
 const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5_000;
 
-/// Sites the caller may see, live or deleted.
-pub async fn visible(state: &AppState, principal: &Principal, deleted: bool) -> ApiResult<Vec<site::Model>> {
+/// Sites `visibility` lets the caller see, live or deleted.
+pub async fn visible(state: &AppState, visibility: &Visibility, deleted: bool) -> ApiResult<Vec<site::Model>> {
     // A site being imported is listed once it is complete.
     let mut query = site::Entity::find()
         .filter(site::Column::ImportLeaseUntil.is_null())
@@ -40,7 +40,7 @@ pub async fn visible(state: &AppState, principal: &Principal, deleted: bool) -> 
     } else {
         query.filter(site::Column::DeletedAt.is_null())
     };
-    if let Some(visible) = principal.visible_sites() {
+    if let Some(visible) = visibility.sites_condition() {
         query = query.filter(visible);
     }
     Ok(query.all(&state.db).await?)
@@ -128,26 +128,20 @@ fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
     Ok(())
 }
 
-/// Who may create sites: any JWT user; API keys only unscoped and Admin or above.
-pub fn check_may_create(principal: &Principal) -> ApiResult<()> {
-    if let Some(key) = principal.api_key() {
-        if key.site_id.is_some() {
-            return Err(ApiError::new(ErrorCode::SiteCreateScopedKey, "a site-scoped API key cannot create sites"));
-        }
-        if !key.permission.has(KeyCapability::CreateSites) {
-            return Err(ApiError::new(ErrorCode::SiteCreateRequiresAdmin, "creating sites needs an Admin API key"));
-        }
-    }
-    Ok(())
+/// Who creates a site (checked by `sites::access::creator`): the actor of the
+/// audit entry, and the user who becomes its owner (none for an API key).
+#[derive(Clone, Debug)]
+pub struct SiteCreator {
+    pub actor: Actor,
+    pub owner: Option<String>,
 }
 
 pub async fn create(
     db: &crate::db::Db,
     now: DateTime<Utc>,
-    principal: &Principal,
+    creator: &SiteCreator,
     body: CreateSite,
 ) -> ApiResult<site::Model> {
-    check_may_create(principal)?;
     let mut errors = Vec::new();
     let name = required_line("name", &body.name, NAME_MAX).map_err(|e| errors.push(e)).ok();
     let slug = match body.slug.trim() {
@@ -198,11 +192,11 @@ pub async fn create(
             locales::assign(txn, now, id, input, &format!("locales[{i}]")).await?;
         }
 
-        if let Some(user) = principal.user() {
+        if let Some(owner) = &creator.owner {
             site_member::ActiveModel {
                 id: Set(Uuid::new_v4()),
                 site_id: Set(id),
-                idp_user_id: Set(user.idp_user_id.clone()),
+                idp_user_id: Set(owner.clone()),
                 role: Set(Role::Owner),
                 created_at: Set(now),
                 updated_at: Set(now),
@@ -210,14 +204,8 @@ pub async fn create(
             .insert(txn)
             .await?;
         }
-        audit::record(
-            txn,
-            now,
-            audit_entry(&principal.actor(), Action::Create, id),
-            &(),
-            &SiteResponse::active(&created),
-        )
-        .await?;
+        audit::record(txn, now, audit_entry(&creator.actor, Action::Create, id), &(), &SiteResponse::active(&created))
+            .await?;
         Ok(created)
     })
     .await

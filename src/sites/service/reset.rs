@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::audit::{self, Action, AuditEntry};
-use crate::auth::Principal;
+use crate::auth::SiteGrant;
 use crate::content::{events, read, write, ContentKind};
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -78,12 +78,9 @@ async fn trash_all<E: SiteTrash>(db: &impl ConnectionTrait, now: DateTime<Utc>, 
 
 /// Moves all of the site's content, legal documents, social links and
 /// navigation to the trash, with one audit entry and the content's events.
-pub async fn reset_content(
-    state: &AppState,
-    principal: &Principal,
-    now: DateTime<Utc>,
-    site_id: Uuid,
-) -> ApiResult<ResetCounts> {
+/// `site` is a grant of OwnSite on the site.
+pub async fn reset_content(state: &AppState, site: &SiteGrant, now: DateTime<Utc>) -> ApiResult<ResetCounts> {
+    let site_id = site.site_id();
     state.site_state(site_id).await?;
     let counts = audit::write(&state.db, async |txn| {
         let items = read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
@@ -96,7 +93,7 @@ pub async fn reset_content(
             if ids.is_empty() {
                 continue;
             }
-            let deleted = write::soft_delete_many(txn, now, principal, kind, &ids).await?;
+            let deleted = write::soft_delete_many(txn, now, site.actor(), kind, &ids).await?;
             events.extend(deleted.iter().flat_map(|item| events::events_for(kind, "deleted", item, now)));
             if kind == ContentKind::Legal {
                 counts.legal_documents += deleted.len() as u64;
@@ -116,9 +113,8 @@ pub async fn reset_content(
             + counts.navigation_menus
             + counts.navigation_items
             + counts.media_files;
-        let actor = principal.actor();
         let entry = AuditEntry {
-            actor: &actor,
+            actor: site.actor(),
             action: Action::Delete,
             entity_type: "site_content",
             entity_id: site_id.to_string(),
