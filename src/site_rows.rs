@@ -1,16 +1,18 @@
 //! Rows that belong to one site (redirects, environments, webhooks, social
 //! links, menus and their items, members): found by id with the caller's
 //! capability on the row's site checked, and named the same way in 404s and in
-//! the audit trail.
+//! the audit trail. Also what a localization of a site's row needs of the
+//! site: its locale assigned there.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, EntityTrait, PrimaryKeyTrait, QueryFilter};
+use plinth_entities::site_locale;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, PrimaryKeyTrait, QueryFilter};
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::state::AppState;
 
 pub trait SiteRow: Sized + Send + Sync {
@@ -83,4 +85,28 @@ async fn authorized<M: SiteRow>(
     let row = found.ok_or_else(|| ApiError::not_found(M::KIND, id))?;
     principal.require(state, row.site_id(), capability).await?;
     Ok(row)
+}
+
+/// VALIDATION_INVALID_FORMAT on `locale_id` (with `detail`) unless the locale
+/// is assigned to one of `site_ids`: a localization is written only in a
+/// language its site publishes in.
+pub async fn require_locale_assigned<C: ConnectionTrait>(
+    db: &C,
+    site_ids: &[Uuid],
+    locale_id: Uuid,
+    detail: &str,
+) -> ApiResult<()> {
+    let assigned = site_locale::Entity::find()
+        .filter(site_locale::Column::LocaleId.eq(locale_id))
+        .filter(site_locale::Column::SiteId.is_in(site_ids.to_vec()))
+        .count(db)
+        .await?;
+    if assigned == 0 {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "locale_id",
+            ErrorCode::ValidationInvalidFormat,
+            detail,
+        )]));
+    }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Per-locale text of content items.
 
-use plinth_entities::{content, content_localization, site_locale};
+use plinth_entities::{content, content_localization};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
@@ -10,7 +10,7 @@ use super::model::{LocalizationInput, LocalizationResponse, UpdateLocalization};
 use super::relations;
 use super::ContentKind;
 use crate::audit::{self, Action, AuditEntry};
-use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 use crate::values::{optional_line, required_line};
 
@@ -75,18 +75,8 @@ pub async fn create(state: &AppState, access: ItemAccess, body: LocalizationInpu
     let ItemAccess { item, relations, grant } = access;
     let sites = relations.site_ids;
     audit::write(&state.db, async |txn| {
-        let assigned = site_locale::Entity::find()
-            .filter(site_locale::Column::LocaleId.eq(body.locale_id))
-            .filter(site_locale::Column::SiteId.is_in(sites.clone()))
-            .count(txn)
-            .await?;
-        if assigned == 0 {
-            return Err(ApiError::validation(vec![FieldError::new(
-                "locale_id",
-                ErrorCode::ValidationInvalidFormat,
-                "the locale is not assigned to any of the item's sites",
-            )]));
-        }
+        let detail = "the locale is not assigned to any of the item's sites";
+        crate::site_rows::require_locale_assigned(txn, &sites, body.locale_id, detail).await?;
         let exists = || {
             ApiError::entity(
                 ErrorCode::EntityLocalizationExists,

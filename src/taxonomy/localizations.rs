@@ -1,8 +1,8 @@
 //! Per-locale names of categories and tags.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{site_locale, term_localization};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use plinth_entities::term_localization;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::access::{GrantedLocalization, GrantedTerm};
 use super::Taxonomy;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
+use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 use crate::values::required_line;
 
@@ -99,18 +99,8 @@ pub(super) async fn create(
     let site_id = owner.site().site_id();
     let name = required_line("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
     audit::write(&state.db, async |txn| {
-        let assigned = site_locale::Entity::find()
-            .filter(site_locale::Column::SiteId.eq(site_id))
-            .filter(site_locale::Column::LocaleId.eq(body.locale_id))
-            .count(txn)
-            .await?;
-        if assigned == 0 {
-            return Err(ApiError::validation(vec![FieldError::new(
-                "locale_id",
-                ErrorCode::ValidationInvalidFormat,
-                "the locale is not assigned to the site",
-            )]));
-        }
+        let detail = "the locale is not assigned to the site";
+        crate::site_rows::require_locale_assigned(txn, &[site_id], body.locale_id, detail).await?;
         let exists = || {
             ApiError::entity(
                 ErrorCode::EntityLocalizationExists,
