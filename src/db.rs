@@ -308,6 +308,13 @@ impl WriteTxn {
         self.audited.store(true, std::sync::atomic::Ordering::Release);
     }
 
+    /// Notes that this write found nothing to change (a reorder that moves no
+    /// entry, a bulk change naming no items, no sample posts to remove): it
+    /// wrote nothing, so it commits without an audit entry.
+    pub fn found_nothing_to_change(&self) {
+        self.audited.store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// Runs `then` once the write committed (never if it does not).
     pub fn after_commit(&self, then: impl FnOnce() + Send + 'static) {
         self.after_commit.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(Box::new(then));

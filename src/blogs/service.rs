@@ -177,6 +177,9 @@ pub async fn delete_samples(state: &AppState, site: &SiteGrant, now: DateTime<Ut
     let site_id = site.site_id();
     audit::write(&state.db, async |txn| {
         let ids: Vec<Uuid> = samples_of(site_id).all(txn).await?.into_iter().map(|m| m.id).collect();
+        if ids.is_empty() {
+            txn.found_nothing_to_change();
+        }
         let deleted = write::soft_delete_many(txn, now, site.actor(), ContentKind::Blog, &ids).await?;
         let events =
             deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();

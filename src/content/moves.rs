@@ -149,6 +149,9 @@ pub async fn bulk(state: &AppState, site: &SiteGrant, kind: ContentKind, body: B
             .await?;
             changed.push((item.id, from));
         }
+        if changed.is_empty() {
+            txn.found_nothing_to_change();
+        }
         let ids: Vec<Uuid> = changed.iter().map(|(id, _)| *id).collect();
         let models = content::Entity::find().filter(content::Column::Id.is_in(ids.clone())).all(txn).await?;
         let mut rels = relations::load(txn, &ids, false).await?;

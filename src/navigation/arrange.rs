@@ -90,6 +90,9 @@ pub async fn reorder(
         if let Some(max_depth) = max_depth {
             check_depth(&placed, max_depth)?;
         }
+        if moved.is_empty() {
+            txn.found_nothing_to_change();
+        }
         let mut events = Vec::new();
         for (current, parent, order) in moved {
             let before = service::node(current);

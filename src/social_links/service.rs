@@ -170,6 +170,7 @@ pub async fn reorder(
             .all(txn)
             .await?;
         let found: std::collections::HashMap<Uuid, &social_link::Model> = found.iter().map(|l| (l.id, l)).collect();
+        let mut moved = 0;
         for item in &body.items {
             let Some(&current) = found.get(&item.id) else {
                 return Err(ApiError::not_found(social_link::Model::KIND, item.id));
@@ -190,6 +191,10 @@ pub async fn reorder(
                 &SocialLinkResponse::from(&stored),
             )
             .await?;
+            moved += 1;
+        }
+        if moved == 0 {
+            txn.found_nothing_to_change();
         }
         Ok(())
     })

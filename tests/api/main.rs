@@ -33,6 +33,7 @@ mod cors;
 mod crash;
 mod deep_pages;
 mod documents;
+mod empty_writes;
 mod environments;
 mod errors;
 mod event_stream;
