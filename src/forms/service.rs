@@ -13,8 +13,7 @@ use super::model::{
 };
 use super::{fields, templates};
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::Granted;
-use crate::auth::{Capability, SiteGrant};
+use crate::auth::{Capability, Granted, SiteGrant};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::site_rows::SiteRow;
