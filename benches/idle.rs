@@ -3,17 +3,25 @@
 //! Starts the release `plinth` binary on a fresh SQLite database (workers =
 //! cores, every other setting its default), waits 3 s and prints its resident
 //! memory: in all, anonymous (heap, stacks, caches) and file-backed (the
-//! binary's pages it touched). Then asks for the OpenAPI document once (built
-//! and kept on first request) and prints it again. The target is under 30 MB
-//! idle on SQLite.
+//! binary's pages it has mapped). The target is under 30 MB idle on SQLite.
+//!
+//! Idle, the binary's pages are those idling uses: the ones only start-up
+//! used were given back once the server ran (`plinth::footprint`). So the
+//! bench then works it as an admin screen would (a site, posts written, lists
+//! and reads, uncached and cached) and prints the footprint again, with the
+//! code serving mapped back in; then asks for the OpenAPI document once (built
+//! and kept on first request) and prints it a last time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::PlinthProcess;
+use serde_json::{json, Value};
 
 /// `VmRSS`, `RssAnon` and `RssFile` of `pid`, KiB.
 fn resident(pid: u32) -> [u64; 3] {
@@ -29,15 +37,60 @@ fn resident(pid: u32) -> [u64; 3] {
     [field("VmRSS:"), field("RssAnon:"), field("RssFile:")]
 }
 
-/// The whole answer to a `GET` of `path` (HTTP/1.0: the server closes).
-fn get(addr: std::net::SocketAddr, path: &str) -> Vec<u8> {
-    use std::io::{Read, Write};
+/// One HTTP/1.0 exchange (the server closes): the status and the body.
+fn exchange(addr: SocketAddr, method: &str, path: &str, key: Option<&str>, body: Option<&Value>) -> (u16, Vec<u8>) {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut head = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n");
+    if let Some(key) = key {
+        head += &format!("X-API-Key: {key}\r\n");
+    }
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    if !body.is_empty() {
+        head += &format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+    }
+    write!(stream, "{head}\r\n{body}").unwrap();
     let mut answer = Vec::new();
     stream.read_to_end(&mut answer).unwrap();
-    assert!(answer.starts_with(b"HTTP/1.0 200") || answer.starts_with(b"HTTP/1.1 200"), "GET {path} failed");
-    answer
+    let status = std::str::from_utf8(&answer[9..12]).unwrap().parse().unwrap();
+    let start = answer.windows(4).position(|w| w == b"\r\n\r\n").map_or(answer.len(), |p| p + 4);
+    (status, answer[start..].to_vec())
+}
+
+/// `exchange`, expecting `status`; the body as JSON (`null` when empty or not JSON).
+fn call(server: &PlinthProcess, method: &str, path: &str, body: Option<Value>, status: u16) -> Value {
+    let (got, answer) = exchange(server.addr, method, path, server.admin_key.as_deref(), body.as_ref());
+    assert_eq!(got, status, "{method} {path}: {}", String::from_utf8_lossy(&answer));
+    serde_json::from_slice(&answer).unwrap_or(Value::Null)
+}
+
+/// What an admin screen does in a first session: a site, 50 posts written,
+/// the list paged and polled, every post read, the public list read.
+fn working_session(server: &PlinthProcess) -> usize {
+    let site = call(server, "POST", "/api/v1/sites", Some(json!({"name": "Idle", "slug": "idle"})), 201);
+    let site_id = site["id"].as_str().unwrap().to_string();
+    let mut requests = 1;
+    let mut posts = Vec::new();
+    for n in 0..50 {
+        let body = json!({"site_ids": [site_id], "slug": format!("post-{n}"), "author": "Ann", "status": "Published"});
+        let post = call(server, "POST", "/api/v1/blogs", Some(body), 201);
+        posts.push(post["id"].as_str().unwrap().to_string());
+        requests += 1;
+    }
+    for page in 1..=3 {
+        for _ in 0..10 {
+            call(server, "GET", &format!("/api/v1/sites/{site_id}/blogs?page={page}&per_page=20"), None, 200);
+            requests += 1;
+        }
+    }
+    for id in &posts {
+        call(server, "GET", &format!("/api/v1/blogs/{id}"), None, 200);
+        requests += 1;
+    }
+    for _ in 0..10 {
+        call(server, "GET", &format!("/api/v1/sites/{site_id}/blogs/published"), None, 200);
+        requests += 1;
+    }
+    requests
 }
 
 fn row(label: &str, [total, anon, file]: [u64; 3]) {
@@ -54,8 +107,12 @@ fn main() {
     println!("| moment | RSS MB | anonymous MB | file-backed MB |");
     println!("|---|---:|---:|---:|");
     row("idle", resident(server.child.id()));
-    let bytes = get(server.addr, "/api-docs/openapi.json").len();
+    let requests = working_session(&server);
     std::thread::sleep(Duration::from_secs(1));
-    row(&format!("after GET /api-docs/openapi.json ({} KB)", bytes / 1024), resident(server.child.id()));
+    row(&format!("after a working session ({requests} requests)"), resident(server.child.id()));
+    let (status, document) = exchange(server.addr, "GET", "/api-docs/openapi.json", None, None);
+    assert_eq!(status, 200, "GET /api-docs/openapi.json");
+    std::thread::sleep(Duration::from_secs(1));
+    row(&format!("after GET /api-docs/openapi.json ({} KB)", document.len() / 1024), resident(server.child.id()));
     server.stop();
 }

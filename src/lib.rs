@@ -26,6 +26,7 @@ pub mod event_stream;
 pub mod events;
 pub mod export;
 pub mod folders;
+pub mod footprint;
 pub mod forms;
 pub mod http_cache;
 pub mod idp;

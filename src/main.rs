@@ -137,6 +137,25 @@ async fn preflight(config: &Config) -> Result<TcpListener, Failure> {
     Ok(listener)
 }
 
+/// How long after the server's start the pages only start-up used are given
+/// back: the workers build their apps on the server's first poll, which runs
+/// before this task; the wait also lets the periodic work's first passes go by.
+const STARTUP_SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Gives back the binary's pages and the heap only start-up used (`footprint`).
+async fn release_startup_footprint() {
+    actix_web::rt::time::sleep(STARTUP_SETTLED).await;
+    plinth::footprint::return_freed_heap();
+    match plinth::footprint::release_startup_code() {
+        Ok(released) => tracing::debug!(
+            mappings = released.mappings,
+            resident_kib = released.resident_bytes / 1024,
+            "gave back the pages only start-up used"
+        ),
+        Err(e) => tracing::warn!(error = %e, "could not give back the pages only start-up used"),
+    }
+}
+
 async fn serve(config: Config) -> Result<(), Failure> {
     let listener = preflight(&config).await?;
     let public_url = config.public_url();
@@ -170,6 +189,7 @@ async fn serve(config: Config) -> Result<(), Failure> {
     }
     println!("{banner}\nReady. SIGTERM or Ctrl+C stops the server.");
     let webhooks = running.webhooks();
+    actix_web::rt::spawn(release_startup_footprint());
     running.server.await.map_err(|e| Failure::new(Failure::OTHER, e.to_string()))?;
     tracing::info!("server stopped; flushing actors");
     RunningServer::drain(&webhooks).await;

@@ -160,6 +160,8 @@ pub fn rss_kib() -> u64 {
 pub struct PlinthProcess {
     pub child: std::process::Child,
     pub addr: SocketAddr,
+    /// The Master key printed on a first start (a fresh database).
+    pub admin_key: Option<String>,
 }
 
 #[allow(dead_code)]
@@ -184,17 +186,21 @@ impl PlinthProcess {
         let (tx, rx) = std::sync::mpsc::channel();
         // Reads the banner, then keeps draining so the pipe never fills.
         std::thread::spawn(move || {
+            let mut admin_key = None;
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(key) = line.trim().strip_prefix("X-API-Key: ") {
+                    admin_key = Some(key.to_string());
+                }
                 if line.starts_with("Ready.") {
-                    let _ = tx.send(());
+                    let _ = tx.send(admin_key.take());
                 }
             }
         });
-        if rx.recv_timeout(std::time::Duration::from_secs(120)).is_err() {
+        let Ok(admin_key) = rx.recv_timeout(std::time::Duration::from_secs(120)) else {
             let _ = child.kill();
             panic!("plinth did not start");
-        }
-        PlinthProcess { child, addr }
+        };
+        PlinthProcess { child, addr, admin_key }
     }
 
     /// Its resident memory, KiB.
