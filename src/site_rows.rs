@@ -61,18 +61,13 @@ where
     authorized(state, principal, select.one(&state.db).await?, id, capability).await
 }
 
-/// The row `id`, in the trash or not, after checking the caller has
-/// `capability` on its site.
-pub async fn find_with_trashed<M: SiteRow>(
-    state: &AppState,
-    principal: &Principal,
-    id: Uuid,
-    capability: Capability,
-) -> ApiResult<M>
+/// The row `id`, in the trash or not, without a check: for the trash, whose
+/// handler checks the caller on the sites of what it found.
+pub async fn load_with_trashed<M: SiteRow>(db: &crate::db::Db, id: Uuid) -> ApiResult<M>
 where
     Uuid: Into<<<M::Table as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType>,
 {
-    authorized(state, principal, M::Table::find_by_id(id).one(&state.db).await?, id, capability).await
+    M::Table::find_by_id(id).one(db).await?.ok_or_else(|| ApiError::not_found(M::KIND, id))
 }
 
 async fn authorized<M: SiteRow>(

@@ -11,7 +11,7 @@ use super::service::{response, save};
 use crate::audit::{self, Action};
 use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
-use crate::site_rows::SiteRow;
+use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
@@ -59,10 +59,7 @@ impl TrashSource for DocumentTrash {
 
     fn find<'a>(&'a self, state: &'a AppState, _: &'a str, id: Uuid) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
         Box::pin(async move {
-            let doc = document::Entity::find_by_id(id)
-                .one(&state.db)
-                .await?
-                .ok_or_else(|| ApiError::not_found(document::Model::KIND, id))?;
+            let doc = site_rows::load_with_trashed::<document::Model>(&state.db, id).await?;
             Ok(Box::new(TrashedDocument(doc)) as Box<dyn Trashed>)
         })
     }

@@ -9,7 +9,8 @@ use uuid::Uuid;
 
 use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::SitesGrant;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
+use crate::site_rows;
 use crate::state::AppState;
 use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
 
@@ -43,13 +44,9 @@ enum TrashedNavigation {
 /// The menu (`entity_type` `menu`) or item `id`, in the trash or not.
 async fn find(state: &AppState, entity_type: &str, id: Uuid) -> ApiResult<TrashedNavigation> {
     if entity_type == "menu" {
-        let menu =
-            nav_menu::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu", id))?;
-        return Ok(TrashedNavigation::Menu(menu));
+        return Ok(TrashedNavigation::Menu(site_rows::load_with_trashed(&state.db, id).await?));
     }
-    let item =
-        nav_item::Entity::find_by_id(id).one(&state.db).await?.ok_or_else(|| ApiError::not_found("menu_item", id))?;
-    Ok(TrashedNavigation::Item(item))
+    Ok(TrashedNavigation::Item(site_rows::load_with_trashed(&state.db, id).await?))
 }
 
 /// Restores a menu or an item. An item whose parent is gone moves to the top level.

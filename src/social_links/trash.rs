@@ -55,10 +55,7 @@ impl TrashSource for SocialTrash {
         id: Uuid,
     ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
         Box::pin(async move {
-            let link = social_link::Entity::find_by_id(id)
-                .one(&state.db)
-                .await?
-                .ok_or_else(|| ApiError::not_found(social_link::Model::KIND, id))?;
+            let link = site_rows::load_with_trashed::<social_link::Model>(&state.db, id).await?;
             Ok(Box::new(TrashedLink(link)) as Box<dyn Trashed>)
         })
     }
