@@ -156,6 +156,25 @@ impl Principal {
         Ok(SitesGrant::new(site_ids.to_vec(), lowest, self.actor()))
     }
 
+    /// The caller's grant on the first of `site_ids` where it has
+    /// `capability` (reading something that lives on several sites), or the
+    /// first refusal when it has it on none of them.
+    pub async fn require_on_any(
+        &self,
+        state: &AppState,
+        site_ids: &[Uuid],
+        capability: Capability,
+    ) -> ApiResult<SiteGrant> {
+        let mut first_error = None;
+        for site_id in site_ids {
+            match self.require(state, *site_id, capability).await {
+                Ok(grant) => return Ok(grant),
+                Err(e) => first_error = first_error.or(Some(e)),
+            }
+        }
+        Err(first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access")))
+    }
+
     /// The caller's standing among `site_ids` where it has one: those sites and
     /// its highest role there (for reading something that lives on several
     /// sites); the first deny code when it has none.

@@ -31,20 +31,15 @@ pub async fn authorize(
     site_ids: &[Uuid],
     capability: Capability,
 ) -> ApiResult<()> {
-    let mut first_error = None;
-    for site_id in site_ids {
-        match principal.require(state, *site_id, capability).await {
-            Ok(_) if capability == Capability::Read => return Ok(()),
-            Ok(_) => {}
-            Err(e) if capability == Capability::Read => first_error = first_error.or(Some(e)),
-            Err(e) => return Err(e),
-        }
+    if site_ids.is_empty() {
+        return Err(no_site());
     }
-    match first_error {
-        Some(e) => Err(e),
-        None if site_ids.is_empty() => Err(no_site()),
-        None => Ok(()),
+    if capability == Capability::Read {
+        principal.require_on_any(state, site_ids, capability).await?;
+    } else {
+        principal.require_on_all(state, site_ids, capability).await?;
     }
+    Ok(())
 }
 
 /// A file on no site: nobody's rights reach it.
