@@ -145,8 +145,15 @@ const STARTUP_SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
 /// Gives back the binary's pages and the heap only start-up used (`footprint`).
 async fn release_startup_footprint() {
     actix_web::rt::time::sleep(STARTUP_SETTLED).await;
-    plinth::footprint::return_freed_heap();
-    match plinth::footprint::release_startup_code() {
+    // Off the system thread the actors run on: reading smaps and trimming
+    // every arena take a few milliseconds.
+    let released = tokio::task::spawn_blocking(|| {
+        plinth::footprint::return_freed_heap();
+        plinth::footprint::release_startup_code()
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+    match released {
         Ok(released) => tracing::debug!(
             mappings = released.mappings,
             resident_kib = released.resident_bytes / 1024,
