@@ -48,6 +48,11 @@ pub struct Principal {
     system_admin: bool,
 }
 
+/// What a check on "any of these sites" answers when it was given none.
+fn no_site_given() -> ApiError {
+    ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access")
+}
+
 impl Principal {
     pub fn api_key(&self) -> Option<&ApiKeyRecord> {
         match &self.credential {
@@ -172,7 +177,7 @@ impl Principal {
                 Err(e) => first_error = first_error.or(Some(e)),
             }
         }
-        Err(first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access")))
+        Err(first_error.unwrap_or_else(no_site_given))
     }
 
     /// The caller's standing among `site_ids` where it has one: those sites and
@@ -191,9 +196,7 @@ impl Principal {
                 Err(e) => first_error = first_error.or(Some(e)),
             }
         }
-        let role = best.ok_or_else(|| {
-            first_error.unwrap_or_else(|| ApiError::new(ErrorCode::AuthSiteAccessDenied, "no access"))
-        })?;
+        let role = best.ok_or_else(|| first_error.unwrap_or_else(no_site_given))?;
         Ok(SitesGrant::new(granted, role, self.actor()))
     }
 
