@@ -9,9 +9,10 @@ use std::sync::Arc;
 use plinth::{AppState, Config, Plinth, RunningServer};
 use plinth_actors::{Periodic, RunNow, ShiftedClock};
 use reqwest::{Method, Response, StatusCode};
-use sea_orm::{ConnectionTrait, Database};
 use serde_json::{json, Value};
 use tempfile::TempDir;
+
+pub use crate::test_databases::{fresh_database, migrated_database, TestData};
 
 pub struct TestApp {
     pub base: String,
@@ -31,71 +32,6 @@ pub struct TestApp {
     _dir: TestData,
 }
 
-/// A test's own place: a temp directory and, on PostgreSQL, the database made
-/// for it. Dropping it removes both, so a run leaves no `plinth_test_*`
-/// database behind. A second instance on someone else's database gets a
-/// directory only (`TestData::from(tempdir)`).
-pub struct TestData {
-    dir: TempDir,
-    /// `PLINTH_TEST_DATABASE_URL` and the name of the database made for this test.
-    owned_database: Option<(String, String)>,
-}
-
-impl From<TempDir> for TestData {
-    fn from(dir: TempDir) -> Self {
-        TestData { dir, owned_database: None }
-    }
-}
-
-impl std::ops::Deref for TestData {
-    type Target = TempDir;
-    fn deref(&self) -> &TempDir {
-        &self.dir
-    }
-}
-
-impl Drop for TestData {
-    fn drop(&mut self) {
-        let Some((admin_url, name)) = self.owned_database.take() else { return };
-        // Drop runs inside the test's runtime, which cannot be blocked on: the
-        // DROP runs on a thread and runtime of its own. FORCE ends the
-        // connections the app's pool still holds.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async {
-                let admin = Database::connect(&admin_url).await.expect("connect to PLINTH_TEST_DATABASE_URL");
-                admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.map(|_| ())
-            })
-        })
-        .join();
-        if let Ok(Err(error)) = dropped {
-            eprintln!("could not drop a test database: {error}");
-        }
-    }
-}
-
-/// One test's directory and database URL: a SQLite file in the directory, or a
-/// new PostgreSQL database next to `PLINTH_TEST_DATABASE_URL`, dropped with the
-/// directory.
-pub async fn fresh_database() -> (TestData, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    match std::env::var("PLINTH_TEST_DATABASE_URL") {
-        Ok(admin_url) if !admin_url.is_empty() => {
-            let name = format!("plinth_test_{}", uuid::Uuid::new_v4().simple());
-            let admin = Database::connect(&admin_url).await.expect("connect to PLINTH_TEST_DATABASE_URL");
-            admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await.expect("create test database");
-            admin.close().await.ok();
-            let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
-            let url = format!("{base}/{name}");
-            (TestData { dir, owned_database: Some((admin_url, name)) }, url)
-        }
-        _ => {
-            let url = format!("sqlite://{}?mode=rwc", dir.path().join("plinth.db").display());
-            (TestData::from(dir), url)
-        }
-    }
-}
-
 pub fn test_config(dir: &TempDir, database_url: &str) -> Config {
     let mut config = Config::defaults().expect("embedded defaults parse");
     config.bind = "127.0.0.1:0".into();
@@ -113,7 +49,7 @@ impl TestApp {
     }
 
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
-        let (dir, database_url) = fresh_database().await;
+        let (dir, database_url) = migrated_database().await;
         let mut config = test_config(&dir, &database_url);
         adjust(&mut config);
         Self::start(config, dir).await

@@ -16,6 +16,7 @@ mod instances;
 mod isolation;
 mod legal;
 mod listing;
+mod test_databases;
 
 mod account;
 mod ai;
@@ -67,6 +68,8 @@ mod sites;
 mod social_links;
 mod system;
 mod taxonomy;
+
+
 mod trash;
 mod webhook_claims;
 mod webhooks;
