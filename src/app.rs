@@ -125,7 +125,8 @@ impl Plinth {
             responses: Arc::clone(&responses),
             cluster: Arc::clone(&cluster),
         });
-        let db = db::Db::new(db, write_caches.clone());
+        let write_share = u32::try_from(config.tenants.write_share_percent).unwrap_or(100);
+        let db = db::Db::new(db, write_caches.clone(), write_share);
         let state = AppState {
             keys: KeyStore::new(KEY_CACHE_TTL, config.rate_limits.clone()),
             jwt: JwtVerifier::from_config(&config.idp),
@@ -310,6 +311,9 @@ pub fn application(
         // Innermost: the body is watched wherever it is read, and the answer to
         // a stalled one still gets CORS headers and is logged with its status.
         .wrap(from_fn(crate::body::idle_timeout))
+        // Around routing, extractors and the handler: authentication and role
+        // checks note the request's tenant, whose turn its writes wait for.
+        .wrap(from_fn(tenant_scope))
         // Inside the problem rewrite, so a refused origin still gets problem+json.
         .wrap(Condition::new(cors.is_some(), cors.unwrap_or_default()))
         .wrap(from_fn(rewrite_bare_errors))
@@ -462,4 +466,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/api-docs/openapi.json").route(web::get().to(openapi::serve_document)))
         .service(SwaggerUi::new("/api-docs/{_:.*}").config(utoipa_swagger_ui::Config::new(["/api-docs/openapi.json"])))
         .service(web::scope("/api/v1").configure(|cfg| crate::api::served_routes().register(cfg)));
+}
+
+/// Runs a request with a place to note its tenant (`db::write_turns`).
+async fn tenant_scope(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    db::write_turns::for_request(next.call(req)).await
 }

@@ -50,6 +50,9 @@ pub struct Config {
     /// Live event streams (`GET /sites/{site_id}/events`).
     #[serde(default)]
     pub events: EventsConfig,
+    /// Each site's share of what sites share (`[tenants]`).
+    #[serde(default)]
+    pub tenants: TenantsConfig,
     pub log: LogConfig,
     pub idp: IdpConfig,
     pub rate_limits: RateLimitConfig,
@@ -137,6 +140,37 @@ fn default_form_submissions_per_minute() -> u32 {
 
 fn default_visitor_lookups_per_minute() -> u32 {
     30
+}
+
+/// What each tenant (site) is guaranteed of the pools all sites share; the
+/// README's "Tenants" says how each is used.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct TenantsConfig {
+    /// Webhook sends in flight at once, all sites together. A site below its
+    /// fair share (this divided by the sites sending) is admitted past it.
+    pub webhook_send_slots: u64,
+    /// Sends in flight at once to one webhook endpoint.
+    pub webhook_sends_per_endpoint: u64,
+    /// Consecutive failed attempts that open an endpoint's circuit.
+    pub circuit_failures: u64,
+    /// How long an open circuit waits before one probe delivery is tried.
+    pub circuit_cooldown_secs: u64,
+    /// PostgreSQL: the share of the pool's connections (in percent) one
+    /// site's writes may hold at once.
+    pub write_share_percent: u64,
+}
+
+impl Default for TenantsConfig {
+    fn default() -> Self {
+        Self {
+            webhook_send_slots: 256,
+            webhook_sends_per_endpoint: 16,
+            circuit_failures: 5,
+            circuit_cooldown_secs: 60,
+            write_share_percent: 50,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -390,6 +424,11 @@ impl Config {
             ("PLINTH_DRAIN_DELAY_SECS", &mut self.observability.drain_delay_secs),
             ("PLINTH_REDIS_TIMEOUT_MS", &mut self.redis.timeout_ms),
             ("PLINTH_DATABASE_ACQUIRE_TIMEOUT_MS", &mut self.database_acquire_timeout_ms),
+            ("PLINTH_WEBHOOK_SEND_SLOTS", &mut self.tenants.webhook_send_slots),
+            ("PLINTH_WEBHOOK_SENDS_PER_ENDPOINT", &mut self.tenants.webhook_sends_per_endpoint),
+            ("PLINTH_CIRCUIT_FAILURES", &mut self.tenants.circuit_failures),
+            ("PLINTH_CIRCUIT_COOLDOWN_SECS", &mut self.tenants.circuit_cooldown_secs),
+            ("PLINTH_WRITE_SHARE_PERCENT", &mut self.tenants.write_share_percent),
         ] {
             if let Some(v) = env(name) {
                 *target = v.parse().map_err(|_| ConfigError::Invalid(format!("{name}={v} is not a number")))?;

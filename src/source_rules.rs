@@ -117,7 +117,7 @@ const RAW_TRANSACTIONS: [&str; 2] = [concat!(".begin", "()"), concat!(".begin_wi
 /// `begin()` beside it would wait in SQLite's busy handler instead.
 #[test]
 fn transactions_begin_only_in_db() {
-    let offenders = lines_naming(&RAW_TRANSACTIONS, |path| path.ends_with("src/db.rs"));
+    let offenders = lines_naming(&RAW_TRANSACTIONS, |path| path.ends_with("src/db/mod.rs"));
     assert!(offenders.is_empty(), "begin transactions with crate::db::begin_write:\n{}", offenders.join("\n"));
 }
 
@@ -131,7 +131,8 @@ const AUDITED_BEGINS: [&str; 1] = [concat!("begin_", "write(")];
 /// no entry, each saying why.)
 #[test]
 fn audited_writes_go_through_the_builder() {
-    let offenders = lines_naming(&AUDITED_BEGINS, |path| path.ends_with("src/db.rs") || path.ends_with("src/audit.rs"));
+    let offenders =
+        lines_naming(&AUDITED_BEGINS, |path| path.ends_with("src/db/mod.rs") || path.ends_with("src/audit.rs"));
     assert!(offenders.is_empty(), "write with audit::write or audit::Write:\n{}", offenders.join("\n"));
 }
 

@@ -3,6 +3,7 @@
 //! (`DashMap`, `governor` state) so a hot read never waits on a mailbox.
 
 pub mod clock;
+pub mod fair_share;
 pub mod key_usage;
 pub mod media_pool;
 pub mod periodic;
@@ -11,6 +12,7 @@ pub mod shared_limits;
 pub mod site_registry;
 
 pub use clock::{Clock, ShiftedClock, SystemClock};
+pub use fair_share::{FairShare, Occupancy, Permit, Policy};
 pub use key_usage::{FlushUsage, KeyUsageCounters, KeyUsageRecorder};
 pub use periodic::{Periodic, RunNow, Task};
 pub use rate_limiter::{

@@ -88,6 +88,20 @@ impl Principal {
         }
     }
 
+    /// Who the request's writes wait for their turn as (`db::write_turns`):
+    /// a scoped key's site, else the caller.
+    fn note_tenant(&self) {
+        match &self.credential {
+            Credential::ApiKey(key) => {
+                if let Some(site) = key.site_id {
+                    crate::db::write_turns::note_site(site);
+                }
+                crate::db::write_turns::note_caller(&key.id.simple().to_string());
+            }
+            Credential::User(user) => crate::db::write_turns::note_caller(&user.idp_user_id),
+        }
+    }
+
     /// The role this caller acts with on `site_id`, or why it has none there.
     async fn site_role(&self, state: &AppState, site_id: Uuid) -> ApiResult<Role> {
         // What this request reads or writes is the site's: its cached responses
@@ -251,6 +265,7 @@ impl FromRequest for Principal {
                 .clone();
             match authenticate(&req, &state).await {
                 Ok(principal) => {
+                    principal.note_tenant();
                     req.extensions_mut().insert(principal.clone());
                     Ok(principal)
                 }
