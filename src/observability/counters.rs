@@ -63,6 +63,7 @@ pub(super) struct ProcessCounters {
     cache_misses: IntCounterVec,
     attempts: IntCounterVec,
     pool_exhausted: IntCounter,
+    circuits_opened: IntCounter,
     hits: [IntCounter; 5],
     misses: [IntCounter; 5],
     outcomes: [IntCounter; 3],
@@ -89,6 +90,10 @@ impl ProcessCounters {
             "plinth_db_pool_exhausted_total",
             "Requests answered 503 because no pooled database connection came free within the acquire wait.",
         )?;
+        let circuits_opened = IntCounter::new(
+            "plinth_webhook_circuits_opened_total",
+            "Times a webhook's circuit opened (consecutive failed attempts, or a failed probe): its deliveries then wait for the cool-down.",
+        )?;
         let each = |vec: &IntCounterVec, label: &str| vec.get_metric_with_label_values(&[label]);
         let [site, keys, responses, jwt, public] = Cache::ALL.map(Cache::label);
         let [success, failed, dead] = AttemptOutcome::ALL.map(AttemptOutcome::label);
@@ -112,6 +117,7 @@ impl ProcessCounters {
             cache_misses,
             attempts,
             pool_exhausted,
+            circuits_opened,
         })
     }
 
@@ -124,6 +130,7 @@ impl ProcessCounters {
         registry.register(Box::new(counters.cache_misses.clone()))?;
         registry.register(Box::new(counters.attempts.clone()))?;
         registry.register(Box::new(counters.pool_exhausted.clone()))?;
+        registry.register(Box::new(counters.circuits_opened.clone()))?;
         Ok(())
     }
 }
@@ -185,6 +192,13 @@ impl CacheLookup {
 impl Drop for CacheLookup {
     fn drop(&mut self) {
         cache_lookup(self.cache, self.hit);
+    }
+}
+
+/// Counts a webhook circuit opening.
+pub fn circuit_opened() {
+    if let Some(counters) = PROCESS.as_ref() {
+        counters.circuits_opened.inc();
     }
 }
 

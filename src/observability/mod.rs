@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 use prometheus::{Gauge, IntGauge, IntGaugeVec, Opts, Registry};
 
 pub use counters::{
-    cache_hit, cache_lookup, cache_miss, delivery_attempt, pool_exhausted, AttemptOutcome, Cache, CacheLookup,
+    cache_hit, cache_lookup, cache_miss, circuit_opened, delivery_attempt, pool_exhausted, AttemptOutcome, Cache,
+    CacheLookup,
 };
 pub use readiness::{Phase, Readiness};
 
@@ -63,6 +64,10 @@ pub struct ScrapeGauges {
     pub site_cache_entries: IntGauge,
     pub response_cache_bytes: IntGauge,
     pub ready: IntGauge,
+    /// Webhooks per circuit state (closed: those with attempts on record).
+    pub webhook_circuits: IntGaugeVec,
+    /// Shared pools by what they hold: webhook send slots and write turns.
+    pub tenant_pools: IntGaugeVec,
 }
 
 impl ScrapeGauges {
@@ -108,6 +113,22 @@ impl ScrapeGauges {
                 "Memory held by the response cache (bodies, keys and overhead).",
             )?,
             ready: int("plinth_ready", "1 when /readyz answers 200 (started and not draining), else 0.")?,
+            webhook_circuits: IntGaugeVec::new(
+                Opts::new(
+                    "plinth_webhook_circuits",
+                    "Webhooks by circuit state on this instance: closed (sending), open (deliveries wait for \
+                     the cool-down), half_open (one probe out). GET /webhooks/{id} shows one webhook's.",
+                ),
+                &["state"],
+            )?,
+            tenant_pools: IntGaugeVec::new(
+                Opts::new(
+                    "plinth_tenant_pool",
+                    "Pools all sites share, taken in turn across sites: in_use, waiting and lanes (sites or \
+                     callers holding or waiting), by pool: webhook_sends, write_turns.",
+                ),
+                &["pool", "measure"],
+            )?,
         };
         registry.register(Box::new(gauges.webhook_outbox.clone()))?;
         registry.register(Box::new(gauges.webhook_buffered.clone()))?;
@@ -120,6 +141,8 @@ impl ScrapeGauges {
         registry.register(Box::new(gauges.site_cache_entries.clone()))?;
         registry.register(Box::new(gauges.response_cache_bytes.clone()))?;
         registry.register(Box::new(gauges.ready.clone()))?;
+        registry.register(Box::new(gauges.webhook_circuits.clone()))?;
+        registry.register(Box::new(gauges.tenant_pools.clone()))?;
         let build_info = IntGaugeVec::new(
             Opts::new("plinth_build_info", "Always 1; the running version in its label."),
             &["version"],

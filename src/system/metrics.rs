@@ -99,9 +99,14 @@ pub async fn record_request<B: MessageBody + 'static>(
 }
 
 /// `GET /metrics`.
-pub async fn metrics(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+pub async fn metrics(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    hooks: web::Data<crate::webhooks::WebhookRuntime>,
+) -> ApiResult<HttpResponse> {
     authorize_scrape(&req, &state)?;
     refresh_gauges(&state).await;
+    refresh_tenant_gauges(&state, &hooks);
     let families = state.observability.registry.gather();
     let mut body = Vec::with_capacity(16 * 1024);
     let encoder = TextEncoder::new();
@@ -162,6 +167,19 @@ async fn refresh_gauges(state: &AppState) {
     gauges.site_cache_entries.set(state.sites.len() as i64);
     gauges.response_cache_bytes.set(i64::try_from(state.responses.weight()).unwrap_or(i64::MAX));
     gauges.ready.set(i64::from(state.observability.readiness.is_ready()));
+}
+
+/// The circuits and the pools sites share, read from memory.
+fn refresh_tenant_gauges(state: &AppState, hooks: &crate::webhooks::WebhookRuntime) {
+    let gauges = &state.observability.gauges;
+    for (circuit, count) in hooks.circuits.counts() {
+        gauges.webhook_circuits.with_label_values(&[circuit.as_str()]).set(count);
+    }
+    for (pool, held) in [("webhook_sends", hooks.send_lanes()), ("write_turns", state.db.write_turns())] {
+        for (measure, value) in [("in_use", held.in_use), ("waiting", held.waiting), ("lanes", held.lanes)] {
+            gauges.tenant_pools.with_label_values(&[pool, measure]).set(i64::try_from(value).unwrap_or(i64::MAX));
+        }
+    }
 }
 
 struct WebhookQueue {

@@ -29,12 +29,6 @@ use crate::error::ApiResult;
 use crate::events::DomainEvent;
 use crate::state::AppState;
 
-/// Sends in flight at once, all webhooks together (each holds a connection and
-/// a task; keep-alive connections are reused per host by the one HTTP client).
-pub const MAX_SENDS: usize = 256;
-/// Sends in flight at once to one webhook.
-pub const MAX_SENDS_PER_WEBHOOK: usize = 16;
-
 /// How long a site's webhook list is trusted before it is read again.
 const SUBSCRIPTIONS_TTL: Duration = Duration::from_secs(30);
 
@@ -49,11 +43,14 @@ pub struct WebhookRuntime {
     /// Write-lock holds of the fan-out transactions and of the result batches.
     pub fan_out_holds: super::holds::WriteHolds,
     pub result_holds: super::holds::WriteHolds,
-    /// Sends in flight, all webhooks together.
-    sends: Arc<tokio::sync::Semaphore>,
+    /// Send slots, all sites together, shared fairly across sites (`lanes`).
+    pub(super) site_lanes: Arc<plinth_actors::FairShare<Uuid>>,
     /// Sends in flight per webhook: a slow endpoint queues its own deliveries
     /// without holding the shared slots the others need.
-    sends_per_webhook: DashMap<Uuid, Arc<tokio::sync::Semaphore>>,
+    pub(super) sends_per_webhook: DashMap<Uuid, Arc<tokio::sync::Semaphore>>,
+    pub(super) sends_per_endpoint: usize,
+    /// Each webhook's circuit breaker (`circuits`).
+    pub circuits: super::circuits::Circuits,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
     /// Deliveries this process holds in memory (waiting for a send slot,
     /// sending, or their result waiting to be written). Their claims are
@@ -64,33 +61,27 @@ pub struct WebhookRuntime {
 
 impl WebhookRuntime {
     pub fn new(state: web::Data<AppState>, deliverer: Deliverer) -> Self {
+        let tenants = &state.config.tenants;
+        let slots = usize::try_from(tenants.webhook_send_slots).unwrap_or(256);
+        let circuits = super::circuits::Circuits::new(tenants);
+        let sends_per_endpoint = usize::try_from(tenants.webhook_sends_per_endpoint).unwrap_or(16).max(1);
         Self {
-            state,
             deliverer,
             results: Default::default(),
             fan_out_holds: Default::default(),
             result_holds: Default::default(),
-            sends: Arc::new(tokio::sync::Semaphore::new(MAX_SENDS)),
+            site_lanes: plinth_actors::FairShare::new(plinth_actors::Policy {
+                capacity: slots,
+                per_lane: slots,
+                guaranteed_share: true,
+            }),
             sends_per_webhook: DashMap::new(),
+            sends_per_endpoint,
+            circuits,
+            state,
             subscriptions: DashMap::new(),
             held: DashMap::new(),
         }
-    }
-
-    /// A send slot of the webhook's own, then a shared one: while a slow
-    /// endpoint's deliveries wait for theirs, they hold none of the shared
-    /// slots the others need.
-    async fn send_slots(&self, webhook_id: Uuid) -> Vec<tokio::sync::OwnedSemaphorePermit> {
-        let own = Arc::clone(
-            self.sends_per_webhook
-                .entry(webhook_id)
-                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(MAX_SENDS_PER_WEBHOOK)))
-                .value(),
-        );
-        let own = own.acquire_owned().await;
-        let shared = Arc::clone(&self.sends).acquire_owned().await;
-        // The semaphores are never closed.
-        [own, shared].into_iter().flatten().collect()
     }
 
     pub fn hold(&self, delivery_id: Uuid) {
@@ -151,9 +142,15 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
     hooks.results.sending();
     hooks.hold(delivery.id);
     actix::spawn(async move {
-        let _slots = hooks.send_slots(hook.id).await;
+        let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await else {
+            // Its circuit holds it: due again later, no attempt counted.
+            hooks.results.not_sent();
+            hooks.release(delivery.id);
+            return;
+        };
         let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
         let at = hooks.state.clock.now();
+        hooks.circuits.record(hook.id, result.success, result.error.as_deref(), at);
         hooks.results.push(super::results::Outcome { delivery, result, at });
     });
 }
@@ -481,10 +478,19 @@ async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Mo
     let state = &hooks.state;
     match webhook_of(&state.db, &delivery).await {
         Ok(Some(hook)) => {
-            let _slots = hooks.send_slots(hook.id).await;
-            let now = state.clock.now();
-            if let Err(e) = hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
-                tracing::warn!(error = %e, delivery = %id, "could not record a webhook attempt; sent again when its claim ends");
+            if let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await {
+                let now = state.clock.now();
+                match hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
+                    Ok(moved) => hooks.circuits.record(
+                        hook.id,
+                        moved.status == DeliveryStatus::Success,
+                        moved.last_error.as_deref(),
+                        state.clock.now(),
+                    ),
+                    Err(e) => {
+                        tracing::warn!(error = %e, delivery = %id, "could not record a webhook attempt; sent again when its claim ends")
+                    }
+                }
             }
         }
         Ok(None) => {} // its webhook was deleted, and the delivery with it

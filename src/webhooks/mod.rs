@@ -1,11 +1,13 @@
 //! Webhooks (spec "Webhooks"): endpoints, the SSRF guard, signed
 //! delivery, the dispatcher, debounce batches and persisted retries.
 
+pub mod circuits;
 pub mod claims;
 pub mod delivery;
 pub mod dispatcher;
 pub mod events;
 pub mod holds;
+mod lanes;
 mod model;
 pub mod results;
 mod routes;

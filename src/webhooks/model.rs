@@ -30,6 +30,11 @@ pub struct WebhookResponse {
     pub created_at: DateTime<Utc>,
     /// When the webhook last changed.
     pub updated_at: DateTime<Utc>,
+    /// Its endpoint's health on the instance that answers: the circuit
+    /// breaker's state, the last error and the recent success rate (README,
+    /// "Tenants"). Shown by `GET /webhooks/{id}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<super::circuits::CircuitView>,
 }
 
 impl From<&webhook::Model> for WebhookResponse {
@@ -45,6 +50,7 @@ impl From<&webhook::Model> for WebhookResponse {
             debounce_seconds: m.debounce_seconds,
             created_at: m.created_at,
             updated_at: m.updated_at,
+            circuit: None,
         }
     }
 }

@@ -59,6 +59,11 @@ impl ResultBuffer {
         self.in_flight.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
+    /// A send that did not happen (its webhook's circuit held it).
+    pub fn not_sent(&self) {
+        self.in_flight.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     pub fn push(&self, outcome: Outcome) {
         let mut waiting = self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         waiting.push(outcome);

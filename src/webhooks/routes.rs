@@ -41,10 +41,13 @@ pub async fn list_webhooks(
     responses((status = 200, body = WebhookResponse)))]
 pub async fn get_webhook(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(WebhookResponse::from(&find_webhook(&state, &principal, id.into_inner()).await?)))
+    let hook = find_webhook(&state, &principal, id.into_inner()).await?;
+    let circuit = hooks.circuits.view(hook.id);
+    Ok(HttpResponse::Ok().json(WebhookResponse { circuit: Some(circuit), ..WebhookResponse::from(&hook) }))
 }
 
 /// Create a webhook
@@ -165,13 +168,17 @@ pub async fn list_deliveries(
         (status = 409, body = Problem, description = "Only dead deliveries are retried by hand")))]
 pub async fn retry_delivery(
     state: web::Data<AppState>,
+    hooks: web::Data<WebhookRuntime>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let delivery = service::find_delivery(&state, id.into_inner()).await?;
     find_webhook(&state, &principal, delivery.webhook_id).await?;
     let now = state.clock.now();
-    Ok(HttpResponse::Ok().json(service::retry(&state, now, delivery).await?))
+    let retried = service::retry(&state, now, delivery).await?;
+    // An operator's retry is sent even while the circuit is open: it is the probe.
+    hooks.circuits.probe_now(retried.webhook_id, now);
+    Ok(HttpResponse::Ok().json(retried))
 }
 
 /// Show a webhook's delivery statistics

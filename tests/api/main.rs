@@ -68,7 +68,7 @@ mod sites;
 mod social_links;
 mod system;
 mod taxonomy;
-
+mod tenants;
 
 mod trash;
 mod webhook_claims;

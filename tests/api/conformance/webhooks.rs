@@ -43,7 +43,9 @@ async fn webhook_crud_rows_and_create_errors() {
     // GET list: paginated; GET one.
     let listed = expect_json(app.get(&format!("{hooks}?page=1&per_page=1"), key).await, 200).await;
     assert_paginated(&listed, 1, 1, 2);
-    let one = expect_json(app.get(&format!("/webhooks/{id}"), key).await, 200).await;
+    let mut one = expect_json(app.get(&format!("/webhooks/{id}"), key).await, 200).await;
+    let circuit = one.as_object_mut().unwrap().remove("circuit").unwrap();
+    assert_eq!(circuit["state"], "closed", "its own answer adds the endpoint's health: {circuit}");
     assert_eq!(one, hook);
 
     // PUT /webhooks/{id}: update.
