@@ -94,9 +94,18 @@ async fn failures_in_a_row_open_a_circuit_that_holds_deliveries_without_attempts
     assert_eq!(shown["circuit"]["last_error"], "the endpoint answered 500 Internal Server Error");
 
     app.create_post(&site, "held").await;
+    // The event reaches the dispatcher in the background: wait for its
+    // delivery to be stored and given back by the circuit.
+    let mut deliveries = Vec::new();
+    for _ in 0..250 {
+        deliveries = webhook_delivery::Entity::find().all(&*app.state.db).await.unwrap();
+        if deliveries.len() == 3 && deliveries.iter().all(|d| d.claimed_by.is_none()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     app.settle().await;
     assert_eq!(receiver.received().len(), 2, "the held delivery was not sent");
-    let deliveries = webhook_delivery::Entity::find().all(&*app.state.db).await.unwrap();
     let held: Vec<_> = deliveries.iter().filter(|d| d.attempts == 0).collect();
     assert_eq!((deliveries.len(), held.len()), (3, 1), "one delivery waits with no attempt counted");
     assert_eq!(held[0].status, DeliveryStatus::Pending);
