@@ -468,10 +468,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::scope("/api/v1").configure(|cfg| crate::api::served_routes().register(cfg)));
 }
 
-/// Runs a request with a place to note its tenant (`db::write_turns`).
+/// Runs a request with a place to note its tenant (`tenant`).
 async fn tenant_scope(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-    db::write_turns::for_request(next.call(req)).await
+    crate::tenant::for_request(next.call(req)).await
 }

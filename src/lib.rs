@@ -60,6 +60,7 @@ pub mod storage;
 pub mod system;
 pub mod taxonomy;
 pub mod telemetry;
+pub mod tenant;
 pub mod trash;
 pub mod trash_source;
 pub mod values;

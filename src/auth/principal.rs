@@ -94,11 +94,11 @@ impl Principal {
         match &self.credential {
             Credential::ApiKey(key) => {
                 if let Some(site) = key.site_id {
-                    crate::db::write_turns::note_site(site);
+                    crate::tenant::note_site(site);
                 }
-                crate::db::write_turns::note_caller(&key.id.simple().to_string());
+                crate::tenant::note_caller(&key.id.simple().to_string());
             }
-            Credential::User(user) => crate::db::write_turns::note_caller(&user.idp_user_id),
+            Credential::User(user) => crate::tenant::note_caller(&user.idp_user_id),
         }
     }
 

@@ -79,7 +79,7 @@ pub async fn begin_unaudited(db: &Db, why: &'static str) -> Result<WriteTxn, DbE
 
 async fn begin(db: &Db, unaudited: Option<&'static str>) -> Result<WriteTxn, DbErr> {
     let caches = Arc::clone(&db.caches);
-    let tenant = write_turns::current();
+    let tenant = crate::tenant::current();
     // As long as SQLite's own busy timeout: a writer that waits longer fails
     // as it did before the queue, instead of waiting forever.
     let turn = tokio::time::timeout(WRITE_QUEUE_TIMEOUT, db.write_turns.acquire(tenant))

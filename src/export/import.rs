@@ -28,9 +28,11 @@ use crate::sites::SiteCreator;
 use crate::state::AppState;
 
 /// Archives being read in this process (one at a time: a format-1 document
-/// is still parsed whole), and how long another import waits for its turn
-/// before it is told to retry.
-static IMPORTS_OPENING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+/// is still parsed whole; so one per site and caller too), taken in turn
+/// across tenants, and how long another import waits for its turn before it
+/// is told to retry.
+static IMPORTS_OPENING: std::sync::LazyLock<std::sync::Arc<plinth_actors::FairShare<crate::tenant::Tenant>>> =
+    std::sync::LazyLock::new(|| plinth_actors::FairShare::new(plinth_actors::Policy::exclusive()));
 const IMPORT_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// Media bytes are copied this much at a time.
 const CHUNK: usize = 256 * 1024;
@@ -76,8 +78,8 @@ async fn receive(state: &AppState, mut multipart: Multipart) -> ApiResult<std::p
 /// `creator`: the caller, once it may create sites (`sites::creator`).
 pub async fn import(state: &web::Data<AppState>, creator: SiteCreator, multipart: Multipart) -> ApiResult<site::Model> {
     let path = receive(state, multipart).await?;
-    let turn = tokio::time::timeout(IMPORT_QUEUE_WAIT, IMPORTS_OPENING.acquire()).await;
-    let Ok(Ok(_opening)) = turn else {
+    let turn = tokio::time::timeout(IMPORT_QUEUE_WAIT, IMPORTS_OPENING.acquire(crate::tenant::current())).await;
+    let Ok(_opening) = turn else {
         let _ = std::fs::remove_file(&path);
         return Err(ApiError::new(ErrorCode::ServiceUnavailable, "another import is being read; retry shortly")
             .with_header(

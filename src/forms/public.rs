@@ -37,7 +37,7 @@ async fn site_of(state: &AppState, req: &HttpRequest) -> ApiResult<Arc<SiteState
         .ok_or_else(|| ApiError::bad_request("send the site's domain (or slug) in the X-Site-Domain header"))?;
     let site = state.live_site_by_domain(domain).await?;
     // A visitor's writes (submissions) take the site's turns.
-    crate::db::write_turns::note_site(site.site.id);
+    crate::tenant::note_site(site.site.id);
     super::gate::require_module(state, site.site.id).await?;
     Ok(site)
 }

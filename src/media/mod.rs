@@ -172,7 +172,8 @@ async fn recrop_thumbnail(
         ApiError::new(crate::error::ErrorCode::StorageError, "the original could not be read")
     })?;
     let job = ImageJob::Library { bytes, mime_type: file.mime_type.clone(), focal };
-    let ImageOutcome::Library { image, .. } = state.actors.media_pool.run(job).await.map_err(variants::pool_error)?
+    let ImageOutcome::Library { image, .. } =
+        state.actors.media_pool.run(crate::tenant::current(), job).await.map_err(variants::pool_error)?
     else {
         return Err(ApiError::internal("the MediaPool answered another job"));
     };

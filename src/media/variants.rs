@@ -32,7 +32,8 @@ pub async fn render(
 ) -> ApiResult<Rendered> {
     let dir = format!("media/{checksum}");
     let job = ImageJob::Library { bytes, mime_type: mime_type.to_string(), focal: None };
-    let ImageOutcome::Library { image, clean_original } = state.actors.media_pool.run(job).await.map_err(pool_error)?
+    let ImageOutcome::Library { image, clean_original } =
+        state.actors.media_pool.run(crate::tenant::current(), job).await.map_err(pool_error)?
     else {
         return Err(ApiError::internal("the MediaPool answered another job"));
     };

@@ -176,7 +176,7 @@ pub async fn track_sites<F: std::future::Future>(sites: Rc<RefCell<RequestSites>
 /// Notes that the current request works on `site_id` (no-op outside a request):
 /// its cached answers follow the site, and its writes take the site's turns.
 pub fn note_site(site_id: Uuid) {
-    crate::db::write_turns::note_site(site_id);
+    crate::tenant::note_site(site_id);
     let _ = REQUEST_SITES.try_with(|sites| {
         let mut sites = sites.borrow_mut();
         if !sites.sites.contains(&site_id) {

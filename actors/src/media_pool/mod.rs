@@ -8,11 +8,14 @@ mod imaging;
 mod process;
 mod strip;
 
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
 use bytes::Bytes;
+
+use crate::fair_share::{FairShare, Policy};
 
 pub use imaging::{check_dimensions, ImageError, Rendered, MAX_PIXELS};
 pub use process::{ProcessedImage, FAVICON_PNGS, THUMBNAIL, VARIANTS};
@@ -90,6 +93,10 @@ pub struct MediaPool {
     pending: Arc<AtomicUsize>,
     /// Most jobs accepted at once: the workers plus the queue.
     capacity: usize,
+    /// Turns at the workers, one per worker, taken in turn across tenants:
+    /// the queue is the tenants' lanes, not the workers' mailbox, so one
+    /// site's batch of uploads does not wait ahead of another site's one.
+    turns: Arc<FairShare<u64>>,
 }
 
 /// Counts a job as pending until it is answered or abandoned.
@@ -110,7 +117,8 @@ impl MediaPool {
             yield_to_requests();
             ImageWorker
         });
-        Self { workers, pending: Arc::new(AtomicUsize::new(0)), capacity: threads + queue_limit }
+        let turns = FairShare::new(Policy { capacity: threads, per_lane: threads, guaranteed_share: false });
+        Self { workers, pending: Arc::new(AtomicUsize::new(0)), capacity: threads + queue_limit, turns }
     }
 
     /// Jobs accepted and not yet answered: running or waiting (for the metrics).
@@ -118,12 +126,17 @@ impl MediaPool {
         self.pending.load(Ordering::Acquire)
     }
 
-    pub async fn run(&self, job: ImageJob) -> Result<ImageOutcome, PoolError> {
+    /// Runs `job` for `tenant` (anything that names who asked: jobs of
+    /// different tenants take turns at the workers).
+    pub async fn run(&self, tenant: impl Hash, job: ImageJob) -> Result<ImageOutcome, PoolError> {
         let before = self.pending.fetch_add(1, Ordering::AcqRel);
         let _pending = Pending(&self.pending);
         if before >= self.capacity {
             return Err(PoolError::Busy(before));
         }
+        let mut lane = std::collections::hash_map::DefaultHasher::new();
+        tenant.hash(&mut lane);
+        let _turn = self.turns.acquire(lane.finish()).await;
         self.workers.send(job).await.map_err(|_| PoolError::Stopped)?.map_err(PoolError::Image)
     }
 }
@@ -147,10 +160,10 @@ mod tests {
         // One worker, no queue: a second job while the first runs is refused.
         let pool = MediaPool::start(1, 0);
         let job = || ImageJob::Library { bytes: photo(), mime_type: "image/jpeg".into(), focal: None };
-        let (first, second) = futures_util::join!(pool.run(job()), pool.run(job()));
+        let (first, second) = futures_util::join!(pool.run("a", job()), pool.run("a", job()));
         assert!(matches!(first, Ok(ImageOutcome::Library { .. })));
         assert!(matches!(second, Err(PoolError::Busy(1))));
         // Once answered, the slot is free again.
-        assert!(pool.run(job()).await.is_ok());
+        assert!(pool.run("a", job()).await.is_ok());
     }
 }

@@ -74,8 +74,12 @@ fn head_snippet(variants: &[FaviconVariant]) -> String {
 pub async fn generate(state: &AppState, actor: &Actor, site_id: Uuid, source: Bytes) -> ApiResult<FaviconPackage> {
     let site_state = state.site_state(site_id).await?;
     let hash = hex::encode(&Sha256::digest(&source)[..16]);
-    let ImageOutcome::Favicon { icons } =
-        state.actors.media_pool.run(ImageJob::Favicon { bytes: source }).await.map_err(pool_error)?
+    let ImageOutcome::Favicon { icons } = state
+        .actors
+        .media_pool
+        .run(crate::tenant::current(), ImageJob::Favicon { bytes: source })
+        .await
+        .map_err(pool_error)?
     else {
         return Err(ApiError::internal("the MediaPool answered another job"));
     };
