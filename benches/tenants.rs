@@ -1,0 +1,328 @@
+//! Tenants that cannot hurt each other: `cargo bench --bench tenants`.
+//!
+//! Plinth in process (SQLite in a temp dir, then PostgreSQL when
+//! `PLINTH_TEST_DATABASE_URL` names a server), two sites with keys scoped to
+//! them: a noisy site A and a quiet site B. B runs the same probe each time:
+//! one writer creating posts one after another (each delivered to B's webhook
+//! on a healthy local receiver) and one reader of B's cached admin list. The
+//! probe runs quiet, then beside A in each of its moods:
+//!
+//! - **hung endpoints**: A has 20 webhooks whose endpoint accepts and never
+//!   answers, and creates `BENCH_NOISY_POSTS` posts 16 at a time;
+//! - **writing flat out**: 16 of A's writers create posts for as long as B's
+//!   probe runs.
+//!
+//! Prints B's delivery latency (post answered → receiver got it) p50/p99, B's
+//! write and read p99, each with its ratio to quiet, B's errors, and A's own
+//! writes/s. Settings: BENCH_PROBE_POSTS (default 100), BENCH_NOISY_POSTS
+//! (default 100).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actix_web::{web, App, HttpResponse, HttpServer};
+use futures_util::stream::{self, StreamExt};
+use plinth::{Config, Plinth};
+use serde_json::{json, Value};
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// When each of B's posts arrived at B's receiver, by title.
+type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
+
+/// Two receivers on one server: `/hung` accepts and never answers in time,
+/// anything else records the arrival of the post it carries.
+fn start_receivers(arrivals: Arrivals) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = HttpServer::new(move || {
+        let arrivals = Arc::clone(&arrivals);
+        App::new()
+            .route(
+                "/hung",
+                web::post().to(|_body: web::Bytes| async {
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                    HttpResponse::Ok().finish()
+                }),
+            )
+            .default_service(web::to(move |body: web::Json<Value>| {
+                if let Some(title) = body["data"]["title"].as_str() {
+                    arrivals.lock().unwrap().insert(title.to_string(), Instant::now());
+                }
+                async { HttpResponse::Ok().finish() }
+            }))
+    })
+    .workers(2)
+    .max_connections(100_000)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    actix_web::rt::spawn(server);
+    addr
+}
+
+struct Site {
+    id: String,
+    key: String,
+}
+
+struct Bench {
+    base: String,
+    client: reqwest::Client,
+    admin_key: String,
+    receiver: String,
+}
+
+impl Bench {
+    async fn site(&self, slug: &str) -> Site {
+        let site: Value = self
+            .client
+            .post(format!("{}/sites", self.base))
+            .header("X-API-Key", &self.admin_key)
+            .json(&json!({"name": slug, "slug": slug}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = site["id"].as_str().unwrap().to_string();
+        let key: Value = self
+            .client
+            .post(format!("{}/api-keys", self.base))
+            .header("X-API-Key", &self.admin_key)
+            .json(&json!({"name": slug, "permission": "Admin", "site_id": id}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        Site { id, key: key["key"].as_str().unwrap().to_string() }
+    }
+
+    async fn webhook(&self, site: &Site, path: &str) {
+        let res = self
+            .client
+            .post(format!("{}/sites/{}/webhooks", self.base, site.id))
+            .header("X-API-Key", &site.key)
+            .json(&json!({"url": format!("http://{}/{path}", self.receiver), "events": ["blog.created"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+
+    async fn create_post(&self, site: &Site, title: &str) -> bool {
+        let res = self
+            .client
+            .post(format!("{}/blogs", self.base))
+            .header("X-API-Key", &site.key)
+            .json(&json!({"site_ids": [site.id], "title": title}))
+            .send()
+            .await;
+        res.is_ok_and(|res| res.status() == 201)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Probe {
+    delivery_p50: f64,
+    delivery_p99: f64,
+    write_p99: f64,
+    read_p99: f64,
+    errors: usize,
+    missing: usize,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+/// B's writer and reader, side by side; then waits (10 s at most) for B's
+/// deliveries.
+async fn probe(bench: &Bench, quiet: &Site, posts: usize, round: &str, arrivals: &Arrivals) -> Probe {
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (client, done) = (bench.client.clone(), Arc::clone(&done));
+        let url = format!("{}/sites/{}/blogs?per_page=20", bench.base, quiet.id);
+        let key = quiet.key.clone();
+        actix_web::rt::spawn(async move {
+            let (mut reads, mut errors) = (Vec::new(), 0);
+            while !done.load(Ordering::Relaxed) {
+                let sent = Instant::now();
+                match client.get(&url).header("X-API-Key", &key).send().await {
+                    Ok(res) if res.status().is_success() => {
+                        let _ = res.bytes().await;
+                        reads.push(sent.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    _ => errors += 1,
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            (reads, errors)
+        })
+    };
+    let (mut writes, mut answered, mut errors) = (Vec::new(), HashMap::new(), 0);
+    for n in 0..posts {
+        let title = format!("{round} {n}");
+        let sent = Instant::now();
+        if bench.create_post(quiet, &title).await {
+            writes.push(sent.elapsed().as_secs_f64() * 1000.0);
+            answered.insert(title, Instant::now());
+        } else {
+            errors += 1;
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    let (mut reads, read_errors) = reader.await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline && answered.keys().any(|title| !arrivals.lock().unwrap().contains_key(title)) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let arrived = arrivals.lock().unwrap();
+    let mut deliveries: Vec<f64> = answered
+        .iter()
+        .filter_map(|(title, at)| {
+            arrived.get(title).map(|got| got.saturating_duration_since(*at).as_secs_f64() * 1000.0)
+        })
+        .collect();
+    let missing = answered.len() - deliveries.len();
+    for list in [&mut deliveries, &mut writes, &mut reads] {
+        list.sort_by(f64::total_cmp);
+    }
+    Probe {
+        delivery_p50: percentile(&deliveries, 0.50),
+        delivery_p99: percentile(&deliveries, 0.99),
+        write_p99: percentile(&writes, 0.99),
+        read_p99: percentile(&reads, 0.99),
+        errors: errors + read_errors,
+        missing,
+    }
+}
+
+fn report(label: &str, got: Probe, quiet: Option<Probe>, noisy_writes_per_sec: Option<f64>) {
+    let ratio = |now: f64, then: Option<f64>| then.map_or(String::new(), |then| format!(" (×{:.2})", now / then));
+    println!(
+        "{label:<26} B delivery p50 {:>7.1} ms p99 {:>7.1} ms{} | B write p99 {:>6.1} ms{} | B read p99 {:>6.2} ms{} | B errors {} missing {}{}",
+        got.delivery_p50,
+        got.delivery_p99,
+        ratio(got.delivery_p99, quiet.map(|q| q.delivery_p99)),
+        got.write_p99,
+        ratio(got.write_p99, quiet.map(|q| q.write_p99)),
+        got.read_p99,
+        ratio(got.read_p99, quiet.map(|q| q.read_p99)),
+        got.errors,
+        got.missing,
+        noisy_writes_per_sec.map_or(String::new(), |w| format!(" | A writes {w:.0}/s")),
+    );
+}
+
+async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
+    let arrivals: Arrivals = Arc::default();
+    let receiver = start_receivers(Arc::clone(&arrivals));
+    let dir = tempfile::tempdir().unwrap();
+    let admin_key = "plk_bench_tenants".to_string();
+    let mut config = Config::defaults().unwrap();
+    config.database_url = match database_url {
+        "sqlite" => format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display()),
+        admin_url => common::fresh_postgres(admin_url).await,
+    };
+    config.data_dir = dir.path().join("data");
+    config.bootstrap_api_key = Some(admin_key.clone());
+    config.log.filter = "error".into();
+    config.ssrf_allowlist = vec![receiver.clone()];
+    let app = Plinth::build(config).await.unwrap();
+    let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
+    let base = format!("http://{}/api/v1", running.addr);
+    actix_web::rt::spawn(running.server);
+    let bench = Bench { base, client: reqwest::Client::new(), admin_key, receiver };
+
+    let (noisy, quiet) = (bench.site("noisy").await, bench.site("quiet").await);
+    bench.webhook(&quiet, "hook").await;
+    let alone = probe(&bench, &quiet, probe_posts, "quiet", &arrivals).await;
+    report("quiet", alone, None, None);
+
+    // A's hung endpoints: its sends take slots and hold them to the timeout.
+    for _ in 0..20 {
+        bench.webhook(&noisy, "hung").await;
+    }
+    let started = Instant::now();
+    stream::iter(0..noisy_posts)
+        .for_each_concurrent(16, |n| {
+            let (bench, noisy) = (&bench, &noisy);
+            async move {
+                bench.create_post(noisy, &format!("noisy {n}")).await;
+            }
+        })
+        .await;
+    let noisy_rate = noisy_posts as f64 / started.elapsed().as_secs_f64();
+    let beside = probe(&bench, &quiet, probe_posts, "beside hung", &arrivals).await;
+    report("beside A's hung endpoints", beside, Some(alone), Some(noisy_rate));
+
+    // A writing flat out, for as long as B's probe runs.
+    let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(AtomicU64::new(0));
+    let writers: Vec<_> = (0..16)
+        .map(|w| {
+            let (stop, written) = (Arc::clone(&stop), Arc::clone(&written));
+            let (client, base) = (bench.client.clone(), bench.base.clone());
+            let (key, site) = (noisy.key.clone(), noisy.id.clone());
+            actix_web::rt::spawn(async move {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let res = client
+                        .post(format!("{base}/blogs"))
+                        .header("X-API-Key", &key)
+                        .json(&json!({"site_ids": [site], "title": format!("flat out {w}-{n}")}))
+                        .send()
+                        .await;
+                    if res.is_ok_and(|r| r.status() == 201) {
+                        written.fetch_add(1, Ordering::Relaxed);
+                    }
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (started, before) = (Instant::now(), written.load(Ordering::Relaxed));
+    let flat_out = probe(&bench, &quiet, probe_posts, "beside flat out", &arrivals).await;
+    let rate = (written.load(Ordering::Relaxed) - before) as f64 / started.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        let _ = writer.await;
+    }
+    report("beside A writing flat out", flat_out, Some(alone), Some(rate));
+}
+
+fn main() {
+    let (probe_posts, noisy_posts) = (env_or("BENCH_PROBE_POSTS", 100), env_or("BENCH_NOISY_POSTS", 100));
+    actix_web::rt::System::new().block_on(async move {
+        let mut backends = vec![("SQLite", "sqlite".to_string())];
+        if let Some(url) = std::env::var("PLINTH_TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {
+            backends.push(("PostgreSQL", url));
+        }
+        for (name, url) in &backends {
+            println!(
+                "{name}: site B's probe ({probe_posts} posts, one writer, one reader), quiet and beside a noisy site A"
+            );
+            run(url, probe_posts, noisy_posts).await;
+        }
+        // Leave before the runtime is torn down under live connection pools.
+        std::process::exit(0);
+    });
+}
