@@ -149,7 +149,10 @@ async fn next_chunk(cursor: &mut Cursor) -> Option<Bytes> {
                         cursor.phase = Phase::Live;
                     }
                     let mut out = Vec::new();
-                    if dropped && cursor.last >= 0 && rows.first().is_none_or(|r| r.seq > cursor.last + 1) {
+                    if dropped
+                        && cursor.last >= 0
+                        && rows.first().is_none_or(|r| cursor.last.checked_add(1).is_some_and(|next| r.seq > next))
+                    {
                         out.extend_from_slice(b"event: stream.reset\ndata: {\"reason\":\"events after the given id left the replay window\"}\n\n");
                     }
                     for row in &rows {

@@ -180,7 +180,8 @@ pub async fn replay(
         .all(db)
         .await?;
     let oldest = seq_bound(db, event_stream::Column::Seq.min()).await?;
-    let dropped = oldest.is_some_and(|oldest| oldest > after + 1);
+    // A client may name any id, the largest too: none comes after it.
+    let dropped = after.checked_add(1).is_some_and(|next| oldest.is_some_and(|oldest| oldest > next));
     Ok((rows, dropped))
 }
 

@@ -107,3 +107,18 @@ async fn a_stream_needs_read_on_its_site_and_is_bounded_per_site() {
     // Another site has its own allowance.
     let _elsewhere = open_stream(&app, &foreign_site, &foreign, None).await;
 }
+
+/// The largest id a client can send resumes after it (nothing comes after it),
+/// and the stream goes on: found by the fuzzer on a debug build, where the
+/// id's successor overflowed and broke the stream.
+#[actix_web::test]
+async fn resuming_after_the_largest_id_keeps_the_stream_open() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("edge").await;
+    let mut seen = open_stream(&app, &site, &app.admin_key, None).await;
+    app.create_post(&site, "Before").await;
+    next_event(&mut seen).await; // in the replay window now
+    let mut events = open_stream(&app, &site, &app.admin_key, Some(i64::MAX)).await;
+    let read = tokio::time::timeout(Duration::from_millis(500), events.bytes.next()).await;
+    assert!(!matches!(read, Ok(None) | Ok(Some(Err(_)))), "the stream is neither ended nor broken: {read:?}");
+}
