@@ -168,7 +168,7 @@ impl Default for TenantsConfig {
             webhook_sends_per_endpoint: 16,
             circuit_failures: 5,
             circuit_cooldown_secs: 60,
-            write_share_percent: 50,
+            write_share_percent: u64::from(crate::db::DEFAULT_WRITE_SHARE_PERCENT),
         }
     }
 }

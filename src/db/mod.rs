@@ -51,7 +51,8 @@ pub async fn connect(url: &str, acquire_timeout: Duration) -> Result<DatabaseCon
 
 /// Connections of a PostgreSQL pool.
 const POSTGRES_CONNECTIONS: u32 = 16;
-/// `[tenants] write_share_percent` when no configuration says (tools, tests).
+/// `[tenants] write_share_percent` by default (its one declaration; the
+/// configuration's default and tools without a configuration use it).
 pub const DEFAULT_WRITE_SHARE_PERCENT: u32 = 50;
 
 /// Begins a transaction that will write. On SQLite it takes the write lock at
