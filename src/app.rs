@@ -90,6 +90,8 @@ impl Plinth {
             Duration::from_secs(config.sites.cache_idle_secs),
             Duration::from_secs(config.sites.cache_max_age_secs),
         ));
+        let supervisors =
+            plinth_actors::SiteSupervisors::new(clock.clone(), Duration::from_secs(config.sites.cache_idle_secs));
         let actors = Actors {
             key_usage: KeyUsageRecorder::new(
                 db.clone(),
@@ -97,7 +99,7 @@ impl Plinth {
                 Duration::from_secs(config.rate_limits.usage_flush_secs.max(1)),
             )
             .start(),
-            site_registry: SiteRegistry::new(Arc::clone(&sites)).start(),
+            site_registry: SiteRegistry::new(Arc::clone(&sites), Arc::clone(&supervisors)).start(),
             rate_limiter: RateLimiter::new(Arc::clone(&rate_limits)).start(),
             media_pool: plinth_actors::media_pool::MediaPool::start(config.media.pool_threads, config.media.pool_queue),
         };
@@ -138,6 +140,7 @@ impl Plinth {
             rate_limits,
             key_usage,
             sites,
+            supervisors,
             responses,
             response_flights: Default::default(),
             derived: crate::state::derived::DerivedValues::new(DERIVED_VALUES),
@@ -157,6 +160,9 @@ impl Plinth {
         };
         let state = web::Data::new(state);
         let hooks = web::Data::new(WebhookRuntime::new(state.clone(), deliverer));
+        state
+            .supervisors
+            .owns(Arc::new(webhooks::dispatcher::SubscriptionsOf(Arc::downgrade(&hooks.clone().into_inner()))));
         crate::instances::start(&state, &hooks).await?;
         let janitor = Periodic::new(
             "janitor",
@@ -468,10 +474,41 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::scope("/api/v1").configure(|cfg| crate::api::served_routes().register(cfg)));
 }
 
-/// Runs a request with a place to note its tenant (`tenant`).
+/// Runs a request with a place to note its tenant (`tenant`), marks its site
+/// active for the site's supervisor, and contains a panic in it: the request
+/// answers 500 alone, logged with its site, and the site's supervisor restarts.
 async fn tenant_scope(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-    crate::tenant::for_request(next.call(req)).await
+    // (The request itself cannot be kept for an answer: routing needs it unshared.)
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let (outcome, tenant) = crate::tenant::for_request(next.call(req)).await;
+    let site = match tenant {
+        crate::tenant::Tenant::Site(site) => Some(site),
+        _ => None,
+    };
+    match (outcome, site, state) {
+        (Ok(answered), Some(site), Some(state)) => {
+            state.supervisors.touch(site);
+            answered
+        }
+        (Ok(answered), _, _) => answered,
+        (Err(payload), site, state) => {
+            match (site, state) {
+                (Some(site), Some(state)) => {
+                    state.supervisors.panicked(site, plinth_actors::Work::Request, payload.as_ref());
+                }
+                _ => {
+                    let panic = plinth_actors::site_supervisor::panic_message(payload.as_ref());
+                    tracing::error!(tenant = ?tenant, panic = %panic, "a request panicked; it failed alone");
+                }
+            }
+            // Answered as problem+json by the error's own response.
+            Err(crate::error::ApiError::internal(
+                "the request failed on an internal fault, logged with its site's id; no other request was affected. If it happens again, report the request and its time to the operator",
+            )
+            .into())
+        }
+    }
 }

@@ -45,17 +45,30 @@ tokio::task_local! {
 }
 
 /// Runs a request with its tenant noted as authentication and role checks
-/// learn it (the app's middleware wraps every request in this).
-pub async fn for_request<F: std::future::Future>(request: F) -> F::Output {
-    REQUEST_TENANT.scope(Rc::default(), request).await
+/// learn it, and a panic in it caught (the app's middleware wraps every
+/// request in this): the request's outcome, or the panic's payload, and the
+/// tenant it learnt.
+pub async fn for_request<F: std::future::Future>(request: F) -> (std::thread::Result<F::Output>, Tenant) {
+    use futures_util::FutureExt as _;
+    let noted = Rc::<RefCell<RequestTenant>>::default();
+    let outcome = REQUEST_TENANT.scope(Rc::clone(&noted), std::panic::AssertUnwindSafe(request).catch_unwind()).await;
+    let tenant = noted.borrow().tenant();
+    (outcome, tenant)
 }
 
 /// The request acts on `site` (its first role check, or its key's scope).
 pub fn note_site(site: Uuid) {
-    let _ = REQUEST_TENANT.try_with(|tenant| {
-        let mut tenant = tenant.borrow_mut();
-        tenant.site.get_or_insert(site);
-    });
+    let first = REQUEST_TENANT
+        .try_with(|tenant| {
+            let mut tenant = tenant.borrow_mut();
+            let first = tenant.site.is_none();
+            tenant.site.get_or_insert(site);
+            first
+        })
+        .unwrap_or(false);
+    if first {
+        plinth_actors::site_supervisor::faults().trip(site, plinth_actors::Work::Request);
+    }
 }
 
 /// The request's caller, by a stable id.
@@ -81,7 +94,7 @@ mod tests {
     async fn a_request_is_its_first_site_else_its_caller() {
         assert_eq!(current(), Tenant::Background, "outside a request");
         let site = Uuid::new_v4();
-        for_request(async move {
+        let (_, learnt) = for_request(async move {
             assert_eq!(current(), Tenant::Public);
             note_caller("key-1");
             assert_eq!(current(), Tenant::Caller(Arc::from("key-1")));
@@ -90,5 +103,6 @@ mod tests {
             assert_eq!(current(), Tenant::Site(site), "the first site checked");
         })
         .await;
+        assert_eq!(learnt, Tenant::Site(site));
     }
 }

@@ -10,6 +10,7 @@ pub mod periodic;
 pub mod rate_limiter;
 pub mod shared_limits;
 pub mod site_registry;
+pub mod site_supervisor;
 
 pub use clock::{Clock, ShiftedClock, SystemClock};
 pub use fair_share::{FairShare, Occupancy, Permit, Policy};
@@ -20,3 +21,4 @@ pub use rate_limiter::{
 };
 pub use shared_limits::{SharedLimits, SharedLimitsOptions};
 pub use site_registry::{InvalidateSite, SiteCache, SiteRegistry};
+pub use site_supervisor::{SiteHotState, SiteSupervisors, Work};

@@ -1,7 +1,8 @@
 //! The per-site hot state cache (settings merged with defaults, modules, locales,
 //! later the public files). Reads go straight to the shared [`SiteCache`]; the
-//! [`SiteRegistry`] actor evicts sites nobody reads and applies invalidations
-//! that arrive as messages (e.g. from another instance).
+//! [`SiteRegistry`] actor evicts sites nobody reads, stops the supervisors of
+//! idle sites (`site_supervisor`), and applies invalidations that arrive as
+//! messages (e.g. from another instance).
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +12,8 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use dashmap::DashMap;
 use uuid::Uuid;
+
+use crate::site_supervisor::{SiteHotState, SiteSupervisors};
 
 struct Entry<S> {
     value: Arc<S>,
@@ -111,13 +114,22 @@ impl<S> SiteCache<S> {
     }
 }
 
+impl<S: Send + Sync> SiteHotState for SiteCache<S> {
+    fn forget_site(&self, site: Uuid) {
+        // The generation stays: a load racing this must still see a write's bump.
+        self.entries.remove(&site);
+    }
+}
+
 pub struct SiteRegistry<S: Send + Sync + 'static> {
     cache: Arc<SiteCache<S>>,
+    supervisors: Arc<SiteSupervisors>,
 }
 
 impl<S: Send + Sync + 'static> SiteRegistry<S> {
-    pub fn new(cache: Arc<SiteCache<S>>) -> Self {
-        Self { cache }
+    pub fn new(cache: Arc<SiteCache<S>>, supervisors: Arc<SiteSupervisors>) -> Self {
+        supervisors.owns(Arc::clone(&cache) as Arc<dyn SiteHotState>);
+        Self { cache, supervisors }
     }
 }
 
@@ -128,8 +140,9 @@ impl<S: Send + Sync + 'static> Actor for SiteRegistry<S> {
         let every = (self.cache.idle / 4).max(Duration::from_secs(1));
         ctx.run_interval(every, |actor, _| {
             let evicted = actor.cache.evict_idle();
-            if evicted > 0 {
-                tracing::debug!(evicted, "stopped idle site state");
+            let stopped = actor.supervisors.stop_idle();
+            if evicted + stopped > 0 {
+                tracing::debug!(evicted, stopped, "stopped idle sites' state and supervisors");
             }
         });
     }

@@ -95,7 +95,7 @@ pub fn pool_error(e: PoolError) -> ApiError {
         PoolError::Image(e @ ImageError::Undecodable(_)) => {
             ApiError::new(ErrorCode::MediaUploadInvalidType, e.to_string())
         }
-        PoolError::Image(e @ ImageError::Encode(_)) => ApiError::internal(e),
+        PoolError::Image(e @ (ImageError::Encode(_) | ImageError::Panicked(_))) => ApiError::internal(e),
         PoolError::Stopped => ApiError::new(ErrorCode::ServiceUnavailable, "the image workers are stopping"),
     }
 }

@@ -68,6 +68,8 @@ pub struct ScrapeGauges {
     pub webhook_circuits: IntGaugeVec,
     /// Shared pools by what they hold: webhook send slots and write turns.
     pub tenant_pools: IntGaugeVec,
+    /// The sites' supervisors: running now, and restarts, panics and idle stops since start.
+    pub site_supervisors: IntGaugeVec,
 }
 
 impl ScrapeGauges {
@@ -129,6 +131,15 @@ impl ScrapeGauges {
                 ),
                 &["pool", "measure"],
             )?,
+            site_supervisors: IntGaugeVec::new(
+                Opts::new(
+                    "plinth_site_supervisors",
+                    "The sites' supervisors on this instance: running (sites active lately), and since start \
+                     restarts, panics (a site's request or delivery that panicked, failing alone) and \
+                     stopped_idle.",
+                ),
+                &["measure"],
+            )?,
         };
         registry.register(Box::new(gauges.webhook_outbox.clone()))?;
         registry.register(Box::new(gauges.webhook_buffered.clone()))?;
@@ -143,6 +154,7 @@ impl ScrapeGauges {
         registry.register(Box::new(gauges.ready.clone()))?;
         registry.register(Box::new(gauges.webhook_circuits.clone()))?;
         registry.register(Box::new(gauges.tenant_pools.clone()))?;
+        registry.register(Box::new(gauges.site_supervisors.clone()))?;
         let build_info = IntGaugeVec::new(
             Opts::new("plinth_build_info", "Always 1; the running version in its label."),
             &["version"],

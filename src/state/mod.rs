@@ -49,6 +49,9 @@ pub struct AppState {
     pub rate_limits: Arc<RateLimitTrackers>,
     pub key_usage: Arc<KeyUsageCounters>,
     pub sites: Arc<SiteCache<SiteState>>,
+    /// One supervisor per active site: owns its hot state's lifecycle and
+    /// contains panics in its work (`plinth_actors::site_supervisor`).
+    pub supervisors: Arc<plinth_actors::SiteSupervisors>,
     /// Server secrets read from the database (see `secrets`).
     pub secrets: dashmap::DashMap<String, [u8; 32]>,
     /// Site ids by slug (see `live_site_by_slug`).

@@ -180,6 +180,16 @@ fn refresh_tenant_gauges(state: &AppState, hooks: &crate::webhooks::WebhookRunti
             gauges.tenant_pools.with_label_values(&[pool, measure]).set(i64::try_from(value).unwrap_or(i64::MAX));
         }
     }
+    let supervisors = state.supervisors.counts();
+    let as_gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    for (measure, value) in [
+        ("running", as_gauge(supervisors.active as u64)),
+        ("restarts", as_gauge(supervisors.restarts)),
+        ("panics", as_gauge(supervisors.panics)),
+        ("stopped_idle", as_gauge(supervisors.stopped_idle)),
+    ] {
+        gauges.site_supervisors.with_label_values(&[measure]).set(value);
+    }
 }
 
 struct WebhookQueue {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use actix_web::web;
 use dashmap::DashMap;
+use plinth_actors::{SiteHotState, Work};
 use plinth_entities::{event_outbox, webhook, webhook_buffer, webhook_delivery};
 use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
@@ -128,6 +129,18 @@ impl WebhookRuntime {
     }
 }
 
+/// A site's webhook list is hot state: forgotten when its supervisor stops.
+/// Held weakly, so the runtime (which holds the state) is not kept alive by it.
+pub struct SubscriptionsOf(pub std::sync::Weak<WebhookRuntime>);
+
+impl SiteHotState for SubscriptionsOf {
+    fn forget_site(&self, site: Uuid) {
+        if let Some(hooks) = self.0.upgrade() {
+            hooks.subscriptions.remove(&site);
+        }
+    }
+}
+
 pub fn subscribed_events(hook: &webhook::Model) -> Vec<String> {
     serde_json::from_value(hook.events.clone()).unwrap_or_default()
 }
@@ -142,16 +155,24 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
     hooks.results.sending();
     hooks.hold(delivery.id);
     actix::spawn(async move {
-        let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await else {
-            // Its circuit holds it: due again later, no attempt counted.
-            hooks.results.not_sent();
-            hooks.release(delivery.id);
-            return;
+        let (site, id) = (delivery.site_id, delivery.id);
+        let send = async {
+            let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await else {
+                // Its circuit holds it: due again later, no attempt counted.
+                hooks.results.not_sent();
+                hooks.release(delivery.id);
+                return;
+            };
+            let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
+            let at = hooks.state.clock.now();
+            hooks.circuits.record(hook.id, result.success, result.error.as_deref(), at);
+            hooks.results.push(super::results::Outcome { delivery, result, at });
         };
-        let result = hooks.deliverer.send(&hook.url, &hook.secret, delivery.id, &delivery.payload).await;
-        let at = hooks.state.clock.now();
-        hooks.circuits.record(hook.id, result.success, result.error.as_deref(), at);
-        hooks.results.push(super::results::Outcome { delivery, result, at });
+        if hooks.state.supervisors.contain(site, Work::Delivery, send).await.is_err() {
+            // No attempt recorded: its claim lapses and the retry pass sends it.
+            hooks.results.not_sent();
+            hooks.release(id);
+        }
     });
 }
 
@@ -474,6 +495,14 @@ async fn claim_batch(
 
 /// One claimed delivery sent again and its attempt recorded.
 async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
+    let (site, id) = (delivery.site_id, delivery.id);
+    // A panic fails this attempt alone (no attempt recorded); its claim lapses.
+    let _ = hooks.state.supervisors.contain(site, Work::Delivery, attempt_claimed(&hooks, delivery)).await;
+    hooks.release(id);
+}
+
+/// Sends a claimed delivery and records the attempt.
+async fn attempt_claimed(hooks: &web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
     let id = delivery.id;
     let state = &hooks.state;
     match webhook_of(&state.db, &delivery).await {
@@ -498,7 +527,6 @@ async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Mo
             tracing::warn!(error = %e, delivery = %id, "could not read a delivery's webhook; retried when its claim ends")
         }
     }
-    hooks.release(id);
 }
 
 /// Extends the claims of the deliveries this process still holds (queued

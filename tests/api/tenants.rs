@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use plinth_actors::Clock;
+use plinth_actors::site_supervisor::faults;
+use plinth_actors::{Clock, Work};
 use plinth_entities::values::DeliveryStatus;
 use plinth_entities::webhook_delivery;
 use sea_orm::EntityTrait;
@@ -126,4 +127,61 @@ async fn failures_in_a_row_open_a_circuit_that_holds_deliveries_without_attempts
     let shown: Value = app.get(&format!("/webhooks/{hook_id}"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(shown["circuit"]["state"], "closed", "{shown}");
     assert_eq!(shown["circuit"]["consecutive_failures"], 0);
+}
+
+#[actix_web::test]
+async fn a_panic_in_one_sites_work_fails_that_work_alone_and_restarts_the_sites_supervisor() {
+    let receiver = Receiver::start();
+    let allowed = vec![receiver.host_port.clone()];
+    let app = TestApp::spawn_with(move |c| {
+        c.ssrf_allowlist = allowed;
+        c.observability.metrics_token = Some(METRICS_TOKEN.into());
+    })
+    .await;
+    let (faulty, other) = (app.create_site_id("faulty").await, app.create_site_id("other").await);
+    let faulty_id: uuid::Uuid = faulty.parse().unwrap();
+    create_webhook(&app, &faulty, &format!("{}/faulty", receiver.url)).await;
+    create_webhook(&app, &other, &format!("{}/other", receiver.url)).await;
+    let supervisors = &app.state.supervisors;
+    assert!(supervisors.is_running(faulty_id), "the site's first requests started its supervisor");
+    let restarts_before = supervisors.counts().restarts;
+
+    // A request of the faulty site panics: it alone answers 500 problem+json.
+    faults().panic_next(faulty_id, Work::Request);
+    let failed = app.get(&format!("/sites/{faulty}"), &app.admin_key).await;
+    assert_eq!(failed.status(), 500);
+    assert_eq!(failed.headers()["content-type"], "application/problem+json");
+    let problem: Value = failed.json().await.unwrap();
+    assert_eq!(problem["code"], "INTERNAL_ERROR", "{problem}");
+    assert_eq!(app.get(&format!("/sites/{other}"), &app.admin_key).await.status(), 200);
+    assert_eq!(app.get(&format!("/sites/{faulty}"), &app.admin_key).await.status(), 200, "the fault was once");
+
+    // A delivery of the faulty site panics: the other site's is sent, and
+    // the faulty one is sent by the retry pass once its claim lapses.
+    faults().panic_next(faulty_id, Work::Delivery);
+    app.create_post(&faulty, "faulty").await;
+    app.create_post(&other, "other").await;
+    let got = receiver.wait_for(1).await;
+    assert!(got[0].path.ends_with("/other"), "{}", got[0].path);
+    app.settle().await;
+    assert_eq!(receiver.received().len(), 1, "the faulty site's send failed");
+    app.clock.advance(chrono::Duration::seconds(app.state.config.webhooks.claim_lease_secs as i64 + 1));
+    app.retry_webhooks().await;
+    app.settle().await;
+    let paths: Vec<String> =
+        receiver.received().iter().map(|r| r.path.rsplit('/').next().unwrap().to_owned()).collect();
+    assert_eq!(paths, ["other", "faulty"], "sent again, once");
+
+    // Each panic restarted the faulty site's supervisor, which still runs.
+    for _ in 0..100 {
+        if supervisors.counts().restarts == restarts_before + 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(supervisors.counts().restarts, restarts_before + 2);
+    assert!(supervisors.is_running(faulty_id) && supervisors.is_running(other.parse().unwrap()));
+    let metrics = app.client.get(format!("{}/metrics", app.base)).bearer_auth(METRICS_TOKEN).send().await.unwrap();
+    let metrics = metrics.text().await.unwrap();
+    assert!(metrics.contains("plinth_site_supervisors{measure=\"panics\"} 2"), "{metrics}");
 }

@@ -27,6 +27,9 @@ pub enum ImageError {
     Undecodable(String),
     #[error("encoding failed: {0}")]
     Encode(String),
+    /// The work panicked; the worker thread caught it and goes on.
+    #[error("the image work failed on an internal fault: {0}")]
+    Panicked(String),
 }
 
 /// One encoded picture: a variant of a media file or an icon of a favicon package.

@@ -26,6 +26,9 @@ pub enum ImageJob {
     Library { bytes: Bytes, mime_type: String, focal: Option<(f64, f64)> },
     /// The icons of a favicon package.
     Favicon { bytes: Bytes },
+    /// Panics (the tests' way into a worker's containment).
+    #[cfg(test)]
+    Panic,
 }
 
 pub enum ImageOutcome {
@@ -47,14 +50,26 @@ impl Handler<ImageJob> for ImageWorker {
     type Result = Result<ImageOutcome, ImageError>;
 
     fn handle(&mut self, job: ImageJob, _: &mut SyncContext<Self>) -> Self::Result {
-        match job {
-            ImageJob::Library { bytes, mime_type, focal } => {
-                let image = process::process_image(&bytes, focal)?;
-                let clean_original = strip::strip_metadata(&mime_type, &bytes, image.orientation);
-                Ok(ImageOutcome::Library { image, clean_original })
-            }
-            ImageJob::Favicon { bytes } => Ok(ImageOutcome::Favicon { icons: process::render_favicon(&bytes)? }),
+        // A panic (a codec's bug on a hostile file, say) fails this job alone:
+        // uncaught, it would end the thread and shrink the pool for every site.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process_job(job))).unwrap_or_else(|payload| {
+            let message = crate::site_supervisor::panic_message(payload.as_ref());
+            tracing::error!(panic = %message, "an image job panicked; it failed alone");
+            Err(ImageError::Panicked(message))
+        })
+    }
+}
+
+fn process_job(job: ImageJob) -> Result<ImageOutcome, ImageError> {
+    match job {
+        ImageJob::Library { bytes, mime_type, focal } => {
+            let image = process::process_image(&bytes, focal)?;
+            let clean_original = strip::strip_metadata(&mime_type, &bytes, image.orientation);
+            Ok(ImageOutcome::Library { image, clean_original })
         }
+        ImageJob::Favicon { bytes } => Ok(ImageOutcome::Favicon { icons: process::render_favicon(&bytes)? }),
+        #[cfg(test)]
+        ImageJob::Panic => panic!("a codec's bug"),
     }
 }
 
@@ -165,5 +180,14 @@ mod tests {
         assert!(matches!(second, Err(PoolError::Busy(1))));
         // Once answered, the slot is free again.
         assert!(pool.run("a", job()).await.is_ok());
+    }
+
+    #[actix::test]
+    async fn a_job_that_panics_fails_alone_and_its_worker_goes_on() {
+        let pool = MediaPool::start(1, 4);
+        let failed = pool.run("a", ImageJob::Panic).await;
+        assert!(matches!(failed, Err(PoolError::Image(ImageError::Panicked(m))) if m == "a codec's bug"));
+        let job = ImageJob::Library { bytes: photo(), mime_type: "image/jpeg".into(), focal: None };
+        assert!(matches!(pool.run("b", job).await, Ok(ImageOutcome::Library { .. })), "the one worker still works");
     }
 }
