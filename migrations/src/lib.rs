@@ -45,6 +45,7 @@ mod m20261129_000038_content_templates;
 mod m20261129_000039_ai_system_prompts;
 mod m20261129_000040_analytics_path_index;
 mod m20261130_000041_content_part_keys;
+mod m20261130_000042_event_outbox_by_site;
 
 pub struct Migrator;
 
@@ -93,6 +94,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000039_ai_system_prompts::Migration),
             Box::new(m20261129_000040_analytics_path_index::Migration),
             Box::new(m20261130_000041_content_part_keys::Migration),
+            Box::new(m20261130_000042_event_outbox_by_site::Migration),
         ]
     }
 }

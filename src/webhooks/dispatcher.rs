@@ -53,6 +53,8 @@ pub struct WebhookRuntime {
     /// Each webhook's circuit breaker (`circuits`).
     pub circuits: super::circuits::Circuits,
     subscriptions: DashMap<Uuid, (Instant, Arc<Vec<webhook::Model>>)>,
+    /// Which sites' events the fan-out takes next (`outbox_turns`).
+    outbox_turns: super::outbox_turns::OutboxTurns,
     /// Deliveries this process holds in memory (waiting for a send slot,
     /// sending, or their result waiting to be written). Their claims are
     /// renewed by every retry pass, so a send queued behind a slow endpoint
@@ -81,6 +83,7 @@ impl WebhookRuntime {
             circuits,
             state,
             subscriptions: DashMap::new(),
+            outbox_turns: Default::default(),
             held: DashMap::new(),
         }
     }
@@ -205,7 +208,7 @@ impl Drop for Holding<'_> {
 }
 
 /// Outbox rows read per pass.
-const OUTBOX_BATCH: u64 = 200;
+const OUTBOX_BATCH: usize = 200;
 /// Deliveries and buffer rows written per dispatch transaction (one event's
 /// fan-out is never split). On SQLite about 2 ms of the one write lock, so
 /// content writes queued behind it keep their pace; PostgreSQL locks rows, so
@@ -229,11 +232,10 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
     let state = &hooks.state;
     let mut handled = 0;
     loop {
-        let peek = event_outbox::Entity::find()
-            .order_by_asc(event_outbox::Column::Seq)
-            .limit(OUTBOX_BATCH)
-            .all(&state.db)
-            .await?;
+        // Each site's oldest events in turn, not the whole outbox in order.
+        let turn = hooks.outbox_turns.next_events(&*state.db, OUTBOX_BATCH).await?;
+        let peek = turn.events;
+        let peeked = peek.len();
         if peek.is_empty() {
             return Ok(handled);
         }
@@ -247,20 +249,14 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         // As many events as fit in one short transaction (at least one): the
         // write lock is held for a bounded number of rows, so content writes
         // waiting for it are not queued behind a 50-webhook fan-out of 200 events.
-        let peeked = peek.len();
-        let mut rows = 0;
-        let take = peek
-            .iter()
-            .take_while(|row| {
-                let fan_out = hooks_by_site
-                    .get(&row.site_id)
-                    .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count());
-                let fits = rows == 0 || rows + fan_out <= rows_per_transaction(state.db.get_database_backend());
-                rows += fan_out.max(1);
-                fits
-            })
-            .count();
-        let peek = &peek[..take.max(1)];
+        // Taken in turn by rows, so a site fanning out to one webhook is not
+        // held to the pace of a site fanning out to fifty.
+        let rows_of = |row: &event_outbox::Model| {
+            hooks_by_site
+                .get(&row.site_id)
+                .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count())
+        };
+        let peek = super::outbox_turns::fitting(&peek, rows_of, rows_per_transaction(state.db.get_database_backend()));
         let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
         let locked = Instant::now();
         let mut claim = event_outbox::Entity::find()
@@ -325,7 +321,9 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             send_now(hooks.clone(), delivery, hook);
         }
         handled += claimed.len();
-        if (peeked as u64) < OUTBOX_BATCH && claimed.len() == peeked {
+        // Done once a pass took every event there was; a pass that took a
+        // share of some site's events (or of the sites) goes round again.
+        if turn.all_there_were && claimed.len() == peeked {
             return Ok(handled);
         }
     }
