@@ -31,6 +31,8 @@ use crate::state::AppState;
 const REVALIDATE: HeaderValue = HeaderValue::from_static("private, no-cache");
 
 fn answer_hit(req: ServiceRequest, hit: &crate::state::responses::CachedResponse) -> ServiceResponse<BoxBody> {
+    // A read answered from the cache is still its site's work (its supervisor stays up).
+    crate::tenant::note_site(hit.site_id);
     let response = answer_from(req.headers(), hit.etag.clone(), hit.content_type.clone(), hit.body.clone());
     req.into_response(response)
 }
