@@ -10,16 +10,24 @@
 //! - **hung endpoints**: A has 20 webhooks whose endpoint accepts and never
 //!   answers, and creates `BENCH_NOISY_POSTS` posts 16 at a time;
 //! - **writing flat out**: 16 of A's writers create posts for as long as B's
-//!   probe runs.
+//!   probe runs (and, first, alone, for A's own rate without B);
+//! - **importing**: A's export imported again and again while B's probe runs.
 //!
 //! Prints B's delivery latency (post answered → receiver got it) p50/p99, B's
 //! write and read p99, each with its ratio to quiet, B's errors, and A's own
 //! writes/s. Settings: BENCH_PROBE_POSTS (default 100), BENCH_NOISY_POSTS
 //! (default 100).
+//!
+//! Then **many sites** (`many_sites`): BENCH_SITES sites (default 10,000),
+//! each touched once; memory per active and per idle site, whether idle
+//! supervisors stop, and the cost of finding a site by id, slug and
+//! `X-Site-Domain` at 10 sites and at all of them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "tenants/many_sites.rs"]
+mod many_sites;
 
 use std::collections::HashMap;
 use std::net::TcpListener;
@@ -76,6 +84,7 @@ struct Site {
     key: String,
 }
 
+#[derive(Clone)]
 struct Bench {
     base: String,
     client: reqwest::Client,
@@ -121,6 +130,44 @@ impl Bench {
             .await
             .unwrap();
         assert_eq!(res.status(), 201);
+    }
+
+    async fn import(&self, archive: &bytes::Bytes) -> bool {
+        let part = reqwest::multipart::Part::bytes(archive.to_vec()).file_name("site.zip");
+        let res = self
+            .client
+            .post(format!("{}/sites/import", self.base))
+            .header("X-API-Key", &self.admin_key)
+            .multipart(reqwest::multipart::Form::new().part("archive", part))
+            .send()
+            .await;
+        res.is_ok_and(|res| res.status() == 201)
+    }
+
+    /// `site`'s export archive.
+    async fn export(&self, site: &Site) -> bytes::Bytes {
+        let get = |url: String| self.client.get(url).header("X-API-Key", &self.admin_key).send();
+        let job: Value = self
+            .client
+            .post(format!("{}/sites/{}/export", self.base, site.id))
+            .header("X-API-Key", &self.admin_key)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = job["id"].as_str().unwrap();
+        loop {
+            let job: Value =
+                get(format!("{}/sites/{}/export/{id}", self.base, site.id)).await.unwrap().json().await.unwrap();
+            if job["status"] == "ready" {
+                return get(job["download_url"].as_str().unwrap().to_string()).await.unwrap().bytes().await.unwrap();
+            }
+            assert_ne!(job["status"], "failed", "{job}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     async fn create_post(&self, site: &Site, title: &str) -> bool {
@@ -231,25 +278,40 @@ fn report(label: &str, got: Probe, quiet: Option<Probe>, noisy_writes_per_sec: O
     );
 }
 
+/// Plinth in process on `database_url` ("sqlite": a fresh file), sending
+/// webhooks to `receiver`, on `clock`.
+async fn start_plinth(
+    database_url: &str,
+    dir: &std::path::Path,
+    receiver: String,
+    clock: Arc<plinth_actors::ShiftedClock>,
+) -> (Bench, actix_web::web::Data<plinth::AppState>) {
+    let admin_key = "plk_bench_tenants".to_string();
+    let mut config = Config::defaults().unwrap();
+    config.database_url = match database_url {
+        "sqlite" => format!("sqlite://{}?mode=rwc", dir.join("bench.db").display()),
+        admin_url => common::fresh_postgres(admin_url).await,
+    };
+    config.data_dir = dir.join("data");
+    config.bootstrap_api_key = Some(admin_key.clone());
+    config.log.filter = "error".into();
+    config.ssrf_allowlist = vec![receiver.clone()];
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    // Links the API answers (an export's download) point at this server.
+    config.public_url = Some(format!("http://{}", listener.local_addr().unwrap()));
+    let app = Plinth::build_with_clock(config, clock).await.unwrap();
+    let running = app.serve(listener, false).unwrap();
+    let base = format!("http://{}/api/v1", running.addr);
+    let state = running.state();
+    actix_web::rt::spawn(running.server);
+    (Bench { base, client: reqwest::Client::new(), admin_key, receiver }, state)
+}
+
 async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
     let arrivals: Arrivals = Arc::default();
     let receiver = start_receivers(Arc::clone(&arrivals));
     let dir = tempfile::tempdir().unwrap();
-    let admin_key = "plk_bench_tenants".to_string();
-    let mut config = Config::defaults().unwrap();
-    config.database_url = match database_url {
-        "sqlite" => format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display()),
-        admin_url => common::fresh_postgres(admin_url).await,
-    };
-    config.data_dir = dir.path().join("data");
-    config.bootstrap_api_key = Some(admin_key.clone());
-    config.log.filter = "error".into();
-    config.ssrf_allowlist = vec![receiver.clone()];
-    let app = Plinth::build(config).await.unwrap();
-    let running = app.serve(TcpListener::bind("127.0.0.1:0").unwrap(), false).unwrap();
-    let base = format!("http://{}/api/v1", running.addr);
-    actix_web::rt::spawn(running.server);
-    let bench = Bench { base, client: reqwest::Client::new(), admin_key, receiver };
+    let (bench, _) = start_plinth(database_url, dir.path(), receiver, Arc::default()).await;
 
     let (noisy, quiet) = (bench.site("noisy").await, bench.site("quiet").await);
     bench.webhook(&quiet, "hook").await;
@@ -273,40 +335,106 @@ async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
     let beside = probe(&bench, &quiet, probe_posts, "beside hung", &arrivals).await;
     report("beside A's hung endpoints", beside, Some(alone), Some(noisy_rate));
 
-    // A writing flat out, for as long as B's probe runs.
-    let stop = Arc::new(AtomicBool::new(false));
-    let written = Arc::new(AtomicU64::new(0));
-    let writers: Vec<_> = (0..16)
-        .map(|w| {
-            let (stop, written) = (Arc::clone(&stop), Arc::clone(&written));
-            let (client, base) = (bench.client.clone(), bench.base.clone());
-            let (key, site) = (noisy.key.clone(), noisy.id.clone());
-            actix_web::rt::spawn(async move {
-                let mut n = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let res = client
-                        .post(format!("{base}/blogs"))
-                        .header("X-API-Key", &key)
-                        .json(&json!({"site_ids": [site], "title": format!("flat out {w}-{n}")}))
-                        .send()
-                        .await;
-                    if res.is_ok_and(|r| r.status() == 201) {
-                        written.fetch_add(1, Ordering::Relaxed);
-                    }
-                    n += 1;
-                }
-            })
-        })
-        .collect();
+    // A writing flat out: alone first (A's own rate), then beside B's probe.
+    let writers = FlatOut::start(&bench, &noisy);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (started, before) = (Instant::now(), written.load(Ordering::Relaxed));
+    let alone_rate = writers.rate_over(Duration::from_secs(5)).await;
+    println!("{:<26} A writes {alone_rate:.0}/s", "A alone, flat out");
+    let (started, before) = (Instant::now(), writers.written.load(Ordering::Relaxed));
     let flat_out = probe(&bench, &quiet, probe_posts, "beside flat out", &arrivals).await;
-    let rate = (written.load(Ordering::Relaxed) - before) as f64 / started.elapsed().as_secs_f64();
-    stop.store(true, Ordering::Relaxed);
-    for writer in writers {
-        let _ = writer.await;
-    }
+    let rate = (writers.written.load(Ordering::Relaxed) - before) as f64 / started.elapsed().as_secs_f64();
+    writers.stop().await;
     report("beside A writing flat out", flat_out, Some(alone), Some(rate));
+
+    // A importing its own export, one import after another.
+    let archive = bench.export(&noisy).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let importer = {
+        let (stop, bench) = (Arc::clone(&stop), bench.clone());
+        actix_web::rt::spawn(async move {
+            let mut imported = 0;
+            while !stop.load(Ordering::Relaxed) {
+                imported += usize::from(bench.import(&archive).await);
+            }
+            imported
+        })
+    };
+    let started = Instant::now();
+    let importing = probe(&bench, &quiet, probe_posts, "beside import", &arrivals).await;
+    stop.store(true, Ordering::Relaxed);
+    let imported = importer.await.unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    report("beside A importing", importing, Some(alone), None);
+    println!(
+        "{:<26} A imported {imported} sites of {} posts in {seconds:.1} s",
+        "",
+        flat_out_posts(&bench, &noisy).await
+    );
+}
+
+/// How many posts a site has.
+async fn flat_out_posts(bench: &Bench, site: &Site) -> u64 {
+    let page: Value = bench
+        .client
+        .get(format!("{}/sites/{}/blogs?per_page=1", bench.base, site.id))
+        .header("X-API-Key", &site.key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    page["meta"]["total"].as_u64().unwrap_or(0)
+}
+
+/// 16 writers creating posts for a site as fast as it answers.
+struct FlatOut {
+    stop: Arc<AtomicBool>,
+    written: Arc<AtomicU64>,
+    writers: Vec<actix_web::rt::task::JoinHandle<()>>,
+}
+
+impl FlatOut {
+    fn start(bench: &Bench, site: &Site) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let written = Arc::new(AtomicU64::new(0));
+        let writers = (0..16)
+            .map(|w| {
+                let (stop, written) = (Arc::clone(&stop), Arc::clone(&written));
+                let (client, base) = (bench.client.clone(), bench.base.clone());
+                let (key, site) = (site.key.clone(), site.id.clone());
+                actix_web::rt::spawn(async move {
+                    let mut n = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        let res = client
+                            .post(format!("{base}/blogs"))
+                            .header("X-API-Key", &key)
+                            .json(&json!({"site_ids": [site], "title": format!("flat out {w}-{n}")}))
+                            .send()
+                            .await;
+                        if res.is_ok_and(|r| r.status() == 201) {
+                            written.fetch_add(1, Ordering::Relaxed);
+                        }
+                        n += 1;
+                    }
+                })
+            })
+            .collect();
+        Self { stop, written, writers }
+    }
+
+    async fn rate_over(&self, window: Duration) -> f64 {
+        let before = self.written.load(Ordering::Relaxed);
+        tokio::time::sleep(window).await;
+        (self.written.load(Ordering::Relaxed) - before) as f64 / window.as_secs_f64()
+    }
+
+    async fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for writer in self.writers {
+            let _ = writer.await;
+        }
+    }
 }
 
 fn main() {
@@ -321,6 +449,7 @@ fn main() {
                 "{name}: site B's probe ({probe_posts} posts, one writer, one reader), quiet and beside a noisy site A"
             );
             run(url, probe_posts, noisy_posts).await;
+            many_sites::run(url, env_or("BENCH_SITES", 10_000)).await;
         }
         // Leave before the runtime is torn down under live connection pools.
         std::process::exit(0);
