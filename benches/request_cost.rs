@@ -8,7 +8,15 @@
 //! fixed number of requests per target, beside a bare actix-web handler.
 //! Prints instructions per request and the ratio to the bare handler.
 //!
-//! Settings: BENCH_REQUESTS (default 2000 per target).
+//! Settings: BENCH_REQUESTS (default 2000 per target); BENCH_PROFILES, a
+//! folder to keep each target's callgrind profile in (read them with
+//! `callgrind_annotate`).
+//!
+//! **The gate.** `benches/request_cost.baseline` holds the instructions per
+//! request of each target. With `BENCH_CHECK=1` (`.ci/run` sets it) the bench
+//! fails when a target costs more than 5% over its baseline, or has none. A
+//! change that means to cost more writes the baseline anew in the same commit
+//! (`BENCH_UPDATE_BASELINE=1`) and says why in its message.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -34,6 +42,8 @@ struct Fixture {
     site_id: String,
     blog_id: String,
     reader_key: String,
+    /// A Write key of the site (the write target).
+    writer_key: String,
     spent_key: String,
     list_etag: String,
 }
@@ -73,7 +83,23 @@ const TARGETS: &[Target] = &[
         request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}", f.site_id)), &f.spent_key),
         expect: StatusCode::TOO_MANY_REQUESTS,
     },
+    Target {
+        label: "POST /blogs, key",
+        request: |f| {
+            let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            with_key(TestRequest::post().uri("/api/v1/blogs"), &f.writer_key)
+                .set_json(json!({"site_ids": [f.site_id], "title": format!("Written {n}"), "excerpt": "A post"}))
+        },
+        expect: StatusCode::CREATED,
+    },
 ];
+
+/// Posts the write target has made (each needs its own title).
+static WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+const BASELINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/request_cost.baseline");
+/// How much dearer than its baseline a target may be.
+const TOLERANCE: f64 = 0.05;
 
 fn main() {
     let requests: u64 = std::env::var("BENCH_REQUESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
@@ -87,7 +113,10 @@ fn main() {
     let per_request: Vec<f64> = (0..labels.len())
         .map(|target| {
             let dir = tempfile::tempdir().unwrap();
-            let out = dir.path().join("callgrind.out");
+            let out = match std::env::var_os("BENCH_PROFILES") {
+                Some(folder) => Path::new(&folder).join(format!("callgrind.target-{target}.out")),
+                None => dir.path().join("callgrind.out"),
+            };
             let status = Command::new("valgrind")
                 .args([
                     "--tool=callgrind",
@@ -109,6 +138,53 @@ fn main() {
     println!("{:<48} {:>16} {:>14}", "target", "instructions/req", "bare / target");
     for (label, cost) in labels.iter().zip(&per_request) {
         println!("{label:<48} {cost:>16.0} {:>14.2}", per_request[0] / cost);
+    }
+    if std::env::var_os("BENCH_UPDATE_BASELINE").is_some() {
+        let lines: String =
+            labels.iter().zip(&per_request).map(|(label, cost)| format!("{cost:.0}\t{label}\n")).collect();
+        std::fs::write(
+            BASELINE,
+            format!("# instructions per request\ttarget (cargo bench --bench request_cost)\n{lines}"),
+        )
+        .unwrap();
+        println!("\nwrote {BASELINE}");
+    } else if std::env::var_os("BENCH_CHECK").is_some() {
+        check_against_baseline(&labels, &per_request);
+    }
+}
+
+/// Fails (exit 1) when a target costs more than [`TOLERANCE`] over its baseline.
+fn check_against_baseline(labels: &[&str], per_request: &[f64]) {
+    let text = std::fs::read_to_string(BASELINE).unwrap_or_default();
+    let baseline: std::collections::HashMap<&str, f64> = text
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_once('\t'))
+        .filter_map(|(cost, label)| Some((label, cost.parse().ok()?)))
+        .collect();
+    println!("\nagainst {BASELINE} (at most {:.0}% more):", TOLERANCE * 100.0);
+    let mut failed = Vec::new();
+    for (label, cost) in labels.iter().zip(per_request) {
+        match baseline.get(label) {
+            Some(base) => {
+                let change = cost / base - 1.0;
+                println!("{label:<48} {base:>16.0} {:>+13.1}%", change * 100.0);
+                if change > TOLERANCE {
+                    failed.push(format!(
+                        "{label}: {cost:.0} instructions per request, {:+.1}% over {base:.0}",
+                        change * 100.0
+                    ));
+                }
+            }
+            None => failed.push(format!("{label}: no baseline")),
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!(
+            "\nrequests got dearer:\n  {}\nIf that is meant, run BENCH_UPDATE_BASELINE=1 cargo bench --bench request_cost and say why in the commit message.",
+            failed.join("\n  ")
+        );
+        std::process::exit(1);
     }
 }
 
@@ -210,6 +286,7 @@ where
         post("/api-keys", body)
     };
     let reader = json_of(call_service(app, key(json!({}))).await).await;
+    let writer = json_of(call_service(app, key(json!({"permission": "Write"}))).await).await;
     let spent = json_of(call_service(app, key(json!({"rate_limit_per_hour": 1}))).await).await;
     let mut blog_id = String::new();
     for i in 0..30 {
@@ -220,5 +297,12 @@ where
     let list = format!("/api/v1/sites/{site_id}/blogs?per_page=10");
     let res = call_service(app, with_key(TestRequest::get().uri(&list), &reader_key).to_request()).await;
     let list_etag = res.headers().get("etag").unwrap().to_str().unwrap().to_string();
-    Fixture { site_id, blog_id, reader_key, spent_key: spent["key"].as_str().unwrap().to_string(), list_etag }
+    Fixture {
+        site_id,
+        blog_id,
+        reader_key,
+        writer_key: writer["key"].as_str().unwrap().to_string(),
+        spent_key: spent["key"].as_str().unwrap().to_string(),
+        list_etag,
+    }
 }
