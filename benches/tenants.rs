@@ -92,31 +92,26 @@ struct Bench {
     receiver: String,
 }
 
+/// The JSON answer of a request that must succeed.
+async fn json_of(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 impl Bench {
+    /// A request with the Master key.
+    fn as_admin(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base)).header("X-API-Key", &self.admin_key)
+    }
+
     async fn site(&self, slug: &str) -> Site {
-        let site: Value = self
-            .client
-            .post(format!("{}/sites", self.base))
-            .header("X-API-Key", &self.admin_key)
-            .json(&json!({"name": slug, "slug": slug}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let site =
+            json_of(self.as_admin(reqwest::Method::POST, "/sites").json(&json!({"name": slug, "slug": slug}))).await;
         let id = site["id"].as_str().unwrap().to_string();
-        let key: Value = self
-            .client
-            .post(format!("{}/api-keys", self.base))
-            .header("X-API-Key", &self.admin_key)
-            .json(&json!({"name": slug, "permission": "Admin", "site_id": id}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let key = json_of(
+            self.as_admin(reqwest::Method::POST, "/api-keys")
+                .json(&json!({"name": slug, "permission": "Admin", "site_id": id})),
+        )
+        .await;
         Site { id, key: key["key"].as_str().unwrap().to_string() }
     }
 
@@ -134,36 +129,22 @@ impl Bench {
 
     async fn import(&self, archive: &bytes::Bytes) -> bool {
         let part = reqwest::multipart::Part::bytes(archive.to_vec()).file_name("site.zip");
-        let res = self
-            .client
-            .post(format!("{}/sites/import", self.base))
-            .header("X-API-Key", &self.admin_key)
-            .multipart(reqwest::multipart::Form::new().part("archive", part))
-            .send()
-            .await;
+        let form = reqwest::multipart::Form::new().part("archive", part);
+        let res = self.as_admin(reqwest::Method::POST, "/sites/import").multipart(form).send().await;
         res.is_ok_and(|res| res.status() == 201)
     }
 
     /// `site`'s export archive.
     async fn export(&self, site: &Site) -> bytes::Bytes {
-        let get = |url: String| self.client.get(url).header("X-API-Key", &self.admin_key).send();
-        let job: Value = self
-            .client
-            .post(format!("{}/sites/{}/export", self.base, site.id))
-            .header("X-API-Key", &self.admin_key)
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let export = format!("/sites/{}/export", site.id);
+        let job = json_of(self.as_admin(reqwest::Method::POST, &export).json(&json!({}))).await;
         let id = job["id"].as_str().unwrap();
         loop {
-            let job: Value =
-                get(format!("{}/sites/{}/export/{id}", self.base, site.id)).await.unwrap().json().await.unwrap();
+            let job = json_of(self.as_admin(reqwest::Method::GET, &format!("{export}/{id}"))).await;
             if job["status"] == "ready" {
-                return get(job["download_url"].as_str().unwrap().to_string()).await.unwrap().bytes().await.unwrap();
+                let download =
+                    self.client.get(job["download_url"].as_str().unwrap()).header("X-API-Key", &self.admin_key);
+                return download.send().await.unwrap().bytes().await.unwrap();
             }
             assert_ne!(job["status"], "failed", "{job}");
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -374,16 +355,8 @@ async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
 
 /// How many posts a site has.
 async fn flat_out_posts(bench: &Bench, site: &Site) -> u64 {
-    let page: Value = bench
-        .client
-        .get(format!("{}/sites/{}/blogs?per_page=1", bench.base, site.id))
-        .header("X-API-Key", &site.key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let url = format!("{}/sites/{}/blogs?per_page=1", bench.base, site.id);
+    let page = json_of(bench.client.get(url).header("X-API-Key", &site.key)).await;
     page["meta"]["total"].as_u64().unwrap_or(0)
 }
 

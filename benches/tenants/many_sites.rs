@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::{start_plinth, Bench};
+use super::{json_of, start_plinth, Bench};
 
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -38,17 +38,8 @@ async fn create_sites(bench: &Bench, from: usize, to: usize) -> Vec<Made> {
     stream::iter(from..to)
         .map(|n| async move {
             let slug = format!("tenant-{n}");
-            let site: Value = bench
-                .client
-                .post(format!("{}/sites", bench.base))
-                .header("X-API-Key", &bench.admin_key)
-                .json(&json!({"name": slug, "slug": slug, "base_url": format!("https://{slug}.example.org")}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let body = json!({"name": slug, "slug": slug, "base_url": format!("https://{slug}.example.org")});
+            let site = json_of(bench.as_admin(reqwest::Method::POST, "/sites").json(&body)).await;
             Made { id: site["id"].as_str().unwrap().to_string(), slug }
         })
         .buffered(8)
@@ -59,11 +50,8 @@ async fn create_sites(bench: &Bench, from: usize, to: usize) -> Vec<Made> {
 /// The three ways to find a site, for the site `made`.
 async fn find(bench: &Bench, made: &Made, way: usize) {
     let req = match way {
-        0 => bench.client.get(format!("{}/sites/{}", bench.base, made.id)).header("X-API-Key", &bench.admin_key),
-        1 => bench
-            .client
-            .get(format!("{}/sites/by-slug/{}", bench.base, made.slug))
-            .header("X-API-Key", &bench.admin_key),
+        0 => bench.as_admin(reqwest::Method::GET, &format!("/sites/{}", made.id)),
+        1 => bench.as_admin(reqwest::Method::GET, &format!("/sites/by-slug/{}", made.slug)),
         _ => bench
             .client
             .get(format!("{}/public/forms/none", bench.base))
