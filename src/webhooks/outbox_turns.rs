@@ -115,14 +115,19 @@ fn in_turn(events: Vec<event_outbox::Model>, sites: &[Uuid]) -> Vec<event_outbox
         queue.make_contiguous().sort_by_key(|e| e.seq);
     }
     let mut ordered = Vec::with_capacity(total);
-    while ordered.len() < total {
+    loop {
+        let before = ordered.len();
         for site in sites {
             if let Some(event) = by_site.get_mut(site).and_then(std::collections::VecDeque::pop_front) {
                 ordered.push(event);
             }
         }
+        // A round that took nothing ends it, even if an event named a site
+        // not in `sites` (the query cannot, but a loop must not spin on it).
+        if ordered.len() == before {
+            return ordered;
+        }
     }
-    ordered
 }
 
 /// The events of `in_turn` order that fit in `budget` rows (`rows_of` each,
