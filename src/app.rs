@@ -463,15 +463,16 @@ impl RunningServer {
     }
 }
 
-/// Every route. API paths live under `/api/v1` (see `api.rs`); the docs sit outside it.
+/// Every route. API paths live under `/api/v1` (see `api.rs`), matched first
+/// (no other route shares the prefix); the docs sit outside it.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/").route(web::get().to(system::version)))
+    cfg.service(crate::api::served_routes().serve_under("/api/v1"))
+        .service(web::resource("/").route(web::get().to(system::version)))
         .configure(system::ops_routes)
         .service(web::redirect("/api-docs", "/api-docs/"))
         // The document is built and serialized once per process, not per worker.
         .service(web::resource("/api-docs/openapi.json").route(web::get().to(openapi::serve_document)))
-        .service(SwaggerUi::new("/api-docs/{_:.*}").config(utoipa_swagger_ui::Config::new(["/api-docs/openapi.json"])))
-        .service(web::scope("/api/v1").configure(|cfg| crate::api::served_routes().register(cfg)));
+        .service(SwaggerUi::new("/api-docs/{_:.*}").config(utoipa_swagger_ui::Config::new(["/api-docs/openapi.json"])));
 }
 
 /// Runs a request with a place to note its tenant (`tenant`), marks its site

@@ -49,7 +49,6 @@ pub async fn cached_reads(
     if req.method() != Method::GET {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
-    let sites = Rc::new(RefCell::new(RequestSites::default()));
     let cache_key = match has_credentials(req.headers()) {
         // Refused credentials (a spent rate limit, a revoked key) are answered
         // here: the handler would answer the same, after routing its extractors.
@@ -72,6 +71,7 @@ pub async fn cached_reads(
         return Ok(answer_hit(req, &hit));
     }
     let epoch = state.responses.epoch();
+    let sites = Rc::new(RefCell::new(RequestSites::default()));
     let res = track_sites(Rc::clone(&sites), next.call(req)).await?;
     if res.status() != StatusCode::OK || res.headers().contains_key(ETAG) {
         return Ok(res.map_into_boxed_body());
@@ -111,18 +111,34 @@ pub async fn cached_reads(
 }
 
 fn has_credentials(headers: &HeaderMap) -> bool {
-    headers.contains_key(API_KEY_HEADER) || headers.contains_key(actix_web::http::header::AUTHORIZATION)
+    headers.contains_key(&API_KEY_HEADER) || headers.contains_key(actix_web::http::header::AUTHORIZATION)
 }
 
-/// The caller and the URL: what a cached answer may be reused for, or why the
-/// credentials are refused.
+/// The caller and the URL (`key:{id}:{permission} {path}?{query}`): what a
+/// cached answer may be reused for, or why the credentials are refused.
+/// Written piece by piece into one allocation: every cached read builds one,
+/// and `format!` of a UUID cost more than the cache lookup it keys.
 async fn cache_key(req: &ServiceRequest) -> Result<String, crate::error::ApiError> {
     let principal = Principal::from_request(req.request(), &mut Payload::None).await?;
-    let caller = match &principal.credential {
-        Credential::ApiKey(key) => format!("key:{}:{}", key.id, key.permission.as_str()),
-        Credential::User(user) => format!("user:{}:{}", user.idp_user_id, principal.is_system_admin()),
-    };
-    Ok(format!("{caller} {}?{}", req.path(), req.query_string()))
+    let (path, query) = (req.path(), req.query_string());
+    let mut key = String::with_capacity(64 + path.len() + query.len());
+    match &principal.credential {
+        Credential::ApiKey(api_key) => {
+            key.push_str("key:");
+            key.push_str(api_key.id.as_hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()));
+            key.push(':');
+            key.push_str(api_key.permission.as_str());
+        }
+        Credential::User(user) => {
+            key.push_str("user:");
+            key.push_str(&user.idp_user_id);
+            key.push_str(if principal.is_system_admin() { ":true" } else { ":false" });
+        }
+    }
+    for part in [" ", path, "?", query] {
+        key.push_str(part);
+    }
+    Ok(key)
 }
 
 /// Whether the request's `If-None-Match` names `etag` (or `*`): the caller

@@ -17,7 +17,8 @@ use tracing_subscriber::util::SubscriberInitExt;
 use crate::auth::rate_limit_headers;
 use crate::config::LogConfig;
 
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// A `HeaderName`, not a string: a lookup by string parses the name every time.
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Installs the global subscriber (a second call, as in tests, is a no-op).
 pub fn init(log: &LogConfig) {
@@ -67,7 +68,7 @@ pub async fn request_context(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let request_id = req
         .headers()
-        .get(REQUEST_ID_HEADER)
+        .get(&REQUEST_ID_HEADER)
         .filter(|v| !v.is_empty() && v.len() <= 64 && v.as_bytes().iter().all(u8::is_ascii_graphic))
         .cloned()
         .unwrap_or_else(new_request_id);
@@ -80,7 +81,7 @@ pub async fn request_context(
     let started = Instant::now();
     let mut res = next.call(req).instrument(span.clone()).await?;
 
-    res.headers_mut().insert(HeaderName::from_static(REQUEST_ID_HEADER), request_id);
+    res.headers_mut().insert(REQUEST_ID_HEADER, request_id);
     let status = res.request().extensions().get::<RateLimitStatus>().cloned();
     if let Some(status) = status {
         for (name, value) in rate_limit_headers(&status) {

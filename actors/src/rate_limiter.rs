@@ -75,8 +75,13 @@ impl RateLimitStatus {
     }
 
     /// `RateLimit: "per-second";r=0;t=1`
+    /// Written piece by piece (numbers through `itoa`): every answer to a
+    /// limited key carries it, and `format!` cost more than the limit check.
     pub fn limit_header(&self) -> String {
-        format!("\"{}\";r={};t={}", self.tightest, self.remaining, self.reset_secs)
+        let (mut remaining, mut reset) = (itoa::Buffer::new(), itoa::Buffer::new());
+        let parts =
+            ["\"", self.tightest, "\";r=", remaining.format(self.remaining), ";t=", reset.format(self.reset_secs)];
+        parts.concat()
     }
 }
 

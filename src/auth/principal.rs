@@ -22,7 +22,8 @@ use crate::permissions::{Capability, KeyPermission, Role};
 use crate::state::keys::ApiKeyRecord;
 use crate::state::AppState;
 
-pub const API_KEY_HEADER: &str = "x-api-key";
+/// A `HeaderName`, not a string: a lookup by string parses the name every time.
+pub const API_KEY_HEADER: HeaderName = HeaderName::from_static("x-api-key");
 
 #[derive(Clone, Debug)]
 pub struct UserIdentity {
@@ -96,7 +97,7 @@ impl Principal {
                 if let Some(site) = key.site_id {
                     crate::tenant::note_site(site);
                 }
-                crate::tenant::note_caller(&key.id.simple().to_string());
+                crate::tenant::note_caller(key.id.simple().encode_lower(&mut Uuid::encode_buffer()));
             }
             Credential::User(user) => crate::tenant::note_caller(&user.idp_user_id),
         }
@@ -295,8 +296,8 @@ fn retry_after(secs: u64) -> (HeaderName, HeaderValue) {
 
 async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principal> {
     let headers = req.headers();
-    let api_key = headers.get(API_KEY_HEADER).map(|v| v.to_str().unwrap_or_default().trim().to_string());
-    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or_default().trim().to_string());
+    let api_key = headers.get(&API_KEY_HEADER).map(|v| v.to_str().unwrap_or_default().trim());
+    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or_default().trim());
     if api_key.is_none() && authorization.is_none() {
         return Err(ApiError::new(
             ErrorCode::AuthMissingCredentials,
@@ -323,11 +324,10 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
     //   429 AUTH_RATE_LIMITED with Retry-After instead of 401 (without
     //   extending it): a client retrying a wrong or revoked credential is told
     //   to back off, and the address is logged once as it starts cooling down.
-    let client = client_address(req);
     // A key wins when both are sent.
     let result = match api_key {
-        Some(secret) => authenticate_key(req, state, &secret).await,
-        None => authenticate_bearer(state, authorization.as_deref().unwrap_or_default()).await,
+        Some(secret) => authenticate_key(req, state, secret).await,
+        None => authenticate_bearer(state, authorization.unwrap_or_default()).await,
     };
     let Err(error) = result else { return result };
     if !matches!(
@@ -340,7 +340,7 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
         return Err(error);
     }
     // With PLINTH_REDIS_URL the failures are counted across instances.
-    if let Some(secs) = state.rate_limits.record_auth_failure(client).await {
+    if let Some(secs) = state.rate_limits.record_auth_failure(client_address(req)).await {
         let (name, value) = retry_after(secs);
         return Err(ApiError::new(
             ErrorCode::AuthRateLimited,
@@ -357,7 +357,8 @@ async fn authenticate(req: &HttpRequest, state: &AppState) -> ApiResult<Principa
 pub struct UsedKey(pub Uuid);
 
 async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> ApiResult<Principal> {
-    let key = state.keys.authenticate(&state.db, secret, state.clock.now()).await?.ok_or_else(|| {
+    let now = state.clock.now();
+    let key = state.keys.authenticate(&state.db, secret, now).await?.ok_or_else(|| {
         ApiError::new(ErrorCode::AuthApiKeyInvalid, "the API key is unknown, revoked, blocked or expired")
     })?;
 
@@ -369,7 +370,7 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
         KeyDecision::Denied(status) => return Err(rate_limited(&status)),
         KeyDecision::Unavailable => return Err(limits_unavailable()),
     }
-    state.key_usage.record(key.id, state.clock.now());
+    state.key_usage.record(key.id, now);
     req.extensions_mut().insert(UsedKey(key.id));
     Ok(Principal { system_admin: key.permission == KeyPermission::Master, credential: Credential::ApiKey(key) })
 }
@@ -380,17 +381,18 @@ async fn authenticate_key(req: &HttpRequest, state: &AppState, secret: &str) -> 
 fn rate_limited(status: &RateLimitStatus) -> ApiError {
     static RENDERED: std::sync::LazyLock<dashmap::DashMap<&'static str, ApiError>> =
         std::sync::LazyLock::new(dashmap::DashMap::new);
-    let rendered = RENDERED.entry(status.tightest).or_insert_with(|| {
+    let render = || {
         let detail = format!("the API key's {} limit is used up; retry after Retry-After seconds", status.tightest);
         ApiError::new(ErrorCode::RateLimitExceeded, detail).prerendered()
-    });
-    let (name, value) = retry_after(status.retry_after_secs.unwrap_or(1));
-    let mut error = rendered.clone().with_header(name, value);
-    drop(rendered);
-    for (name, value) in rate_limit_headers(status) {
-        error = error.with_header(name, value);
-    }
-    error
+    };
+    // Read-locked once rendered: every 429 of every key reads the same few.
+    let rendered = match RENDERED.get(status.tightest) {
+        Some(rendered) => rendered.clone(),
+        None => RENDERED.entry(status.tightest).or_insert_with(render).clone(),
+    };
+    rendered.with_headers(
+        std::iter::once(retry_after(status.retry_after_secs.unwrap_or(1))).chain(rate_limit_headers(status)),
+    )
 }
 
 /// Limits are shared through Redis, Redis does not answer, and
@@ -406,11 +408,13 @@ fn limits_unavailable() -> ApiError {
 }
 
 /// `RateLimit-Policy` and `RateLimit` (IETF httpapi rate-limit headers draft).
-pub fn rate_limit_headers(status: &RateLimitStatus) -> Vec<(HeaderName, HeaderValue)> {
-    [("ratelimit-policy", status.policy_header()), ("ratelimit", &status.limit_header())]
-        .into_iter()
-        .filter_map(|(name, value)| Some((HeaderName::from_static(name), HeaderValue::from_str(value).ok()?)))
-        .collect()
+/// Every answer to a limited key carries them, so they are built without a
+/// list or a second copy of the `RateLimit` text.
+pub fn rate_limit_headers(status: &RateLimitStatus) -> impl Iterator<Item = (HeaderName, HeaderValue)> {
+    let policy = HeaderValue::from_str(status.policy_header()).ok();
+    let limit = HeaderValue::try_from(status.limit_header()).ok();
+    let named = |name: &'static str, value: Option<HeaderValue>| value.map(|v| (HeaderName::from_static(name), v));
+    named("ratelimit-policy", policy).into_iter().chain(named("ratelimit", limit))
 }
 
 async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult<Principal> {

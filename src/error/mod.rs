@@ -124,6 +124,11 @@ impl ApiError {
         self
     }
 
+    pub fn with_headers(mut self, headers: impl IntoIterator<Item = (HeaderName, HeaderValue)>) -> Self {
+        self.headers.extend(headers);
+        self
+    }
+
     /// ENTITY_NOT_FOUND naming the entity domain.
     pub fn not_found(entity_type: &str, id: impl std::fmt::Display) -> Self {
         let mut e = Self::new(ErrorCode::EntityNotFound, format!("{entity_type} {id} does not exist"));
@@ -231,15 +236,18 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut response = HttpResponse::build(self.status);
-        response.content_type("application/problem+json");
+        const PROBLEM_JSON: HeaderValue = HeaderValue::from_static("application/problem+json");
+        let body = match &self.rendered {
+            Some(body) => actix_web::web::Bytes::clone(body),
+            None => serde_json::to_vec(&self.problem()).unwrap_or_default().into(),
+        };
+        let mut response = HttpResponse::with_body(self.status, body).map_into_boxed_body();
+        let headers = response.headers_mut();
+        headers.insert(actix_web::http::header::CONTENT_TYPE, PROBLEM_JSON);
         for (name, value) in &self.headers {
-            response.insert_header((name.clone(), value.clone()));
+            headers.insert(name.clone(), value.clone());
         }
-        match &self.rendered {
-            Some(body) => response.body(actix_web::web::Bytes::clone(body)),
-            None => response.json(self.problem()),
-        }
+        response
     }
 }
 

@@ -61,7 +61,7 @@ impl Route<'_> {
     /// The label: the full route template.
     pub fn label(self) -> String {
         match self {
-            Route::Api(path) => format!("{API_PREFIX}{path}"),
+            Route::Api(path) => [API_PREFIX, path].concat(),
             Route::Other(pattern) => pattern.to_string(),
             Route::Unmatched => UNMATCHED.to_string(),
         }

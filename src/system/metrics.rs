@@ -27,6 +27,7 @@ use crate::auth::UsedKey;
 use crate::connection::Listener;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::observability::http::Route;
+use crate::routes::MatchedResource;
 use crate::state::AppState;
 use crate::webhooks::delivery::DeliveryStatus;
 
@@ -66,12 +67,15 @@ pub async fn record_request<B: MessageBody + 'static>(
     let res = next.call(req).await?;
     if let Some(state) = res.request().app_data::<web::Data<AppState>>() {
         let request = res.request();
-        // API resources are named by their documented path; the few others
-        // (the root, the docs, these endpoints) are read by pattern.
-        let name = request.match_name();
-        let pattern = if name.is_none() { request.match_pattern() } else { None };
-        let route = match (name, pattern.as_deref()) {
-            (Some(name), _) => Route::Api(name),
+        // API resources are named by their documented path (the API's router
+        // notes it); the few others (the root, the docs, these endpoints) are
+        // read by pattern.
+        let extensions = request.extensions();
+        let api = extensions.get::<MatchedResource>();
+        let pattern = if api.is_none() { request.match_pattern() } else { None };
+        let route = match (api, pattern.as_deref()) {
+            (Some(MatchedResource(Some(name))), _) => Route::Api(name),
+            (Some(MatchedResource(None)), _) => Route::Unmatched,
             (None, Some(pattern)) => Route::Other(pattern),
             (None, None) => Route::Unmatched,
         };
@@ -79,11 +83,11 @@ pub async fn record_request<B: MessageBody + 'static>(
         let metrics = &state.observability.http;
         let seconds = started.elapsed().as_secs_f64();
         metrics.observe(route, request.method(), status, seconds);
-        if let Some(UsedKey(key)) = request.extensions().get::<UsedKey>().copied() {
+        if let Some(UsedKey(key)) = extensions.get::<UsedKey>().copied() {
             let made = KeyRequest {
                 id: uuid::Uuid::new_v4(),
                 endpoint: route.label(),
-                method: request.method().to_string(),
+                method: request.method().as_str().to_string(),
                 status_code: status.as_u16(),
                 response_time_ms: seconds * 1000.0,
                 at: state.clock.now(),

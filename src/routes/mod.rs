@@ -4,14 +4,18 @@
 //! method and path of its attribute and adds the same entry to the OpenAPI
 //! document, so the served routes and the document cannot drift apart.
 //!
-//! Handlers of one path share one actix resource (so a wrong method answers 405,
-//! not 404), and resources keep the order of first mention: list literal paths
-//! (`/sites/deleted`) before the patterns that would swallow them (`/sites/{id}`).
+//! Handlers of one path share one resource (so a wrong method answers 405, not
+//! 404); [`served`] serves them, a literal segment winning over a parameter
+//! (`/sites/deleted` over `/sites/{id}`).
 
+mod served;
+
+pub use served::{MatchedResource, ServedApi};
+
+use actix_web::dev::Extensions;
 use actix_web::http::Method;
-use actix_web::middleware::from_fn;
-use actix_web::web::{self, ServiceConfig};
-use actix_web::{Resource, Route};
+use actix_web::web;
+use actix_web::Route;
 use std::rc::Rc;
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::schema::Schema;
@@ -23,17 +27,15 @@ struct Variant {
     /// The path segment in the attribute (`blogs`) and the one to mount at (`pages`).
     documented: &'static str,
     mounted: String,
-    /// Puts the variant's data (its `ContentKind`, its `Taxonomy`) on a resource.
-    data: ResourceData,
+    /// The variant's data (its `ContentKind`, its `Taxonomy`), on each of its requests.
+    data: Rc<Extensions>,
 }
 
-type ResourceData = Rc<dyn Fn(Resource) -> Resource>;
-
-/// One path's routes, built into an actix resource when registered.
+/// One path's routes, served by [`ServedApi`].
 struct PendingResource {
     path: String,
-    routes: Vec<Route>,
-    data: Option<ResourceData>,
+    routes: Vec<(Method, Route)>,
+    data: Option<Rc<Extensions>>,
     /// Whether any of its routes needs credentials.
     protected: bool,
 }
@@ -85,7 +87,7 @@ impl Routes {
             }
         };
         let resource = &mut self.resources[slot];
-        resource.routes.extend(P::methods().iter().map(|method| handler().method(actix_method(method))));
+        resource.routes.extend(P::methods().iter().map(|method| (actix_method(method), handler())));
         resource.protected |= protected;
         // A variant other than the documented one is derived in the document
         // (see `openapi::DerivedKinds`), with its own ids and tags.
@@ -118,12 +120,9 @@ impl Routes {
         data: T,
         mount: impl FnOnce(&mut Routes),
     ) {
-        let data = web::Data::new(data);
-        self.variant = Some(Variant {
-            documented,
-            mounted: mounted.to_string(),
-            data: Rc::new(move |r: Resource| r.app_data(data.clone())),
-        });
+        let mut extensions = Extensions::new();
+        extensions.insert(web::Data::new(data));
+        self.variant = Some(Variant { documented, mounted: mounted.to_string(), data: Rc::new(extensions) });
         mount(self);
         self.variant = None;
     }
@@ -134,88 +133,19 @@ impl Routes {
         (self.paths, self.schemas)
     }
 
-    /// Registers every resource as a tree of scopes, one per path segment that
-    /// several resources share: a request is matched segment by segment (a
-    /// string comparison for literal segments, one pattern per parameter)
-    /// instead of against every pattern mounted before its own. At each level
-    /// literal segments come before the parameter that would swallow them
-    /// (`/sites/deleted` before `/sites/{id}`); otherwise the order of first
-    /// mention holds. Parameters keep their position, so handlers extracting
-    /// `web::Path` by position see what they saw before.
-    ///
-    /// Resources that take credentials answer reads through the response cache
-    /// and bump their site's generation on writes (`http_cache`); public ones
-    /// (system, public files) never authenticate a caller they do not need.
-    pub fn register(self, cfg: &mut ServiceConfig) {
-        let members = self.resources.into_iter().map(|r| (segments(&r.path), r)).collect();
-        mount_tree(cfg, 0, members);
+    /// Serves every resource under `prefix` (`/api/v1`). Resources that take
+    /// credentials answer reads through the response cache and bump their
+    /// site's generation on writes (`http_cache`); public ones (system, public
+    /// files) never authenticate a caller they do not need.
+    pub fn serve_under(self, prefix: &'static str) -> ServedApi {
+        let resources = self.resources.into_iter().map(|r| served::ServedResource {
+            path: r.path,
+            routes: r.routes,
+            data: r.data,
+            cached: r.protected,
+        });
+        ServedApi::new(prefix, resources.collect())
     }
-}
-
-fn segments(path: &str) -> Vec<String> {
-    path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
-}
-
-fn is_parameter(segment: &str) -> bool {
-    segment.starts_with('{')
-}
-
-type Member = (Vec<String>, PendingResource);
-
-/// Mounts resources that share their first `depth` segments.
-fn mount_tree(cfg: &mut ServiceConfig, depth: usize, members: Vec<Member>) {
-    let mut groups: Vec<(String, Vec<Member>)> = Vec::new();
-    for (segments, resource) in members {
-        let Some(segment) = segments.get(depth).cloned() else {
-            // Exactly this scope's path (or `/` at the top).
-            let path = if depth == 0 { ResourcePath::Root } else { ResourcePath::Exact };
-            mount_resource(cfg, resource, path);
-            continue;
-        };
-        // All parameters at one level share a group: they match the same requests.
-        let key = if is_parameter(&segment) { "{}".to_string() } else { segment };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, group)) => group.push((segments, resource)),
-            None => groups.push((key, vec![(segments, resource)])),
-        }
-    }
-    groups.sort_by_key(|(key, _)| key == "{}"); // stable: literals first, in order
-    for (_, mut group) in groups {
-        if group.len() == 1 {
-            let (segments, resource) = group.remove(0);
-            mount_resource(cfg, resource, ResourcePath::Rest(format!("/{}", segments[depth..].join("/"))));
-            continue;
-        }
-        let prefix = format!("/{}", group[0].0[depth]);
-        cfg.service(web::scope(&prefix).configure(|scope| mount_tree(scope, depth + 1, group)));
-    }
-}
-
-enum ResourcePath {
-    /// `/` of the API, with or without the slash.
-    Root,
-    /// The enclosing scope's own path.
-    Exact,
-    Rest(String),
-}
-
-fn mount_resource(cfg: &mut ServiceConfig, pending: PendingResource, path: ResourcePath) {
-    let mut resource = match path {
-        ResourcePath::Root => web::resource(["", "/"]),
-        ResourcePath::Exact => web::resource(""),
-        ResourcePath::Rest(rest) => web::resource(rest),
-    };
-    // The documented path names the resource: the metrics' route label (the
-    // scope tree's own pattern takes parameter names from its first member).
-    resource = resource.name(&pending.path);
-    if let Some(data) = &pending.data {
-        resource = data(resource);
-    }
-    let resource = pending.routes.into_iter().fold(resource, Resource::route);
-    match pending.protected {
-        true => cfg.service(resource.wrap(from_fn(crate::http_cache::cached_reads))),
-        false => cfg.service(resource),
-    };
 }
 
 /// Who may call a mounted handler, as `mount!` declares it (`public:` for the
