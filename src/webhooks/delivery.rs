@@ -1,5 +1,6 @@
 //! Sending: one HTTP attempt of a stored delivery, its log entry, and what
-//! happens next (success, a retry on the schedule, or dead after the 6th failure).
+//! happens next (success, a retry on the schedule, or dead once the schedule is
+//! spent: after the 6th failure with the spec's five delays).
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,6 @@ use crate::config::Config;
 use crate::error::ApiResult;
 use crate::outbound::{self, BodyEnd, Outbound};
 
-/// Attempts per delivery: the first plus one per configured retry delay.
-pub const MAX_ATTEMPTS: i32 = 6;
 /// Characters of an answer the delivery log keeps.
 const EXCERPT_CHARS: usize = 512;
 /// Times one attempt is sent again when its connection closes before any
@@ -47,6 +46,8 @@ pub struct Deliverer {
     timeout: Duration,
     /// Signing timestamps come from the app's clock.
     clock: Arc<dyn Clock>,
+    /// `webhooks.retry_delays`: a delivery is attempted once, then once after
+    /// each delay, and is dead after its last attempt fails.
     retry_delays: Vec<u64>,
     /// Who claims the deliveries this process sends, and for how long.
     pub claim: Claim,
@@ -72,14 +73,12 @@ impl Deliverer {
         }
     }
 
-    /// When the next attempt is due after `attempts` failed ones, or `None` when
+    /// When the next attempt is due after `attempts` failed ones (the delay at
+    /// that place in the schedule), or `None` when the schedule is spent and
     /// the delivery is dead.
     pub fn next_attempt_after(&self, attempts: i32, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        if attempts >= MAX_ATTEMPTS {
-            return None;
-        }
         let index = usize::try_from(attempts - 1).unwrap_or(0);
-        let delay = self.retry_delays.get(index).or(self.retry_delays.last()).copied().unwrap_or(300);
+        let delay = *self.retry_delays.get(index)?;
         Some(now + chrono::Duration::seconds(i64::try_from(delay).unwrap_or(i64::MAX / 2)))
     }
 
@@ -288,12 +287,23 @@ mod tests {
         let outbound = Outbound::new(&[], false).map_err(crate::config::ConfigError::Invalid)?;
         let deliverer = Deliverer::new(&config, outbound, Arc::new(plinth_actors::SystemClock), Uuid::new_v4());
         let now = Utc::now();
-        let delays: Vec<i64> = (1..MAX_ATTEMPTS)
-            .filter_map(|n| deliverer.next_attempt_after(n, now))
-            .map(|at| (at - now).num_seconds())
-            .collect();
+        let delays: Vec<i64> =
+            (1..).map_while(|n| deliverer.next_attempt_after(n, now)).map(|at| (at - now).num_seconds()).collect();
         assert_eq!(delays, [300, 1800, 7200, 43200, 172800]);
-        assert_eq!(deliverer.next_attempt_after(MAX_ATTEMPTS, now), None);
+        assert_eq!(deliverer.next_attempt_after(6, now), None, "dead after the 6th failed attempt");
+        Ok(())
+    }
+
+    #[test]
+    fn a_longer_schedule_is_configuration_only() -> Result<(), crate::config::ConfigError> {
+        let mut config = Config::defaults()?;
+        config.webhooks.retry_delays.push(604_800);
+        let outbound = Outbound::new(&[], false).map_err(crate::config::ConfigError::Invalid)?;
+        let deliverer = Deliverer::new(&config, outbound, Arc::new(plinth_actors::SystemClock), Uuid::new_v4());
+        let now = Utc::now();
+        let seventh = deliverer.next_attempt_after(6, now).map(|at| (at - now).num_seconds());
+        assert_eq!(seventh, Some(604_800), "a 7th attempt a week after the 6th");
+        assert_eq!(deliverer.next_attempt_after(7, now), None);
         Ok(())
     }
 }
