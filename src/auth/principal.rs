@@ -426,6 +426,14 @@ async fn authenticate_bearer(state: &AppState, authorization: &str) -> ApiResult
         .ok_or_else(|| {
             ApiError::new(ErrorCode::AuthTokenInvalid, "the Authorization header must be 'Bearer <token>'")
         })?;
+    // What Strapi and Directus users try first: a bad credential, not a
+    // server fault (it used to answer 500 AUTH_IDP_NOT_CONFIGURED).
+    if token.starts_with(crate::state::keys::KEY_PREFIX) {
+        return Err(ApiError::new(
+            ErrorCode::AuthTokenInvalid,
+            "an API key goes in the X-API-Key header, not in Authorization: Bearer (send X-API-Key: plk_…)",
+        ));
+    }
     let verifier = state.jwt.as_ref().ok_or_else(|| {
         ApiError::new(
             ErrorCode::AuthIdpNotConfigured,

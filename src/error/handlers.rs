@@ -44,9 +44,27 @@ pub fn json_body_error(e: &serde_json::Error) -> ApiError {
 }
 
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err: PathError, _req| {
+    web::PathConfig::default().error_handler(|err: PathError, req| {
         let message = err.to_string();
-        ApiError::bad_request(format!("invalid path parameter: {}", shortened(&message, SHOWN_MESSAGE_CHARS))).into()
+        // The usual cause: a slug or a name where an id belongs. Name the
+        // parameter and what it got rather than the parser's words alone.
+        let not_ids: Vec<String> = match message.contains("UUID") {
+            true => req
+                .match_info()
+                .iter()
+                .filter(|(_, value)| uuid::Uuid::parse_str(value).is_err())
+                .map(|(name, value)| format!("{name} '{}'", shortened(value, SHOWN_PATH_CHARS)))
+                .collect(),
+            false => Vec::new(),
+        };
+        let detail = match not_ids.is_empty() {
+            true => format!("invalid path parameter: {}", shortened(&message, SHOWN_MESSAGE_CHARS)),
+            false => format!(
+                "invalid path parameter: {} must be an id (a UUID the API answered, e.g. a site's `id`, not its slug)",
+                not_ids.join(", ")
+            ),
+        };
+        ApiError::bad_request(detail).into()
     })
 }
 

@@ -54,7 +54,12 @@ async fn check_url(state: &AppState, raw: &str) -> ApiResult<String> {
     match state.outbound.check(raw).await {
         Ok(url) => Ok(url.to_string()),
         Err(Refusal::Private(why)) => {
-            Err(ApiError::new(ErrorCode::WebhookUrlSsrf, format!("webhooks may not target private networks: {why}")))
+            Err(ApiError::new(
+                ErrorCode::WebhookUrlSsrf,
+                format!(
+                    "webhooks may not target private networks: {why}. An operator can allow such a destination with PLINTH_SSRF_ALLOWLIST=host:port"
+                ),
+            ))
         }
         Err(Refusal::Invalid(why)) => {
             Err(ApiError::validation(vec![FieldError::new("url", ErrorCode::ValidationInvalidFormat, why)]))

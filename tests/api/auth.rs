@@ -168,3 +168,12 @@ async fn bearer_tokens_without_an_identity_provider() {
     let res = app.bearer(Method::GET, "/sites", &token("rsa_a.pem", "key-a", claims("x")), None).await;
     assert_problem(res, 500, "AUTH_IDP_NOT_CONFIGURED").await;
 }
+
+#[actix_web::test]
+async fn an_api_key_sent_as_a_bearer_token_is_told_where_it_goes() {
+    let app = TestApp::spawn().await;
+    let res = app.bearer(Method::GET, "/sites", &app.admin_key, None).await;
+    let body = assert_problem(res, 401, "AUTH_TOKEN_INVALID").await;
+    let detail = body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("X-API-Key"), "the detail names the header to use: {detail}");
+}

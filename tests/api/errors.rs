@@ -314,3 +314,12 @@ async fn a_deadlock_is_503_with_retry_after_not_a_500() {
     let response = error.error_response();
     assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
 }
+
+#[actix_web::test]
+async fn a_slug_where_an_id_belongs_names_the_parameter() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/sites/my-site", &app.admin_key).await;
+    let body = assert_problem(res, 400, "BAD_REQUEST").await;
+    let detail = body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("id 'my-site'") && detail.contains("UUID"), "{detail}");
+}

@@ -187,7 +187,12 @@ async fn private_network_targets_are_refused() {
         "http://[::ffff:192.168.0.1]/hook".to_string(),
     ] {
         let res = app.post(&format!("/sites/{site}/webhooks"), &app.admin_key, json!({"url": url})).await;
-        assert_problem(res, 400, "WEBHOOK_URL_SSRF").await;
+        let refused = assert_problem(res, 400, "WEBHOOK_URL_SSRF").await;
+        let detail = refused["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("PLINTH_SSRF_ALLOWLIST"),
+            "{url}: the detail names the setting that allows it: {detail}"
+        );
     }
     let hook = create_webhook(&app, &site, json!({"url": receiver.url})).await;
     let res = app
