@@ -1,16 +1,17 @@
 //! Idle footprint: `cargo bench --bench idle`.
 //!
 //! Starts the release `plinth` binary on a fresh SQLite database (workers =
-//! cores, every other setting its default), waits 3 s and prints its resident
-//! memory: in all, anonymous (heap, stacks, caches) and file-backed (the
-//! binary's pages it has mapped). The target is under 30 MB idle on SQLite.
+//! cores, every other setting its default), waits 3 s and prints its memory:
+//! resident in all, anonymous (heap, stacks, caches: private memory only this
+//! process holds, the cost), file-backed (the binary's pages, shared with the
+//! page cache and reclaimable), and PSS (resident, shared pages divided among
+//! their users). The target is under 30 MB idle on SQLite.
 //!
-//! Idle, the binary's pages are those idling uses: the ones only start-up
-//! used were given back once the server ran (`plinth::footprint`). So the
-//! bench then works it as an admin screen would (a site, posts written, lists
-//! and reads, uncached and cached) and prints the footprint again, with the
-//! code serving mapped back in; then asks for the OpenAPI document once (built
-//! and kept on first request) and prints it a last time.
+//! It then works the server as an admin screen would (a site, posts written,
+//! lists and reads, uncached and cached) and prints the footprint again; asks
+//! for the OpenAPI document once (built and kept on first request); and last
+//! makes 100 more sites active (each written and read) to print what one
+//! active site costs: the growth of anonymous memory and PSS, per site.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -23,18 +24,19 @@ use std::time::Duration;
 use common::PlinthProcess;
 use serde_json::{json, Value};
 
-/// `VmRSS`, `RssAnon` and `RssFile` of `pid`, KiB.
-fn resident(pid: u32) -> [u64; 3] {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
+/// `VmRSS`, `RssAnon` and `RssFile` of `pid` (`/proc/<pid>/status`) and its
+/// `Pss` (`/proc/<pid>/smaps_rollup`), KiB.
+fn resident(pid: u32) -> [u64; 4] {
+    let read = |file: &str| std::fs::read_to_string(format!("/proc/{pid}/{file}")).unwrap_or_default();
+    let (status, rollup) = (read("status"), read("smaps_rollup"));
+    let field = |text: &str, name: &str| {
+        text.lines()
             .find_map(|l| l.strip_prefix(name))
             .and_then(|v| v.split_whitespace().next())
             .and_then(|v| v.parse().ok())
             .unwrap_or(0)
     };
-    [field("VmRSS:"), field("RssAnon:"), field("RssFile:")]
+    [field(&status, "VmRSS:"), field(&status, "RssAnon:"), field(&status, "RssFile:"), field(&rollup, "Pss:")]
 }
 
 /// One HTTP/1.0 exchange (the server closes): the status and the body.
@@ -93,9 +95,23 @@ fn working_session(server: &PlinthProcess) -> usize {
     requests
 }
 
-fn row(label: &str, [total, anon, file]: [u64; 3]) {
+fn row(label: &str, [total, anon, file, pss]: [u64; 4]) {
     let mb = |kib: u64| kib as f64 / 1024.0;
-    println!("| {label} | {:.1} | {:.1} | {:.1} |", mb(total), mb(anon), mb(file));
+    println!("| {label} | {:.1} | {:.1} | {:.1} | {:.1} |", mb(total), mb(anon), mb(file), mb(pss));
+}
+
+/// Sites made active: each created, written once and its list read.
+const MORE_SITES: u64 = 100;
+
+fn activate_more_sites(server: &PlinthProcess) {
+    for n in 0..MORE_SITES {
+        let body = json!({"name": format!("Active {n}"), "slug": format!("active-{n}")});
+        let site = call(server, "POST", "/api/v1/sites", Some(body), 201);
+        let site_id = site["id"].as_str().unwrap().to_string();
+        let post = json!({"site_ids": [site_id], "slug": "hello", "author": "Ann", "status": "Published"});
+        call(server, "POST", "/api/v1/blogs", Some(post), 201);
+        call(server, "GET", &format!("/api/v1/sites/{site_id}/blogs?per_page=20"), None, 200);
+    }
 }
 
 fn main() {
@@ -104,8 +120,8 @@ fn main() {
     let server = PlinthProcess::start(&database_url, dir.path(), &[]);
     std::thread::sleep(Duration::from_secs(3));
     println!("idle: plinth on a fresh SQLite database, 3 s after Ready (the target: under 30 MB in all)\n");
-    println!("| moment | RSS MB | anonymous MB | file-backed MB |");
-    println!("|---|---:|---:|---:|");
+    println!("| moment | RSS MB | anonymous MB | file-backed MB | PSS MB |");
+    println!("|---|---:|---:|---:|---:|");
     row("idle", resident(server.child.id()));
     let requests = working_session(&server);
     std::thread::sleep(Duration::from_secs(1));
@@ -113,6 +129,13 @@ fn main() {
     let (status, document) = exchange(server.addr, "GET", "/api-docs/openapi.json", None, None);
     assert_eq!(status, 200, "GET /api-docs/openapi.json");
     std::thread::sleep(Duration::from_secs(1));
-    row(&format!("after GET /api-docs/openapi.json ({} KB)", document.len() / 1024), resident(server.child.id()));
+    let before = resident(server.child.id());
+    row(&format!("after GET /api-docs/openapi.json ({} KB)", document.len() / 1024), before);
+    activate_more_sites(&server);
+    std::thread::sleep(Duration::from_secs(1));
+    let after = resident(server.child.id());
+    row(&format!("after {MORE_SITES} more active sites"), after);
+    let per_site = |i: usize| after[i].saturating_sub(before[i]) / MORE_SITES;
+    println!("\nper active site: {} KiB anonymous, {} KiB PSS", per_site(1), per_site(3));
     server.stop();
 }

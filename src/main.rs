@@ -137,29 +137,18 @@ async fn preflight(config: &Config) -> Result<TcpListener, Failure> {
     Ok(listener)
 }
 
-/// How long after the server's start the pages only start-up used are given
+/// How long after the server's start the heap only start-up used is given
 /// back: the workers build their apps on the server's first poll, which runs
 /// before this task; the wait also lets the periodic work's first passes go by.
 const STARTUP_SETTLED: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Gives back the binary's pages and the heap only start-up used (`footprint`).
+/// Gives back the heap only start-up used (`footprint`).
 async fn release_startup_footprint() {
     actix_web::rt::time::sleep(STARTUP_SETTLED).await;
-    // Off the system thread the actors run on: reading smaps and trimming
-    // every arena take a few milliseconds.
-    let released = tokio::task::spawn_blocking(|| {
-        plinth::footprint::return_freed_heap();
-        plinth::footprint::release_startup_code()
-    })
-    .await
-    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    match released {
-        Ok(released) => tracing::debug!(
-            mappings = released.mappings,
-            resident_kib = released.resident_bytes / 1024,
-            "gave back the pages only start-up used"
-        ),
-        Err(e) => tracing::warn!(error = %e, "could not give back the pages only start-up used"),
+    // Off the system thread the actors run on: trimming every arena takes a
+    // few milliseconds.
+    if let Err(e) = tokio::task::spawn_blocking(plinth::footprint::return_freed_heap).await {
+        tracing::warn!(error = %e, "could not give back the heap only start-up used");
     }
 }
 
