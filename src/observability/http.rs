@@ -15,6 +15,9 @@ use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, Opts, Re
 
 /// The route label of a request no route matched (a 404 from the fallback).
 pub const UNMATCHED: &str = "unmatched";
+/// The route label of a request that failed with no answer left to read its
+/// route from (a panic contained by `app::tenant_scope`, answered 500).
+pub const FAILED: &str = "failed";
 
 /// Upper bounds in seconds: from a cached read (well under a millisecond) to
 /// an upload or an export (seconds).
@@ -55,6 +58,8 @@ pub enum Route<'a> {
     Other(&'a str),
     /// No route matched.
     Unmatched,
+    /// Failed before an answer was made (see [`FAILED`]).
+    Failed,
 }
 
 impl Route<'_> {
@@ -64,6 +69,7 @@ impl Route<'_> {
             Route::Api(path) => [API_PREFIX, path].concat(),
             Route::Other(pattern) => pattern.to_string(),
             Route::Unmatched => UNMATCHED.to_string(),
+            Route::Failed => FAILED.to_string(),
         }
     }
 }
@@ -114,6 +120,7 @@ impl RequestMetrics {
             Route::Api(path) => (&self.api_routes, path),
             Route::Other(pattern) => (&self.other_routes, pattern),
             Route::Unmatched => (&self.other_routes, UNMATCHED),
+            Route::Failed => (&self.other_routes, FAILED),
         };
         let (method, class) = (method_index(method), class_index(status));
         {

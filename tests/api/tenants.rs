@@ -184,4 +184,6 @@ async fn a_panic_in_one_sites_work_fails_that_work_alone_and_restarts_the_sites_
     let metrics = app.client.get(format!("{}/metrics", app.base)).bearer_auth(METRICS_TOKEN).send().await.unwrap();
     let metrics = metrics.text().await.unwrap();
     assert!(metrics.contains("plinth_site_supervisors{measure=\"panics\"} 2"), "{metrics}");
+    let failed = "plinth_http_request_duration_seconds_count{method=\"GET\",route=\"failed\",status=\"5xx\"} 1";
+    assert!(metrics.contains(failed), "the panicked request is counted: {metrics}");
 }
