@@ -37,7 +37,14 @@ pub fn json_body_error(e: &serde_json::Error) -> ApiError {
     if e.is_data() {
         let message = e.to_string();
         let message = shortened(&message, SHOWN_MESSAGE_CHARS);
-        ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {message}"))
+        let mut error =
+            ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {message}"));
+        // serde names a missing field in its message only: give it to
+        // `errors[]` too, where a client looks for the field to fix.
+        if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')) {
+            error.errors.push(super::FieldError::new(field.0, ErrorCode::ValidationRequiredField, "is required"));
+        }
+        error
     } else {
         ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
     }
@@ -85,7 +92,7 @@ const SHOWN_PATH_CHARS: usize = 200;
 /// The longest parser message (which quotes the offending value) a `detail` repeats.
 const SHOWN_MESSAGE_CHARS: usize = 500;
 
-fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+pub fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
     shortened(path, SHOWN_PATH_CHARS)
 }
 

@@ -21,8 +21,10 @@ use actix_web::dev::{
 };
 use actix_web::http::{header, Method};
 use actix_web::middleware::from_fn;
-use actix_web::{Error, HttpMessage, HttpResponse, Route};
+use actix_web::{Error, HttpMessage, ResponseError, Route};
 use futures_util::future::{join_all, LocalBoxFuture};
+
+use crate::error::{shown_path, ApiError, ErrorCode};
 
 /// The resource a request under the API's prefix reached, by its documented
 /// path (the metrics' route label); `None` when no resource has its path.
@@ -62,13 +64,15 @@ impl HttpServiceFactory for ServedApi {
     fn register(self, config: &mut AppService) {
         let mut router = matchit::Router::new();
         let mut resources = Vec::with_capacity(self.resources.len());
-        for (index, resource) in self.resources.into_iter().enumerate() {
+        let elsewhere: Vec<Vec<(Method, String)>> =
+            self.resources.iter().map(|r| answered_elsewhere(self.prefix, r, &self.resources)).collect();
+        for ((index, resource), elsewhere) in self.resources.into_iter().enumerate().zip(elsewhere) {
             if let Err(conflict) = router.insert(resource.path.as_str(), index) {
                 panic!("{}: {conflict} (two documented paths answer the same requests)", resource.path);
             }
             let parameters = parameter_names(&resource.path);
             assert!(parameters.len() <= MAX_PARAMETERS, "{}: more than {MAX_PARAMETERS} parameters", resource.path);
-            resources.push(Rc::new(ResourceFactory { parameters, resource }));
+            resources.push(Rc::new(ResourceFactory { parameters, resource, elsewhere: Rc::new(elsewhere) }));
         }
         let factory = ApiFactory { router: Rc::new(router), resources, not_found: config.default_service() };
         config.register_service(ResourceDef::root_prefix(self.prefix), None, factory, None);
@@ -77,6 +81,9 @@ impl HttpServiceFactory for ServedApi {
 
 struct ResourceFactory {
     resource: ServedResource,
+    /// Methods this resource lacks that a resource at its last segment has:
+    /// what a wrong method's 405 suggests instead.
+    elsewhere: Rc<Vec<(Method, String)>>,
     /// The names of its path's parameters, in order (`matchit` answers their
     /// values in the same order).
     parameters: Vec<&'static str>,
@@ -115,7 +122,7 @@ impl ResourceFactory {
         for ((method, _), handler) in self.resource.routes.iter().zip(handlers) {
             by_method.push((method.clone(), boxed::service(handler?)));
         }
-        let methods = MethodService { by_method: Rc::new(by_method) };
+        let methods = MethodService { by_method: Rc::new(by_method), elsewhere: Rc::clone(&self.elsewhere) };
         let service = match self.resource.cached {
             true => boxed::service(from_fn(crate::http_cache::cached_reads).new_transform(methods).await?),
             false => boxed::service(methods),
@@ -181,9 +188,12 @@ impl Service<ServiceRequest> for ApiService {
 }
 
 /// A resource's handlers by method: a method it has none for answers 405 with
-/// the methods it has in `Allow`, as an actix resource does.
+/// the methods it has in `Allow`, as an actix resource does, and a detail that
+/// names where that method is answered when another resource has it
+/// (`POST /sites/{id}/blogs`: "Did you mean POST /api/v1/blogs?").
 struct MethodService {
     by_method: Rc<Vec<(Method, HttpService)>>,
+    elsewhere: Rc<Vec<(Method, String)>>,
 }
 
 impl Service<ServiceRequest> for MethodService {
@@ -197,12 +207,41 @@ impl Service<ServiceRequest> for MethodService {
         match self.by_method.iter().find(|(method, _)| method == req.method()) {
             Some((_, handler)) => handler.call(req),
             None => {
-                let allowed = self.by_method.iter().map(|(method, _)| method.clone()).collect();
-                let refused = HttpResponse::MethodNotAllowed().insert_header(header::Allow(allowed)).finish();
+                let allowed: Vec<Method> = self.by_method.iter().map(|(method, _)| method.clone()).collect();
+                let answers = allowed.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
+                let mut detail =
+                    format!("{} is not allowed on {} (it answers {answers})", req.method(), shown_path(req.path()));
+                if let Some((method, path)) = self.elsewhere.iter().find(|(method, _)| method == req.method()) {
+                    detail.push_str(&format!("; did you mean {method} {path}?"));
+                }
+                let mut refused = ApiError::new(ErrorCode::MethodNotAllowed, detail).error_response();
+                if let Ok(allow) = header::TryIntoHeaderValue::try_into_value(header::Allow(allowed)) {
+                    refused.headers_mut().insert(header::ALLOW, allow);
+                }
                 Box::pin(async move { Ok(req.into_response(refused)) })
             }
         }
     }
+}
+
+/// The methods `resource` lacks that the resource at its last literal
+/// segment alone has (`/sites/{id}/blogs` lacks POST; `/blogs` has it), with
+/// that resource's full path. Derived from the mounted resources, so no hint
+/// is written by hand.
+fn answered_elsewhere(prefix: &str, resource: &ServedResource, all: &[ServedResource]) -> Vec<(Method, String)> {
+    let Some(last) = resource.path.rsplit('/').next().filter(|s| !s.is_empty() && !s.starts_with('{')) else {
+        return Vec::new();
+    };
+    let shorter = format!("/{last}");
+    let Some(other) = all.iter().find(|r| r.path == shorter && r.path != resource.path) else { return Vec::new() };
+    let has = |r: &ServedResource, m: &Method| r.routes.iter().any(|(method, _)| method == m);
+    other
+        .routes
+        .iter()
+        .map(|(method, _)| method)
+        .filter(|method| !has(resource, method))
+        .map(|method| (method.clone(), format!("{prefix}{shorter}")))
+        .collect()
 }
 
 /// `/sites/{site_id}/blogs/{id}` → `["site_id", "id"]`, each name kept once

@@ -323,3 +323,23 @@ async fn a_slug_where_an_id_belongs_names_the_parameter() {
     let detail = body["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("id 'my-site'") && detail.contains("UUID"), "{detail}");
 }
+
+#[actix_web::test]
+async fn a_missing_field_is_named_in_errors() {
+    let app = TestApp::spawn().await;
+    let res = app.post("/sites", &app.admin_key, json!({"slug": "no-name"})).await;
+    let body = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(body["errors"][0]["field"], "name", "{body}");
+    assert_eq!(body["errors"][0]["code"], "VALIDATION_REQUIRED_FIELD", "{body}");
+}
+
+#[actix_web::test]
+async fn a_wrong_method_names_where_that_method_is_answered() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("hinted").await;
+    let res = app.post(&format!("/sites/{site}/blogs"), &app.admin_key, json!({"slug": "x"})).await;
+    assert_eq!(res.headers().get("allow").and_then(|v| v.to_str().ok()), Some("GET"));
+    let body = assert_problem(res, 405, "METHOD_NOT_ALLOWED").await;
+    let detail = body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("did you mean POST /api/v1/blogs?"), "{detail}");
+}
