@@ -5,6 +5,7 @@ use std::time::Duration;
 
 pub mod write_turns;
 
+pub use write_turns::rows_per_job_transaction;
 use write_turns::{WriteTurn, WriteTurns};
 
 use plinth_migrations::{Migrator, MigratorTrait};

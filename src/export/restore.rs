@@ -27,17 +27,6 @@ use crate::content::parts;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
 use crate::state::AppState;
 
-/// Rows written per transaction. On SQLite a batch holds the one write lock,
-/// and another site's writer waits for at most one batch (write turns go round
-/// the sites): 100 rows keep that writer within twice its quiet time, where 500
-/// made it ×3.4 (`cargo bench --bench tenants`, beside an import) and 2,000
-/// made it wait 200 ms. PostgreSQL locks rows, so its batches can be larger.
-fn batch_rows(backend: sea_orm::DbBackend) -> usize {
-    match backend {
-        sea_orm::DbBackend::Sqlite => 100,
-        _ => 500,
-    }
-}
 /// An import whose lease is not renewed for this long has stopped.
 pub const LEASE: chrono::Duration = chrono::Duration::minutes(5);
 
@@ -410,7 +399,7 @@ impl<'a> Writer<'a> {
     }
 
     async fn flush_when_full(&mut self) -> ApiResult<()> {
-        if self.batch.rows >= batch_rows(self.state.db.get_database_backend()) {
+        if self.batch.rows >= crate::db::rows_per_job_transaction(self.state.db.get_database_backend()) {
             self.flush().await?;
         }
         Ok(())

@@ -209,16 +209,6 @@ impl Drop for Holding<'_> {
 
 /// Outbox rows read per pass.
 const OUTBOX_BATCH: usize = 200;
-/// Deliveries and buffer rows written per dispatch transaction (one event's
-/// fan-out is never split). On SQLite about 2 ms of the one write lock, so
-/// content writes queued behind it keep their pace; PostgreSQL locks rows, so
-/// writers never wait on a fan-out and larger transactions move more.
-fn rows_per_transaction(backend: DbBackend) -> usize {
-    match backend {
-        DbBackend::Sqlite => 100,
-        _ => 1000,
-    }
-}
 /// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
 /// PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK: usize = 500;
@@ -256,7 +246,11 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 .get(&row.site_id)
                 .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count())
         };
-        let peek = super::outbox_turns::fitting(&peek, rows_of, rows_per_transaction(state.db.get_database_backend()));
+        let peek = super::outbox_turns::fitting(
+            &peek,
+            rows_of,
+            crate::db::rows_per_job_transaction(state.db.get_database_backend()),
+        );
         let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
         let locked = Instant::now();
         let mut claim = event_outbox::Entity::find()
