@@ -64,20 +64,21 @@ pub async fn record_request<B: MessageBody + 'static>(
             ApiError::new(ErrorCode::ResourceNotFound, "the metrics listener serves only /metrics and probes");
         return Ok(req.error_response(refused).map_into_right_body());
     }
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return Ok(next.call(req).await?.map_into_left_body());
+    };
     // A request that failed with no answer (a contained panic) took the
     // request with it: it is counted under the `failed` route.
-    let (state, method) = (req.app_data::<web::Data<AppState>>().cloned(), req.method().clone());
+    let method = req.method().clone();
     let res = match next.call(req).await {
         Ok(res) => res,
         Err(failed) => {
-            if let Some(state) = state {
-                let status = failed.as_response_error().status_code();
-                state.observability.http.observe(Route::Failed, &method, status, started.elapsed().as_secs_f64());
-            }
+            let status = failed.as_response_error().status_code();
+            state.observability.http.observe(Route::Failed, &method, status, started.elapsed().as_secs_f64());
             return Err(failed);
         }
     };
-    if let Some(state) = res.request().app_data::<web::Data<AppState>>() {
+    {
         let request = res.request();
         // API resources are named by their documented path (the API's router
         // notes it); the few others (the root, the docs, these endpoints) are
