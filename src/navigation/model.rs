@@ -72,8 +72,11 @@ pub(super) fn localized<'a>(
 ) -> impl Iterator<Item = (Uuid, Uuid, String)> + 'a {
     locales.iter().filter_map(move |locale| {
         let text = texts.get(&locale.code)?.as_str()?;
-        // The pair names the entry: the same id on every read, no table of its own.
-        let id = Uuid::from_u128(owner.as_u128() ^ locale.locale_id.as_u128());
+        // The pair names the entry: the same id on every read, no table of its
+        // own. The XOR of two ids is no valid UUID (clients that validate ids
+        // refused it), so it is stamped as an RFC 9562 custom one (version 8).
+        let pair = Uuid::from_u128(owner.as_u128() ^ locale.locale_id.as_u128());
+        let id = uuid::Builder::from_custom_bytes(pair.into_bytes()).into_uuid();
         Some((id, locale.locale_id, text.to_string()))
     })
 }

@@ -31,6 +31,9 @@ async fn the_origin_admin_builds_menus_and_trees_at_its_paths() {
     assert_eq!((menu["name"].as_str(), menu["max_depth"].as_i64()), (Some("Hauptmenü"), Some(2)));
     assert_eq!((menu["is_active"].as_bool(), menu["item_count"].as_u64()), (Some(true), Some(0)));
     assert_eq!(menu["localizations"][0]["locale_id"], de);
+    let localization_id: uuid::Uuid = menu["localizations"][0]["id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(localization_id.get_version_num(), 8, "a valid UUID (RFC 9562, custom), not the XOR of two");
+    assert_eq!(localization_id.get_variant(), uuid::Variant::RFC4122);
     assert_eq!(menu["description"], "Top bar");
     let menu_id = id(&menu);
     let res = app.post(&format!("/sites/{site}/menus"), key, json!({"slug": "deep", "max_depth": 11})).await;
