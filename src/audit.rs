@@ -47,6 +47,17 @@ pub fn field_changes(before: &Value, after: &Value) -> Value {
     Value::Array(changes)
 }
 
+/// A soft-deleted item's `after`: its answer (`before`) marked deleted. The
+/// entry's `before` is the item's answer, so a conditional delete
+/// (`If-Match`) compares the tag its `GET` answered.
+pub fn marked_deleted(before: &Value) -> Value {
+    let mut after = before.clone();
+    if let Some(item) = after.as_object_mut() {
+        item.insert("is_deleted".into(), Value::Bool(true));
+    }
+    after
+}
+
 /// Entities the cached state of a site holds (`SiteState`: the site's row,
 /// settings, locales and members): a change to one drops that state as well
 /// as the answers built from the site. Every other entity of a site is its
@@ -79,7 +90,7 @@ pub async fn record(
     entry: AuditEntry<'_>,
     before: &impl Serialize,
     after: &impl Serialize,
-) -> Result<(), DbErr> {
+) -> ApiResult<()> {
     record_on_sites(db, at, entry, &[], before, after).await
 }
 
@@ -92,8 +103,12 @@ pub async fn record_on_sites(
     sites: &[Uuid],
     before: &impl Serialize,
     after: &impl Serialize,
-) -> Result<(), DbErr> {
+) -> ApiResult<()> {
     let before = serde_json::to_value(before).unwrap_or_default();
+    if entry.action != Action::Create {
+        // A client's `If-Match` is compared here, in the write's transaction.
+        crate::preconditions::check(db, entry.entity_type, &entry.entity_id, &before).await?;
+    }
     let after = serde_json::to_value(after).unwrap_or_default();
     let changes = field_changes(&before, &after);
     let id = Uuid::new_v4();

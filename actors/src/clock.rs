@@ -3,8 +3,11 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, SubsecRound, Utc};
 
+/// Times are whole microseconds, what both databases store: an answer built
+/// from a row as written equals the next read of it, so both hash to the same
+/// `ETag` (a conditional write's answer carries the tag its next `GET` gives).
 pub trait Clock: Send + Sync {
     fn now(&self) -> DateTime<Utc>;
 }
@@ -13,7 +16,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        Utc::now().trunc_subsecs(6)
     }
 }
 
@@ -31,7 +34,7 @@ impl ShiftedClock {
 
 impl Clock for ShiftedClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::SeqCst))
+        (Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::SeqCst))).trunc_subsecs(6)
     }
 }
 

@@ -46,6 +46,7 @@ mod m20261129_000039_ai_system_prompts;
 mod m20261129_000040_analytics_path_index;
 mod m20261130_000041_content_part_keys;
 mod m20261130_000042_event_outbox_by_site;
+mod m20261207_000043_audit_by_entity_id;
 
 pub struct Migrator;
 
@@ -95,6 +96,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000040_analytics_path_index::Migration),
             Box::new(m20261130_000041_content_part_keys::Migration),
             Box::new(m20261130_000042_event_outbox_by_site::Migration),
+            Box::new(m20261207_000043_audit_by_entity_id::Migration),
         ]
     }
 }

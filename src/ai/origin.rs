@@ -112,6 +112,16 @@ fn config_response(site_id: Uuid, row: &plinth_entities::ai_settings::Model) -> 
     }
 }
 
+/// The settings' entries record them in `/ai/settings`' shape; a conditional
+/// write under this path holds the tag of this path's `GET`.
+async fn compare_with_config(state: &AppState, site_id: Uuid) {
+    if crate::preconditions::pending() {
+        if let Ok(config) = stored_config(state, site_id).await {
+            crate::preconditions::compare_with(&config);
+        }
+    }
+}
+
 async fn stored_config(state: &AppState, site_id: Uuid) -> ApiResult<AiConfigResponse> {
     let row = settings::stored(state, site_id).await?;
     row.map(|r| config_response(site_id, &r)).ok_or_else(|| ApiError::not_found("ai_settings", site_id))
@@ -146,6 +156,7 @@ pub async fn put_ai_config(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    compare_with_config(&state, site_id).await;
     let body = body.into_inner();
     let update = UpdateAiSettings {
         provider: body.provider_name,
@@ -175,6 +186,7 @@ pub async fn delete_ai_config(
 ) -> ApiResult<HttpResponse> {
     let site_id = site_id.into_inner();
     ai_site(&state, &principal, site_id, Capability::AdministerSite).await?;
+    compare_with_config(&state, site_id).await;
     settings::remove(&state, &principal.actor(), site_id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -287,10 +287,11 @@ pub async fn update(
 /// Soft delete: the document goes to the trash (`entity_type=document`).
 pub async fn delete(state: &AppState, actor: &Actor, current: document::Model) -> ApiResult<()> {
     let now = state.clock.now();
+    let before = json!(response(state, &current, None));
     let mut row: document::ActiveModel = current.into();
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(now));
-    save(state, actor, Action::Delete, &json!({"is_deleted": false}), row, Some("deleted")).await?;
+    save(state, actor, Action::Delete, &before, row, Some("deleted")).await?;
     Ok(())
 }
 

@@ -183,6 +183,10 @@ catalog! {
     Unauthorized => ("UNAUTHORIZED", 401, "general", "generic authentication required"),
     Forbidden => ("FORBIDDEN", 403, "general", "generic forbidden"),
     Conflict => ("CONFLICT", 409, "general", "generic conflict"),
+    PreconditionFailed => (
+        "PRECONDITION_FAILED", 412, "general",
+        "the item changed since the version If-Match names"
+    ),
     PayloadTooLarge => ("PAYLOAD_TOO_LARGE", 413, "general", "generic payload too large"),
     AccountSuspended => ("ACCOUNT_SUSPENDED", 403, "auth", "account suspended"),
     AccountBanned => ("ACCOUNT_BANNED", 403, "auth", "account banned"),

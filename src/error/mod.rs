@@ -69,6 +69,14 @@ pub struct Problem {
     /// Only for a refused delete of referenced media: how many references.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage_count: Option<u32>,
+    /// Only for PRECONDITION_FAILED: the item's tag now, to save with once
+    /// the change is applied to the item as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_etag: Option<String>,
+    /// Only for PRECONDITION_FAILED: the fields changed since the version
+    /// `If-Match` named (absent when that version is too old to tell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_fields: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug)]
@@ -78,13 +86,23 @@ pub struct ApiError {
     detail: String,
     entity_type: Option<String>,
     errors: Vec<FieldError>,
-    usage_count: Option<u32>,
+    /// Members only a few problems carry, boxed: most errors have none, and
+    /// every `Result` of the app is as large as its error.
+    members: Option<Box<RareMembers>>,
     headers: Vec<(HeaderName, HeaderValue)>,
     /// The problem body, rendered ahead for errors answered in bulk (429s).
     rendered: Option<std::sync::Arc<actix_web::web::Bytes>>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The problem members of [`Problem`] that only one code each fills.
+#[derive(Clone, Debug, Default)]
+struct RareMembers {
+    usage_count: Option<u32>,
+    current_etag: Option<String>,
+    changed_fields: Option<Vec<String>>,
+}
 
 impl ApiError {
     pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
@@ -94,7 +112,7 @@ impl ApiError {
             detail: detail.into(),
             entity_type: None,
             errors: Vec::new(),
-            usage_count: None,
+            members: None,
             headers: Vec::new(),
             rendered: None,
         }
@@ -102,7 +120,15 @@ impl ApiError {
 
     /// Adds the `usage_count` member (a refused delete of referenced media).
     pub fn with_usage_count(mut self, count: u32) -> Self {
-        self.usage_count = Some(count);
+        self.members.get_or_insert_default().usage_count = Some(count);
+        self
+    }
+
+    /// Adds PRECONDITION_FAILED's `current_etag` and `changed_fields` members.
+    pub fn with_precondition(mut self, current_etag: String, changed_fields: Option<Vec<String>>) -> Self {
+        let members = self.members.get_or_insert_default();
+        members.current_etag = Some(current_etag);
+        members.changed_fields = changed_fields;
         self
     }
 
@@ -193,6 +219,7 @@ impl ApiError {
             405 => ErrorCode::MethodNotAllowed,
             408 => ErrorCode::RequestTimeout,
             409 => ErrorCode::Conflict,
+            412 => ErrorCode::PreconditionFailed,
             413 => ErrorCode::PayloadTooLarge,
             415 => ErrorCode::UnsupportedMediaType,
             416 => ErrorCode::RangeNotSatisfiable,
@@ -221,7 +248,9 @@ impl ApiError {
             code: self.code.as_str().to_string(),
             entity_type: self.entity_type.clone(),
             errors: self.errors.clone(),
-            usage_count: self.usage_count,
+            usage_count: self.members.as_ref().and_then(|m| m.usage_count),
+            current_etag: self.members.as_ref().and_then(|m| m.current_etag.clone()),
+            changed_fields: self.members.as_ref().and_then(|m| m.changed_fields.clone()),
         }
     }
 }

@@ -216,6 +216,10 @@ pub async fn change_status(
 /// editor (not the visitor or retention) deleted it.
 pub async fn soft_delete(state: &AppState, s: &form_submission::Model, actor: Option<&Actor>) -> ApiResult<()> {
     let now = state.clock.now();
+    if crate::preconditions::pending() {
+        // Its entry records the submission without its values; its `GET` answers them.
+        crate::preconditions::compare_with(&detail(state, s).await?);
+    }
     let delete = async |txn: &WriteTxn| {
         txn.touch(Touched::Answers(s.site_id)); // the form's submission lists
         let done = form_submission::Entity::update_many()

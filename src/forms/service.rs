@@ -211,6 +211,10 @@ pub async fn update(state: &AppState, granted: Granted<form::Model>, body: Updat
     }
     let new_fields: Option<Vec<FieldInput>> = body.fields.map(definition::check_fields).transpose()?;
     let site = state.site_state(row.site_id).await?;
+    if crate::preconditions::pending() {
+        // Its entry records a summary; its `GET` answers the whole form.
+        crate::preconditions::compare_with(&full(state, &current).await?);
+    }
     audit::write(&state.db, async |txn| {
         let (old_fields, old_localizations) = fields::load(txn, row.id).await?;
         // Localizations name fields by label: check them against the fields the
@@ -253,6 +257,9 @@ pub async fn delete(state: &AppState, granted: Granted<form::Model>) -> ApiResul
     let (current, grant) = granted.into_parts();
     require_editable(&grant, &current)?;
     let now = state.clock.now();
+    if crate::preconditions::pending() {
+        crate::preconditions::compare_with(&full(state, &current).await?);
+    }
     audit::write(&state.db, async |txn| {
         let mut row: form::ActiveModel = current.clone().into();
         row.deleted_at = Set(Some(now));

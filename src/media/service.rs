@@ -361,7 +361,8 @@ pub async fn delete(state: &AppState, actor: &Actor, media: Media, force: bool) 
         }
     }
     let now = state.clock.now();
-    let url = response(state, media.file.clone()).await?.public_url;
+    let before = json!(response(state, media.file.clone()).await?);
+    let url = before["public_url"].as_str().map(str::to_owned);
     audit::write(&state.db, async |txn| {
         let mut row: media_file::ActiveModel = media.file.clone().into();
         row.is_deleted = Set(true);
@@ -371,7 +372,7 @@ pub async fn delete(state: &AppState, actor: &Actor, media: Media, force: bool) 
             media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
         crate::events::store(txn, &state.events, &events).await?;
         let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
-        audit::record(txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
+        audit::record(txn, now, entry, &before, &audit::marked_deleted(&before)).await?;
         Ok(())
     })
     .await

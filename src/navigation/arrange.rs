@@ -24,7 +24,7 @@ pub const PRIMARY_MENU: &str = "primary";
 /// Which items a reordering may name, and what it may change.
 pub enum Reorder {
     /// Any live item of the menu; parents and positions.
-    Menu(nav_menu::Model),
+    Menu(Box<nav_menu::Model>),
     /// Any live item of the site; positions only.
     Site(Uuid),
 }

@@ -1,5 +1,6 @@
 //! Menu endpoints: list, read (as a tree), create, rename, delete.
 
+use actix_web::http::header::ETAG;
 use actix_web::{web, HttpResponse};
 use plinth_entities::nav_menu;
 use uuid::Uuid;
@@ -7,7 +8,7 @@ use uuid::Uuid;
 use super::model::*;
 use super::service;
 use crate::auth::{Capability, Principal};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::site_rows;
 use crate::state::AppState;
 
@@ -78,8 +79,12 @@ pub async fn update_menu(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
+    compare_with_detail(&state, &current).await?;
     let updated = service::update_menu(&state, &principal.actor(), now, current, body.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(updated))
+    // Tagged as its `GET` is, with its items: the next save sends this tag.
+    let menu = site_rows::find(&state, &principal, updated.id, Capability::EditAnyContent).await?;
+    let detail = serde_json::to_vec(&service::menu_detail(&state, &menu, None).await?).map_err(ApiError::internal)?;
+    Ok(HttpResponse::Ok().insert_header((ETAG, crate::etag::etag_of(&detail))).json(updated))
 }
 
 /// Delete a menu
@@ -94,6 +99,16 @@ pub async fn delete_menu(
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let current = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
+    compare_with_detail(&state, &current).await?;
     service::delete_menu(&state, &principal.actor(), now, current).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// A menu's entries record the menu alone; its `GET` answers it with its
+/// items, and that is the tag a conditional write (`If-Match`) holds.
+async fn compare_with_detail(state: &AppState, menu: &nav_menu::Model) -> ApiResult<()> {
+    if crate::preconditions::pending() {
+        crate::preconditions::compare_with(&service::menu_detail(state, menu, None).await?);
+    }
+    Ok(())
 }

@@ -64,7 +64,7 @@ pub async fn reorder_menu_items(
 ) -> ApiResult<HttpResponse> {
     let menu = site_rows::find(&state, &principal, id.into_inner(), Capability::EditAnyContent).await?;
     let now = state.clock.now();
-    arrange::reorder(&state, &principal.actor(), now, Reorder::Menu(menu), body.into_inner()).await?;
+    arrange::reorder(&state, &principal.actor(), now, Reorder::Menu(Box::new(menu)), body.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

@@ -435,7 +435,8 @@ pub async fn delete_item(
         let mut events = Vec::new();
         for item in items.iter().filter(|i| ids.contains(&i.id)) {
             let entry = item.audit_entry(actor, Action::Delete);
-            audit::record(txn, now, entry, &json!({"is_deleted": false}), &json!({"is_deleted": true})).await?;
+            let before = json!(node(item));
+            audit::record(txn, now, entry, &before, &audit::marked_deleted(&before)).await?;
             events.push(item_event("deleted", now, item));
         }
         store_events(state, txn, events).await

@@ -122,7 +122,37 @@ impl Modify for CommonParts {
             .description(Some("An `ETag` of an earlier answer: `304` while it still matches"))
             .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String)))
             .build();
-        for item in openapi.paths.paths.values_mut() {
+        let precondition_failed = ResponseBuilder::new()
+            .description(
+                "Precondition Failed: the item changed since the version `If-Match` names; `current_etag` is its \
+                 tag now and `changed_fields` what changed since",
+            )
+            .content(
+                "application/problem+json",
+                ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build(),
+            )
+            .build();
+        let if_match = utoipa::openapi::path::ParameterBuilder::new()
+            .name("If-Match")
+            .parameter_in(utoipa::openapi::path::ParameterIn::Header)
+            .required(utoipa::openapi::Required::False)
+            .description(Some(
+                "The `ETag` of the item as the caller read it (its `GET`, or the answer of its last write): the write \
+                 is applied only if the item is still that version, else `412`. `*` takes any version; without \
+                 the header the write is unconditional.",
+            ))
+            .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String)))
+            .build();
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let an_item = path.contains('{') && item.get.as_ref().is_some_and(|op| !crate::routes::is_public(op));
+            for (method, write) in [("PUT", &mut item.put), ("PATCH", &mut item.patch), ("DELETE", &mut item.delete)] {
+                let Some(write) = write.as_mut().filter(|op| !crate::routes::is_public(op)) else { continue };
+                let operation = format!("{method} {}", path.strip_prefix("/api/v1").unwrap_or(path));
+                if an_item && !crate::preconditions::UNCONDITIONAL.iter().any(|(op, _)| *op == operation) {
+                    write.parameters.get_or_insert_with(Vec::new).push(if_match.clone());
+                    write.responses.responses.entry("412".into()).or_insert_with(|| precondition_failed.clone().into());
+                }
+            }
             if let Some(read) = item.get.as_mut().filter(|op| !crate::routes::is_public(op)) {
                 read.responses.responses.entry("304".to_string()).or_insert_with(|| not_modified.clone().into());
                 read.parameters.get_or_insert_with(Vec::new).push(if_none_match.clone());

@@ -8,7 +8,7 @@ use super::model::*;
 use super::service;
 use super::WebhookRuntime;
 use crate::auth::{Capability, Principal};
-use crate::error::{ApiResult, Problem};
+use crate::error::{ApiError, ApiResult, Problem};
 use crate::pagination::{PageParams, Paginated};
 use crate::site_rows;
 use crate::state::AppState;
@@ -47,7 +47,12 @@ pub async fn get_webhook(
 ) -> ApiResult<HttpResponse> {
     let hook = find_webhook(&state, &principal, id.into_inner()).await?;
     let circuit = hooks.circuits.view(hook.id);
-    Ok(HttpResponse::Ok().json(WebhookResponse { circuit: Some(circuit), ..WebhookResponse::from(&hook) }))
+    // Tagged as the webhook its writes record, without the circuit: that is
+    // this instance's view of the endpoint, not the webhook's version, so a
+    // save (`If-Match`) does not depend on which instance answered the read.
+    let tag = crate::etag::etag_of(&serde_json::to_vec(&WebhookResponse::from(&hook)).map_err(ApiError::internal)?);
+    let answer = WebhookResponse { circuit: Some(circuit), ..WebhookResponse::from(&hook) };
+    Ok(HttpResponse::Ok().insert_header((actix_web::http::header::ETAG, tag)).json(answer))
 }
 
 /// Create a webhook

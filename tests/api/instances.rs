@@ -27,7 +27,7 @@ fn on_postgres(app: &TestApp) -> bool {
 }
 
 /// A second instance on `first`'s database, with the same master key.
-async fn second_instance(first: &TestApp, adjust: impl FnOnce(&mut plinth::Config)) -> TestApp {
+pub(crate) async fn second_instance(first: &TestApp, adjust: impl FnOnce(&mut plinth::Config)) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let mut config = test_config(&dir, &first.database_url);
     config.bootstrap_api_key = Some(first.admin_key.clone());

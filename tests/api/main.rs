@@ -55,6 +55,7 @@ mod origin_pages;
 mod outbound;
 mod pages;
 mod portfolio;
+mod preconditions;
 mod public_files;
 mod rate_limits;
 mod receiver;
