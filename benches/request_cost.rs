@@ -36,6 +36,8 @@ struct Target {
     label: &'static str,
     request: fn(&Fixture) -> TestRequest,
     expect: StatusCode,
+    /// Each answer's `ETag` is the next request's `If-Match` ([`LAST_TAG`]).
+    chains_tag: bool,
 }
 
 struct Fixture {
@@ -46,6 +48,8 @@ struct Fixture {
     writer_key: String,
     spent_key: String,
     list_etag: String,
+    /// The post the edit targets change (a draft of the Master key's).
+    edited_id: String,
 }
 
 fn with_key(req: TestRequest, key: &str) -> TestRequest {
@@ -57,6 +61,7 @@ const TARGETS: &[Target] = &[
         label: "GET /sites/{id}, key",
         request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}", f.site_id)), &f.reader_key),
         expect: StatusCode::OK,
+        chains_tag: false,
     },
     Target {
         label: "GET /sites/{id}/blogs?per_page=10, key",
@@ -64,11 +69,13 @@ const TARGETS: &[Target] = &[
             with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}/blogs?per_page=10", f.site_id)), &f.reader_key)
         },
         expect: StatusCode::OK,
+        chains_tag: false,
     },
     Target {
         label: "GET /blogs/{id}, key",
         request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/blogs/{}", f.blog_id)), &f.reader_key),
         expect: StatusCode::OK,
+        chains_tag: false,
     },
     Target {
         label: "admin list, If-None-Match → 304",
@@ -77,11 +84,13 @@ const TARGETS: &[Target] = &[
                 .insert_header(("If-None-Match", f.list_etag.clone()))
         },
         expect: StatusCode::NOT_MODIFIED,
+        chains_tag: false,
     },
     Target {
         label: "key over its limit → 429",
         request: |f| with_key(TestRequest::get().uri(&format!("/api/v1/sites/{}", f.site_id)), &f.spent_key),
         expect: StatusCode::TOO_MANY_REQUESTS,
+        chains_tag: false,
     },
     Target {
         label: "POST /blogs, key",
@@ -91,8 +100,29 @@ const TARGETS: &[Target] = &[
                 .set_json(json!({"site_ids": [f.site_id], "title": format!("Written {n}"), "excerpt": "A post"}))
         },
         expect: StatusCode::CREATED,
+        chains_tag: false,
+    },
+    Target { label: "PUT /blogs/{id}, key", request: |f| edit_post(f), expect: StatusCode::OK, chains_tag: false },
+    Target {
+        label: "PUT /blogs/{id}, key, If-Match",
+        request: |f| {
+            let tag = LAST_TAG.lock().unwrap().clone();
+            edit_post(f).insert_header(("If-Match", tag))
+        },
+        expect: StatusCode::OK,
+        chains_tag: true,
     },
 ];
+
+/// A change of the post the edit targets make, each its own.
+fn edit_post(f: &Fixture) -> TestRequest {
+    let n = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    with_key(TestRequest::put().uri(&format!("/api/v1/blogs/{}", f.edited_id)), "plk_bench_master_key")
+        .set_json(json!({"excerpt": format!("Edit {n}")}))
+}
+
+/// The `ETag` of the conditional edit's last answer: the version it holds.
+static LAST_TAG: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
 /// Posts the write target has made (each needs its own title).
 static WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -205,6 +235,7 @@ fn measure_requests<S, B>(
     requests: u64,
     request: impl Fn() -> TestRequest,
     expect: StatusCode,
+    chains_tag: bool,
 ) where
     S: actix_web::dev::Service<
         actix_http::Request,
@@ -217,10 +248,19 @@ fn measure_requests<S, B>(
         for _ in 0..requests {
             let res = call_service(app, request().to_request()).await;
             assert_eq!(res.status(), expect);
+            if chains_tag {
+                keep_tag(&res);
+            }
             // Read the body as a client would; it is part of the cost.
             let _ = actix_web::body::to_bytes(res.into_body()).await;
         }
     });
+}
+
+fn keep_tag<B>(res: &actix_web::dev::ServiceResponse<B>) {
+    if let Some(tag) = res.headers().get("etag").and_then(|v| v.to_str().ok()) {
+        *LAST_TAG.lock().unwrap() = tag.to_string();
+    }
 }
 
 /// Target 0 is the bare handler; 1.. are `TARGETS`.
@@ -239,7 +279,7 @@ fn measure(target: usize, requests: u64) {
         }),
     )));
     if target == 0 {
-        return measure_requests(&system, &bare, requests, || TestRequest::get().uri("/bare"), StatusCode::OK);
+        return measure_requests(&system, &bare, requests, || TestRequest::get().uri("/bare"), StatusCode::OK, false);
     }
 
     let dir = tempfile::tempdir().unwrap();
@@ -256,10 +296,11 @@ fn measure(target: usize, requests: u64) {
     // Warm: caches filled, the spent key's quota used up.
     system.block_on(async {
         for _ in 0..5 {
-            let _ = call_service(&app, (target.request)(&fixture).to_request()).await;
+            let res = call_service(&app, (target.request)(&fixture).to_request()).await;
+            keep_tag(&res);
         }
     });
-    measure_requests(&system, &app, requests, || (target.request)(&fixture), target.expect);
+    measure_requests(&system, &app, requests, || (target.request)(&fixture), target.expect, target.chains_tag);
 }
 
 async fn seed<S, B>(app: &S) -> Fixture
@@ -293,6 +334,9 @@ where
         let body = json!({"site_ids": [site_id], "title": format!("Post {i}"), "status": "Published"});
         blog_id = json_of(call_service(app, post("/blogs", body)).await).await["id"].as_str().unwrap().to_string();
     }
+    // Before the list's tag is read: the 304 target holds the list as it stays.
+    let edited = post("/blogs", json!({"site_ids": [site_id], "title": "Edited", "excerpt": "Edit"}));
+    let edited_id = json_of(call_service(app, edited).await).await["id"].as_str().unwrap().to_string();
     let reader_key = reader["key"].as_str().unwrap().to_string();
     let list = format!("/api/v1/sites/{site_id}/blogs?per_page=10");
     let res = call_service(app, with_key(TestRequest::get().uri(&list), &reader_key).to_request()).await;
@@ -304,5 +348,6 @@ where
         writer_key: writer["key"].as_str().unwrap().to_string(),
         spent_key: spent["key"].as_str().unwrap().to_string(),
         list_etag,
+        edited_id,
     }
 }
