@@ -32,6 +32,7 @@ pub mod forms;
 pub mod http_cache;
 pub mod idp;
 pub mod instances;
+pub mod leases;
 pub mod legal;
 pub mod literal_paging;
 pub mod locales;

@@ -22,6 +22,7 @@ pub mod content_tag;
 pub mod content_template;
 pub mod document;
 pub mod document_localization;
+pub mod edit_lease;
 pub mod environment;
 pub mod event_outbox;
 pub mod event_stream;

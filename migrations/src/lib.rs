@@ -47,6 +47,7 @@ mod m20261129_000040_analytics_path_index;
 mod m20261130_000041_content_part_keys;
 mod m20261130_000042_event_outbox_by_site;
 mod m20261207_000043_audit_by_entity_id;
+mod m20261207_000044_edit_leases;
 
 pub struct Migrator;
 
@@ -97,6 +98,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000041_content_part_keys::Migration),
             Box::new(m20261130_000042_event_outbox_by_site::Migration),
             Box::new(m20261207_000043_audit_by_entity_id::Migration),
+            Box::new(m20261207_000044_edit_leases::Migration),
         ]
     }
 }

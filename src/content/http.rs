@@ -14,7 +14,7 @@ use super::model::{
 use super::moves::ReviewAnswer;
 use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::KindRules;
-use super::{access, copy, localizations, moves, read, write, ContentKind};
+use super::{access, copy, lease_http, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
 use crate::error::{ApiResult, Problem};
 use crate::pagination::{PageParams, Paginated};
@@ -27,12 +27,13 @@ pub fn kind_routes(r: &mut Routes, kind: ContentKind, plural: &str) {
     r.variant("blogs", plural, kind, |r| {
         crate::mount!(r, self => [list_items, list_published, bulk_items, get_by_slug, create_item,
             update_localization, delete_localization, get_item, update_item, delete_item, get_detail, clone_item,
-            review_item, preview_item, list_localizations, create_localization]);
+            review_item, preview_item, list_localizations, create_localization], lease_http => [take_lease,
+            release_lease]);
     });
 }
 
 /// Operation ids of the shared endpoints, as documented for blogs.
-pub const SHARED_OPERATIONS: [&str; 16] = [
+pub const SHARED_OPERATIONS: [&str; 18] = [
     "preview_blog",
     "list_blogs",
     "list_published_blogs",
@@ -49,6 +50,8 @@ pub const SHARED_OPERATIONS: [&str; 16] = [
     "create_blog_localization",
     "update_blog_localization",
     "delete_blog_localization",
+    "take_blog_lease",
+    "release_blog_lease",
 ];
 
 /// List a site's items of the kind

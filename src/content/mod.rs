@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod http;
 mod kind;
 mod kind_input;
+pub mod lease_http;
 pub mod legal_consent;
 pub mod list_item_schemas;
 pub mod listing;

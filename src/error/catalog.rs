@@ -183,6 +183,7 @@ catalog! {
     Unauthorized => ("UNAUTHORIZED", 401, "general", "generic authentication required"),
     Forbidden => ("FORBIDDEN", 403, "general", "generic forbidden"),
     Conflict => ("CONFLICT", 409, "general", "generic conflict"),
+    LeaseHeld => ("LEASE_HELD", 423, "content", "another caller holds the item's edit lease"),
     PreconditionFailed => (
         "PRECONDITION_FAILED", 412, "general",
         "the item changed since the version If-Match names"

@@ -77,6 +77,11 @@ pub struct Problem {
     /// `If-Match` named (absent when that version is too old to tell).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_fields: Option<Vec<String>>,
+    /// Only for LEASE_HELD: the lease another caller holds (who, since when,
+    /// until when).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub lease: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug)]
@@ -102,6 +107,7 @@ struct RareMembers {
     usage_count: Option<u32>,
     current_etag: Option<String>,
     changed_fields: Option<Vec<String>>,
+    lease: Option<serde_json::Value>,
 }
 
 impl ApiError {
@@ -129,6 +135,12 @@ impl ApiError {
         let members = self.members.get_or_insert_default();
         members.current_etag = Some(current_etag);
         members.changed_fields = changed_fields;
+        self
+    }
+
+    /// Adds LEASE_HELD's `lease` member: who holds it, since and until when.
+    pub fn with_lease(mut self, lease: serde_json::Value) -> Self {
+        self.members.get_or_insert_default().lease = Some(lease);
         self
     }
 
@@ -220,6 +232,7 @@ impl ApiError {
             408 => ErrorCode::RequestTimeout,
             409 => ErrorCode::Conflict,
             412 => ErrorCode::PreconditionFailed,
+            423 => ErrorCode::LeaseHeld,
             413 => ErrorCode::PayloadTooLarge,
             415 => ErrorCode::UnsupportedMediaType,
             416 => ErrorCode::RangeNotSatisfiable,
@@ -251,6 +264,7 @@ impl ApiError {
             usage_count: self.members.as_ref().and_then(|m| m.usage_count),
             current_etag: self.members.as_ref().and_then(|m| m.current_etag.clone()),
             changed_fields: self.members.as_ref().and_then(|m| m.changed_fields.clone()),
+            lease: self.members.as_ref().and_then(|m| m.lease.clone()),
         }
     }
 }

@@ -36,6 +36,15 @@ pub async fn store(db: &crate::db::WriteTxn, bus: &EventBus, events: &[DomainEve
     for event in events {
         db.touch(crate::db::Touched::Content(event.site_id));
     }
+    store_presence(db, bus, events).await
+}
+
+/// [`store`] for events that change no answer a site serves (who edits
+/// what: edit leases): on the stream like every event, no cache dropped.
+pub async fn store_presence(db: &crate::db::WriteTxn, bus: &EventBus, events: &[DomainEvent]) -> Result<(), DbErr> {
+    if events.is_empty() {
+        return Ok(());
+    }
     let (sender, announced) = (bus.sender.clone(), events.to_vec());
     db.after_commit(move || EventBus::send(&sender, &announced));
     let rows = events.iter().map(|e| event_outbox::ActiveModel {

@@ -1,6 +1,7 @@
 //! Sites: CRUD, locales and settings, and the per-site hot state cache.
 
 mod access;
+mod leases;
 mod locales;
 mod model;
 mod onboarding;
@@ -32,5 +33,6 @@ pub fn routes(r: &mut Routes) {
         routes => [get_site, update_site, delete_site],
         settings => [get_settings, update_settings],
         locales => [list_site_locales, add_site_locale, update_site_locale, delete_site_locale, set_default_site_locale],
+        leases => [list_leases],
     );
 }

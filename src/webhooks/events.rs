@@ -39,6 +39,8 @@ pub fn is_known(name: &str) -> bool {
 }
 
 /// Whether a webhook subscribed to `subscribed` (empty = all) wants `event`.
+/// Only the catalogue's events are sent: the stream's presence events
+/// (edit leases' `lease.*`) are not webhooks'.
 pub fn wants(subscribed: &[String], event: &str) -> bool {
-    subscribed.is_empty() || subscribed.iter().any(|s| s == event)
+    is_known(event) && (subscribed.is_empty() || subscribed.iter().any(|s| s == event))
 }

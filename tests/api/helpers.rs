@@ -76,7 +76,13 @@ impl TestApp {
         actix_web::rt::spawn(running.server);
         TestApp {
             base,
-            client: reqwest::Client::new(),
+            // Idle connections are let go before the server's keep-alive (5 s)
+            // closes them: a request sent on one the server is closing fails
+            // with IncompleteMessage (seen under the loaded PostgreSQL suite).
+            client: reqwest::Client::builder()
+                .pool_idle_timeout(std::time::Duration::from_secs(2))
+                .build()
+                .expect("a client"),
             admin_key,
             state,
             webhooks,

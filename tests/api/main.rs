@@ -14,6 +14,7 @@ mod import_archives;
 mod import_bounds;
 mod instances;
 mod isolation;
+mod leases;
 mod legal;
 mod listing;
 mod test_databases;

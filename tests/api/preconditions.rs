@@ -166,6 +166,15 @@ async fn every_item_write_refuses_a_stale_if_match_and_applies_a_current_one() {
     app.settle().await;
 }
 
+/// A `PUT` of `body` with the Master key, on condition of `if_match` when given.
+async fn save(app: &TestApp, path: &str, if_match: Option<&str>, body: Value) -> reqwest::Response {
+    let mut req = app.client.put(app.url(path)).header("X-API-Key", &app.admin_key);
+    if let Some(tag) = if_match {
+        req = req.header("If-Match", tag);
+    }
+    req.json(&body).send().await.unwrap()
+}
+
 #[actix_web::test]
 async fn a_stale_save_names_the_fields_changed_since_and_a_fresh_one_chains_on_its_answer() {
     let app = TestApp::spawn().await;
@@ -176,29 +185,13 @@ async fn a_stale_save_names_the_fields_changed_since_and_a_fresh_one_chains_on_i
     let held = held.unwrap();
 
     // Another editor saves first; the answer's tag is its next GET's.
-    let res = app
-        .client
-        .put(app.url(&path))
-        .header("X-API-Key", &app.admin_key)
-        .header("If-Match", &held)
-        .json(&json!({"title": "Second title"}))
-        .send()
-        .await
-        .unwrap();
+    let res = save(&app, &path, Some(&held), json!({"title": "Second title"})).await;
     assert_eq!(res.status(), 200);
     let answered = res.headers().get("etag").unwrap().to_str().unwrap().to_string();
     assert_eq!(read(&app, &path).await.1.unwrap(), answered, "a write's answer carries the item's tag");
 
     // The first editor's save over the version it held is refused.
-    let res = app
-        .client
-        .put(app.url(&path))
-        .header("X-API-Key", &app.admin_key)
-        .header("If-Match", &held)
-        .json(&json!({"excerpt": "lost?"}))
-        .send()
-        .await
-        .unwrap();
+    let res = save(&app, &path, Some(&held), json!({"excerpt": "lost?"})).await;
     assert_eq!(res.headers().get("etag").unwrap().to_str().unwrap(), answered);
     let problem = assert_problem(res, 412, "PRECONDITION_FAILED").await;
     assert_eq!(problem["current_etag"], answered.as_str());
@@ -210,11 +203,7 @@ async fn a_stale_save_names_the_fields_changed_since_and_a_fresh_one_chains_on_i
 
     // `*` takes any version; no header at all is the spec's write.
     for if_match in [Some("*"), None] {
-        let mut req = app.client.put(app.url(&path)).header("X-API-Key", &app.admin_key);
-        if let Some(tag) = if_match {
-            req = req.header("If-Match", tag);
-        }
-        let res = req.json(&json!({"excerpt": "kept"})).send().await.unwrap();
+        let res = save(&app, &path, if_match, json!({"excerpt": "kept"})).await;
         assert_eq!(res.status(), 200, "If-Match {if_match:?}");
     }
 }
@@ -228,15 +217,7 @@ async fn editor(app: &TestApp, path: &str, saves: usize) -> usize {
         let tag = res.headers().get("etag").unwrap().to_str().unwrap().to_string();
         let item: Value = res.json().await.unwrap();
         let count: usize = item["excerpt"].as_str().unwrap().parse().unwrap();
-        let res = app
-            .client
-            .put(app.url(path))
-            .header("X-API-Key", &app.admin_key)
-            .header("If-Match", &tag)
-            .json(&json!({"excerpt": (count + 1).to_string()}))
-            .send()
-            .await
-            .unwrap();
+        let res = save(app, path, Some(&tag), json!({"excerpt": (count + 1).to_string()})).await;
         match res.status().as_u16() {
             200 => applied += 1,
             412 => {}

@@ -93,6 +93,8 @@ fn content_rows(rows: &mut Vec<Row>) {
             (format!("POST /{plural}/{{id}}/localizations"), format!("{item}/localizations"), Some(localize)),
             (format!("GET /{plural}/{{id}}/preview"), format!("{item}/preview"), None),
             (format!("POST /{plural}/{{id}}/review"), format!("{item}/review"), Some(r#"{"action": "Approve"}"#)),
+            (format!("POST /{plural}/{{id}}/lease"), format!("{item}/lease"), Some("{}")),
+            (format!("DELETE /{plural}/{{id}}/lease"), format!("{item}/lease"), None),
             (format!("PUT /{plural}/localizations/{{loc_id}}"), loc.clone(), Some(r#"{"title": "Alpha"}"#)),
             (format!("DELETE /{plural}/localizations/{{loc_id}}"), loc.clone(), None),
             (format!("GET /sites/{{site_id}}/{plural}"), site.clone(), None),
@@ -108,6 +110,7 @@ fn content_rows(rows: &mut Vec<Row>) {
         }
     }
     rows.push(row("GET /skills/by-slug/{slug}", "/skills/by-slug/{skill_slug}", None));
+    rows.push(row("GET /sites/{site_id}/leases", "/sites/{site}/leases", None));
     rows.push(row("GET /sites/{site_id}/pages/by-route", "/sites/{site}/pages/by-route?route=/bravo-page", None));
     rows.push(row("POST /legal/{id}/versions", "/legal/{legal}/versions", None));
     // A legal document's consent groups and items one by one (the origin admin's paths).

@@ -1,0 +1,129 @@
+//! Edit leases: take, renew, refuse, take over, release and expire, each told
+//! on the site's event stream and none sent to webhooks; across two
+//! instances on PostgreSQL.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::event_stream::{next_event, open_stream};
+use crate::helpers::{assert_problem, TestApp};
+
+async fn lease(app: &TestApp, method: Method, post: &str, key: &str, body: Option<Value>) -> reqwest::Response {
+    app.request(method, &format!("/blogs/{post}/lease"), Some(key), body).await
+}
+
+/// The stream's next lease event (the post's own changes are on it too), and
+/// the lease it carries.
+async fn next_lease_event(events: &mut crate::event_stream::Events) -> (String, Value) {
+    loop {
+        let (_, name, body) = tokio::time::timeout(Duration::from_secs(5), next_event(events)).await.unwrap();
+        if name.starts_with("lease.") {
+            return (name, body["data"].clone());
+        }
+    }
+}
+
+async fn live_leases(app: &TestApp, site: &str, key: &str) -> Vec<Value> {
+    let res = app.get(&format!("/sites/{site}/leases"), key).await;
+    assert_eq!(res.status(), 200);
+    res.json::<Vec<Value>>().await.unwrap()
+}
+
+#[actix_web::test]
+async fn a_lease_is_taken_renewed_refused_taken_over_released_and_expires() {
+    let receiver = crate::receiver::Receiver::start();
+    let allowed = vec![receiver.host_port.clone()];
+    let app = TestApp::spawn_with(move |c| c.ssrf_allowlist = allowed).await;
+    let site = app.create_site_id("leases").await;
+    // A webhook for every event: leases are presence, not sent to it.
+    let hook = app.post(&format!("/sites/{site}/webhooks"), &app.admin_key, json!({"url": receiver.url})).await;
+    assert_eq!(hook.status(), 201);
+    let post = app.create_post(&site, "Shared").await["id"].as_str().unwrap().to_string();
+    let (first, second) = (app.admin_key.clone(), app.create_key("Admin", Some(&site)).await);
+    let mut stream = open_stream(&app, &site, &first, None).await;
+
+    // Taken, for 30 s unless asked otherwise.
+    let res = lease(&app, Method::POST, &post, &first, None).await;
+    assert_eq!(res.status(), 200);
+    let taken: Value = res.json().await.unwrap();
+    let (at, until) = (taken["taken_at"].as_str().unwrap(), taken["expires_at"].as_str().unwrap());
+    let span = chrono::DateTime::parse_from_rfc3339(until).unwrap() - chrono::DateTime::parse_from_rfc3339(at).unwrap();
+    assert_eq!(span.num_seconds(), 30, "{taken}");
+    assert_eq!((taken["item_type"].as_str(), taken["item_id"].as_str()), (Some("blog"), Some(post.as_str())));
+    let holder = taken["holder"].as_str().unwrap().to_string();
+    assert!(holder.starts_with("api_key:"), "{taken}");
+    let (name, data) = next_lease_event(&mut stream).await;
+    assert_eq!((name.as_str(), data["item_id"].as_str()), ("lease.taken", Some(post.as_str())));
+
+    // Renewed by its holder: the same lease, longer.
+    let renewed: Value =
+        lease(&app, Method::POST, &post, &first, Some(json!({"ttl_secs": 60}))).await.json().await.unwrap();
+    assert_eq!(renewed["taken_at"], taken["taken_at"]);
+    assert!(renewed["expires_at"].as_str().unwrap() > until, "{renewed}");
+    assert_eq!(next_lease_event(&mut stream).await.0, "lease.renewed");
+
+    // Refused to another caller, who is told who and since when.
+    let problem = assert_problem(lease(&app, Method::POST, &post, &second, None).await, 423, "LEASE_HELD").await;
+    assert_eq!(problem["lease"]["holder"], holder.as_str(), "{problem}");
+    assert_eq!(problem["lease"]["taken_at"], taken["taken_at"]);
+    let listed = live_leases(&app, &site, &second).await;
+    assert_eq!((listed.len(), listed[0]["holder"].as_str()), (1, Some(holder.as_str())));
+
+    // Advisory: a save by the other caller still goes through.
+    let saved = app.put(&format!("/blogs/{post}"), &second, json!({"excerpt": "while leased"})).await;
+    assert_eq!(saved.status(), 200);
+
+    // Taken over; the holder hears of it.
+    let over: Value =
+        lease(&app, Method::POST, &post, &second, Some(json!({"takeover": true}))).await.json().await.unwrap();
+    assert_ne!(over["holder"].as_str(), Some(holder.as_str()));
+    let (name, data) = next_lease_event(&mut stream).await;
+    assert_eq!((name.as_str(), data["previous_holder"].as_str()), ("lease.taken_over", Some(holder.as_str())));
+
+    // Only its holder releases it.
+    assert_problem(lease(&app, Method::DELETE, &post, &first, None).await, 423, "LEASE_HELD").await;
+    assert_eq!(lease(&app, Method::DELETE, &post, &second, None).await.status(), 204);
+    assert_eq!(next_lease_event(&mut stream).await.0, "lease.released");
+    assert!(live_leases(&app, &site, &first).await.is_empty());
+    assert_eq!(lease(&app, Method::DELETE, &post, &second, None).await.status(), 204, "nothing to release");
+
+    // A lease nobody renews ends by itself; whoever asks next takes it.
+    let res = lease(&app, Method::POST, &post, &first, Some(json!({"ttl_secs": 5}))).await;
+    assert_eq!(res.status(), 200);
+    app.clock.advance(chrono::Duration::seconds(6));
+    assert!(live_leases(&app, &site, &second).await.is_empty(), "expired");
+    assert_eq!(lease(&app, Method::POST, &post, &second, None).await.status(), 200);
+    let res = lease(&app, Method::POST, &post, &second, Some(json!({"ttl_secs": 1}))).await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
+
+    // The webhook saw the post's changes, no lease.
+    app.settle().await;
+    let events: Vec<String> =
+        receiver.received().iter().map(|r| r.body["event"].as_str().unwrap_or_default().to_string()).collect();
+    assert!(
+        events.iter().any(|e| e == "blog.updated") && !events.iter().any(|e| e.starts_with("lease.")),
+        "{events:?}"
+    );
+}
+
+#[actix_web::test]
+async fn a_lease_taken_on_one_instance_is_seen_and_held_on_the_other() {
+    let first = TestApp::spawn().await;
+    if !first.database_url.starts_with("postgres") {
+        eprintln!("one instance on SQLite: set PLINTH_TEST_DATABASE_URL to run the two-instance lease test");
+        return;
+    }
+    let second = crate::instances::second_instance(&first, |_| {}).await;
+    let site = first.create_site_id("leases-two").await;
+    let post = first.create_post(&site, "Shared").await["id"].as_str().unwrap().to_string();
+    let other_key = first.create_key("Admin", Some(&site)).await;
+    let mut stream = open_stream(&second, &site, &second.admin_key, None).await;
+
+    assert_eq!(lease(&first, Method::POST, &post, &first.admin_key, None).await.status(), 200);
+    let (name, data) = next_lease_event(&mut stream).await;
+    assert_eq!((name.as_str(), data["item_id"].as_str()), ("lease.taken", Some(post.as_str())));
+    assert_eq!(live_leases(&second, &site, &other_key).await.len(), 1);
+    assert_problem(lease(&second, Method::POST, &post, &other_key, None).await, 423, "LEASE_HELD").await;
+}
