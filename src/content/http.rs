@@ -12,7 +12,7 @@ use super::model::{
     LocalizationResponse, ReviewRequest, UpdateContent,
 };
 use super::moves::ReviewAnswer;
-use super::queries::{ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
+use super::queries::{ItemQuery, ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::KindRules;
 use super::{access, copy, lease_http, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
@@ -112,13 +112,14 @@ pub async fn list_published(
 
 /// Find an item of the kind by slug
 ///
-/// Read role or higher on the site. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
+/// Read role or higher on the site. `status=published` answers 404 for an item not published (a front end's
+/// `/blog/{slug}` page). Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/by-slug/{slug}",
     tag = "Blogs",
     operation_id = "get_blog_by_slug",
-    params(("site_id" = Uuid, Path), ("slug" = String, Path)),
+    params(("site_id" = Uuid, Path), ("slug" = String, Path), ItemQuery),
     responses((status = 200, body = ContentResponse))
 )]
 pub async fn get_by_slug(
@@ -126,24 +127,31 @@ pub async fn get_by_slug(
     state: web::Data<AppState>,
     principal: Principal,
     path: web::Path<(Uuid, String)>,
+    query: web::Query<ItemQuery>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, slug) = path.into_inner();
     let site = access::site_read(&state, &principal, **kind, site_id).await?;
-    Ok(HttpResponse::Ok().json(read::by_slug(&state, &site, **kind, &slug).await?))
+    let item = read::by_slug(&state, &site, **kind, &slug).await?;
+    query.admits(&item, **kind, &slug)?;
+    Ok(HttpResponse::Ok().json(item))
 }
 
 /// Show an item of the kind
 ///
-/// Read role or higher on one of the item's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
-#[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog", params(("id" = Uuid, Path)),
-    responses((status = 200, body = ContentResponse)))]
+/// Read role or higher on one of the item's sites. `status=published` answers 404 for an item not published.
+/// Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
+#[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog",
+    params(("id" = Uuid, Path), ItemQuery), responses((status = 200, body = ContentResponse)))]
 pub async fn get_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
+    query: web::Query<ItemQuery>,
 ) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(access::readable(&state, &principal, **kind, id.into_inner()).await?.response()))
+    let item = access::readable(&state, &principal, **kind, id.into_inner()).await?.response();
+    query.admits(&item, **kind, item.id)?;
+    Ok(HttpResponse::Ok().json(item))
 }
 
 /// Show an item of the kind with its localizations

@@ -46,6 +46,43 @@ pub struct ListQuery {
     pub search: Option<String>,
 }
 
+/// A front end's read of one item (by id or slug).
+#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ItemQuery {
+    /// `published`: answer 404 unless the item is published, so a site's front
+    /// end, holding a Read key that sees drafts too, shows only what is live.
+    /// Without it the item is answered in any status, as the spec says.
+    #[param(inline)]
+    pub status: Option<OnlyStatus>,
+}
+
+/// The one status a front end asks an item to be in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnlyStatus {
+    Published,
+}
+
+impl ItemQuery {
+    /// 404 when the query asks for a status the item is not in, worded as
+    /// for an item that does not exist (`asked_by`: the id or slug asked
+    /// for), so a draft's slug tells a visitor nothing.
+    pub fn admits(
+        &self,
+        item: &super::model::ContentResponse,
+        kind: super::ContentKind,
+        asked_by: impl std::fmt::Display,
+    ) -> crate::error::ApiResult<()> {
+        match self.status {
+            Some(OnlyStatus::Published) if item.status != ContentStatus::Published => {
+                Err(crate::error::ApiError::not_found(kind.as_str(), asked_by))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LimitQuery {

@@ -41,6 +41,7 @@ mod errors;
 mod event_stream;
 mod export;
 mod forms;
+mod front_end;
 mod locales;
 mod media;
 mod members;
