@@ -38,18 +38,23 @@ pub const LINE_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-
 pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 /// A path on the site (`redirects`): starts with `/`, no whitespace.
 pub const PATH_PATTERN: &str = "^/\\S*$";
-/// An absolute http(s) URL with a host (`values::link_target`), here limited to
-/// plain host names and IP addresses.
-pub const HTTP_URL_PATTERN: &str = "^https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?$";
+/// The scheme, host and port of an absolute http(s) URL (`values::link_target`
+/// takes what `url` parses with a host): a host name, an IPv4 address or an
+/// IPv6 one in brackets, and any port of up to five digits. Every URL pattern
+/// below is made from it.
+macro_rules! http_origin {
+    () => {
+        "https?://(([A-Za-z0-9-]+\\.)*[A-Za-z0-9-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?"
+    };
+}
+/// An absolute http(s) URL with a host.
+pub const HTTP_URL_PATTERN: &str = concat!("^", http_origin!(), "(/\\S*)?$");
 /// A site's base URL (`values::BaseUrl`): as [`HTTP_URL_PATTERN`] without a query
 /// or fragment; blank for none.
-pub const BASE_URL_PATTERN: &str =
-    "^(\\s*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/[^\\s?#]*)?)$";
+pub const BASE_URL_PATTERN: &str = concat!("^(\\s*|", http_origin!(), "(/[^\\s?#]*)?)$");
 /// A redirect's destination (`redirects::service`): a path on the site of at
-/// most 500 characters, or an [`HTTP_URL_PATTERN`] URL (a test keeps the two
-/// equal).
-pub const REDIRECT_DESTINATION_PATTERN: &str =
-    "^(/\\S{0,499}|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
+/// most 500 characters, or an [`HTTP_URL_PATTERN`] URL.
+pub const REDIRECT_DESTINATION_PATTERN: &str = concat!("^(/\\S{0,499}|", http_origin!(), "(/\\S*)?)$");
 /// The `site_ids` part of a media upload (`media::upload`): a JSON array of
 /// at least one UUID, or UUIDs separated by commas; only JSON's whitespace
 /// around them (what the server trims).
@@ -57,8 +62,8 @@ pub const SITE_IDS_PATTERN: &str =
     "^[ \\t\\n\\r]*(\\[[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\"([ \\t\\n\\r]*,[ \\t\\n\\r]*\"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\")*[ \\t\\n\\r]*\\]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}([ \\t\\n\\r]*,[ \\t\\n\\r]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})*)[ \\t\\n\\r]*$";
 /// A link target that may also be a path (`values::link_target` with
 /// `allow_path`): a path starting with `/` without whitespace, or an
-/// [`HTTP_URL_PATTERN`] URL (a test keeps the two equal).
-pub const LINK_PATTERN: &str = "^(/\\S*|https?://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?(/\\S*)?)$";
+/// [`HTTP_URL_PATTERN`] URL.
+pub const LINK_PATTERN: &str = concat!("^(/\\S*|", http_origin!(), "(/\\S*)?)$");
 /// [`LINE_PATTERN`] where blank is allowed.
 pub const OPTIONAL_LINE_PATTERN: &str =
     "^[^\\u0000-\\u001F\\u007F-\\u009F\\u200B\\u2028-\\u202E\\u2066-\\u2069\\uFEFF]*$";
