@@ -79,6 +79,10 @@ async fn openapi_document_lists_every_route_with_security_schemes() {
     let app = TestApp::spawn().await;
     let doc: Value =
         app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    // A generated client's base URL: an absolute http URL (the server's
+    // public URL; the process's first app, when tests run several).
+    let server = doc["servers"][0]["url"].as_str().unwrap_or_default();
+    assert!(server.starts_with("http://127.0.0.1:"), "{server}");
     let paths = doc["paths"].as_object().unwrap();
     let expected = [
         ("get", "/api/v1/"),
