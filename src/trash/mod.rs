@@ -176,7 +176,7 @@ async fn count_deleted(state: &AppState, sources: &TrashSources, site_id: Uuid) 
 /// Admin role or higher on the item's site. Errors: ENTITY_NOT_FOUND, CONTENT_UNKNOWN_ENTITY_TYPE,
 /// TRASH_ALREADY_RESTORED.
 #[utoipa::path(post, path = "/trash/{id}/restore", tag = "Trash", params(("id" = Uuid, Path), EntityTypeQuery),
-    responses((status = 200, description = "The restored item, in its own shape"),
+    responses((status = 200, body = Object, description = "The restored item, in its own shape (the kind's GET answer)"),
         (status = "4XX", body = Problem, description = "TRASH_ALREADY_RESTORED, CONTENT_UNKNOWN_ENTITY_TYPE")))]
 pub async fn restore_from_trash(
     state: web::Data<AppState>,
