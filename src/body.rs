@@ -129,7 +129,11 @@ pub async fn read_json_capped<T: DeserializeOwned>(
         }
         body.extend_from_slice(&chunk);
     }
-    serde_json::from_slice(&body).map_err(|e| crate::error::json_body_error(&e))
+    let mut parsed = serde_json::Deserializer::from_slice(&body);
+    let value = serde_path_to_error::deserialize(&mut parsed).map_err(|e| crate::error::json_field_error(&e))?;
+    // Nothing but whitespace after the value, as `serde_json::from_slice` holds.
+    parsed.end().map_err(|e| crate::error::json_body_error(&e))?;
+    Ok(value)
 }
 
 /// A JSON body, as `web::Json` reads it (its limit, content type and errors:
@@ -167,7 +171,7 @@ impl<T: DeserializeOwned + 'static> actix_web::FromRequest for Json<T> {
         Box::pin(async move {
             let web::Json(mut value) = value.await?;
             integral_numbers_as_integers(&mut value);
-            serde_json::from_value(value).map(Json).map_err(|e| crate::error::json_body_error(&e).into())
+            serde_path_to_error::deserialize(value).map(Json).map_err(|e| crate::error::json_field_error(&e).into())
         })
     }
 }

@@ -34,20 +34,42 @@ pub fn json_config() -> web::JsonConfig {
 /// 400 when it is not JSON. Handlers that read a body themselves (with their
 /// own size limit) answer the same way.
 pub fn json_body_error(e: &serde_json::Error) -> ApiError {
-    if e.is_data() {
-        let message = e.to_string();
-        let message = shortened(&message, SHOWN_MESSAGE_CHARS);
-        let mut error =
-            ApiError::new(ErrorCode::ValidationError, format!("the request body has the wrong shape: {message}"));
-        // serde names a missing field in its message only: give it to
-        // `errors[]` too, where a client looks for the field to fix.
-        if let Some(field) = message.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')) {
-            error.errors.push(super::FieldError::new(field.0, ErrorCode::ValidationRequiredField, "is required"));
-        }
-        error
-    } else {
-        ApiError::bad_request(format!("the request body is not valid JSON: {e}"))
+    json_error_at(e, ".")
+}
+
+/// [`json_body_error`] for a body read with the path of what failed
+/// (`serde_path_to_error`): the field at fault (`tags`, `items[0].label`) is
+/// named in the detail and in `errors[]`, where a client looks for the field
+/// to fix.
+pub fn json_field_error(e: &serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    json_error_at(e.inner(), &e.path().to_string())
+}
+
+fn json_error_at(e: &serde_json::Error, path: &str) -> ApiError {
+    if !e.is_data() {
+        return ApiError::bad_request(format!("the request body is not valid JSON: {e}"));
     }
+    let message = e.to_string();
+    let message = shortened(&message, SHOWN_MESSAGE_CHARS);
+    let at = |field: &str| match path {
+        "." => field.to_string(),
+        parent => format!("{parent}.{field}"),
+    };
+    // serde names a missing field in its message only, relative to the
+    // object that lacks it; any other mismatch is at the path itself.
+    let (field, code, why) = match message.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')) {
+        Some((missing, _)) => (at(missing), ErrorCode::ValidationRequiredField, "is required".to_string()),
+        None => (path.to_string(), ErrorCode::ValidationInvalidFormat, message.to_string()),
+    };
+    let detail = match field.as_str() {
+        "." => format!("the request body has the wrong shape: {message}"),
+        field => format!("the request body has the wrong shape: {field}: {message}"),
+    };
+    let mut error = ApiError::new(ErrorCode::ValidationError, detail);
+    if field != "." {
+        error.errors.push(super::FieldError::new(field, code, why));
+    }
+    error
 }
 
 pub fn path_config() -> web::PathConfig {

@@ -6,7 +6,8 @@ mod handlers;
 
 pub use catalog::ErrorCode;
 pub use handlers::{
-    json_body_error, json_config, not_found_fallback, path_config, query_config, rewrite_bare_errors, shown_path,
+    json_body_error, json_config, json_field_error, not_found_fallback, path_config, query_config, rewrite_bare_errors,
+    shown_path,
 };
 
 use std::sync::OnceLock;

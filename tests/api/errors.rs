@@ -334,6 +334,27 @@ async fn a_missing_field_is_named_in_errors() {
 }
 
 #[actix_web::test]
+async fn a_field_of_the_wrong_type_is_named_with_its_path() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_id("typed").await;
+    // A list where a list belongs, a string where it does not.
+    let res = app.post("/blogs", &app.admin_key, json!({"site_ids": site, "title": "Typed"})).await;
+    let body = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(body["errors"][0]["field"], "site_ids", "{body}");
+    assert_eq!(body["errors"][0]["code"], "VALIDATION_INVALID_FORMAT", "{body}");
+    assert!(body["detail"].as_str().unwrap_or_default().contains("site_ids: invalid type"), "{body}");
+    // Deeper: the element of a list, and a field missing inside one.
+    let reorder = format!("/sites/{site}/navigation/reorder");
+    let res = app.post(&reorder, &app.admin_key, json!({"items": [{"id": 5, "display_order": 1}]})).await;
+    let body = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(body["errors"][0]["field"], "items[0].id", "{body}");
+    let res = app.post(&reorder, &app.admin_key, json!({"items": [{"display_order": 1}]})).await;
+    let body = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(body["errors"][0]["field"], "items[0].id", "{body}");
+    assert_eq!(body["errors"][0]["code"], "VALIDATION_REQUIRED_FIELD", "{body}");
+}
+
+#[actix_web::test]
 async fn a_wrong_method_names_where_that_method_is_answered() {
     let app = TestApp::spawn().await;
     let site = app.create_site_id("hinted").await;
