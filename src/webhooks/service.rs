@@ -144,7 +144,9 @@ pub async fn update(
     body: UpdateWebhook,
 ) -> ApiResult<WebhookResponse> {
     // Its entries mask the secret; its `GET` is tagged with it (`get_webhook`).
-    crate::preconditions::compare_with(&WebhookResponse::from(&current));
+    if crate::preconditions::pending() {
+        crate::preconditions::compare_with(&WebhookResponse::from(&current));
+    }
     if let Some(seconds) = body.debounce_seconds {
         check_debounce(seconds)?;
     }
@@ -193,7 +195,9 @@ pub async fn delete(
     current: webhook::Model,
 ) -> ApiResult<()> {
     let site_id = current.site_id;
-    crate::preconditions::compare_with(&WebhookResponse::from(&current));
+    if crate::preconditions::pending() {
+        crate::preconditions::compare_with(&WebhookResponse::from(&current));
+    }
     site_rows::audited_write(&state.db, now, actor, Action::Delete, json!(audited(&current))).remove(current).await?;
     hooks.invalidate(site_id);
     Ok(())
