@@ -9,7 +9,7 @@ pub mod events;
 pub mod holds;
 mod lanes;
 mod model;
-mod outbox_turns;
+pub mod outbox_turns;
 pub mod results;
 mod routes;
 pub mod service;

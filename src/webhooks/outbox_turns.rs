@@ -15,7 +15,7 @@ use sea_orm::{ConnectionTrait, DbBackend, DbErr, EntityTrait, Statement, Value};
 use uuid::Uuid;
 
 /// Sites whose events one pass takes in turn.
-const SITES_PER_PASS: usize = 32;
+pub const SITES_PER_PASS: usize = 32;
 
 #[derive(Default)]
 pub struct OutboxTurns {
@@ -66,7 +66,13 @@ fn placeholder(backend: DbBackend, n: usize) -> String {
 
 /// Up to `limit` sites with events, in id order after `after` (all sites when `None`).
 async fn sites_with_events(db: &impl ConnectionTrait, after: Option<Uuid>, limit: usize) -> Result<Vec<Uuid>, DbErr> {
-    let backend = db.get_database_backend();
+    let rows = db.query_all_raw(sites_with_events_query(db.get_database_backend(), after, limit)).await?;
+    rows.iter().map(|row| row.try_get::<Uuid>("", "site_id")).collect()
+}
+
+/// The statement of [`sites_with_events`]: a loose index scan, one probe of
+/// `ix_event_outbox_site_seq` per site (public for the plan tests).
+pub fn sites_with_events_query(backend: DbBackend, after: Option<Uuid>, limit: usize) -> Statement {
     let (first, values) = match after {
         Some(after) => (format!("WHERE site_id > {}", placeholder(backend, 1)), vec![Value::from(after)]),
         None => (String::new(), Vec::new()),
@@ -79,8 +85,7 @@ async fn sites_with_events(db: &impl ConnectionTrait, after: Option<Uuid>, limit
            FROM s WHERE s.site_id IS NOT NULL AND s.n < {limit} \
          ) SELECT site_id FROM s WHERE site_id IS NOT NULL"
     );
-    let rows = db.query_all_raw(Statement::from_sql_and_values(backend, sql, values)).await?;
-    rows.iter().map(|row| row.try_get::<Uuid>("", "site_id")).collect()
+    Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// The oldest `per_site` events of each site, in one statement.
@@ -89,7 +94,13 @@ async fn oldest_of(
     sites: &[Uuid],
     per_site: usize,
 ) -> Result<Vec<event_outbox::Model>, DbErr> {
-    let backend = db.get_database_backend();
+    let statement = oldest_of_query(db.get_database_backend(), sites, per_site);
+    event_outbox::Entity::find().from_raw_sql(statement).all(db).await
+}
+
+/// The statement of [`oldest_of`]: one range of `ix_event_outbox_site_seq`
+/// per site, in its order (public for the plan tests).
+pub fn oldest_of_query(backend: DbBackend, sites: &[Uuid], per_site: usize) -> Statement {
     let sql = (1..=sites.len())
         .map(|n| {
             format!(
@@ -101,7 +112,7 @@ async fn oldest_of(
         .collect::<Vec<_>>()
         .join(" UNION ALL ");
     let values: Vec<Value> = sites.iter().map(|site| Value::from(*site)).collect();
-    event_outbox::Entity::find().from_raw_sql(Statement::from_sql_and_values(backend, sql, values)).all(db).await
+    Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// `events` ordered in turn across `sites`: each site's first, then each site's second, ...

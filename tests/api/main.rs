@@ -55,6 +55,7 @@ mod origin_navigation;
 mod origin_page_sections;
 mod origin_pages;
 mod outbound;
+mod outbox_plans;
 mod pages;
 mod portfolio;
 mod preconditions;
