@@ -20,6 +20,7 @@ pub mod content_templates;
 pub mod cors;
 pub mod db;
 pub mod documents;
+pub mod embedded_media;
 pub mod environments;
 pub mod error;
 pub mod etag;

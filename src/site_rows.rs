@@ -5,8 +5,8 @@
 //! site: its locale assigned there.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::site_locale;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, PrimaryKeyTrait, QueryFilter};
+use plinth_entities::{locale, site_locale};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PrimaryKeyTrait, QueryFilter};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -82,26 +82,30 @@ async fn authorized<M: SiteRow>(
     Ok(row)
 }
 
-/// VALIDATION_INVALID_FORMAT on `locale_id` (with `detail`) unless the locale
-/// is assigned to one of `site_ids`: a localization is written only in a
-/// language its site publishes in.
+/// The locale `named` (its UUID or code) among those assigned to any of
+/// `site_ids`; otherwise 422 on `locale_id` with `detail` and the codes the
+/// sites have.
 pub async fn require_locale_assigned<C: ConnectionTrait>(
     db: &C,
     site_ids: &[Uuid],
-    locale_id: Uuid,
+    named: &crate::values::LocaleName,
     detail: &str,
-) -> ApiResult<()> {
+) -> ApiResult<Uuid> {
     let assigned = site_locale::Entity::find()
-        .filter(site_locale::Column::LocaleId.eq(locale_id))
         .filter(site_locale::Column::SiteId.is_in(site_ids.to_vec()))
-        .count(db)
+        .find_also_related(locale::Entity)
+        .all(db)
         .await?;
-    if assigned == 0 {
-        return Err(ApiError::validation(vec![FieldError::new(
-            "locale_id",
-            ErrorCode::ValidationInvalidFormat,
-            detail,
-        )]));
+    let mut codes: Vec<&str> = Vec::new();
+    for (assignment, global) in &assigned {
+        let Some(global) = global else { continue };
+        if named.names(assignment.locale_id, &global.code) {
+            return Ok(assignment.locale_id);
+        }
+        codes.push(&global.code);
     }
-    Ok(())
+    codes.sort_unstable();
+    codes.dedup();
+    let detail = format!("`{named}`: {detail}; give one of {} (a code or its UUID)", codes.join(", "));
+    Err(ApiError::validation(vec![FieldError::new("locale_id", ErrorCode::ValidationInvalidFormat, detail)]))
 }

@@ -9,6 +9,12 @@
 
 mod s3;
 
+/// The public URL of a stored object: the files route (`media::files`) serves
+/// it there. Here, below every family, so each may name it.
+pub fn url_of(base: &str, key: &str) -> String {
+    format!("{base}/api/v1/files/{key}")
+}
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;

@@ -363,3 +363,69 @@ pub fn numbered(base: &str, numbers: std::ops::RangeInclusive<u32>) -> Vec<Strin
 }
 
 pub use plinth_entities::values::wire_key;
+
+/// A locale as a request body names it (`locale_id`): its UUID, as the spec
+/// says, or its code (`de`, `pt-BR`, any letter case), as a person writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocaleName {
+    Id(uuid::Uuid),
+    Code(String),
+}
+
+impl LocaleName {
+    /// A UUID, or a code as `POST /locales` takes them: 1 to 35 letters,
+    /// digits, `-` and `_` (trimmed).
+    pub fn parse(raw: &str) -> Option<Self> {
+        if let Ok(id) = uuid::Uuid::parse_str(raw) {
+            return Some(Self::Id(id));
+        }
+        let code = raw.trim();
+        let is_code =
+            (1..=35).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        is_code.then(|| Self::Code(code.to_owned()))
+    }
+
+    /// Whether it names the locale `id` with the code `code`.
+    pub fn names(&self, id: uuid::Uuid, code: &str) -> bool {
+        match self {
+            Self::Id(named) => *named == id,
+            Self::Code(named) => named.eq_ignore_ascii_case(code),
+        }
+    }
+}
+
+impl std::fmt::Display for LocaleName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Id(id) => write!(f, "{id}"),
+            Self::Code(code) => f.write_str(code),
+        }
+    }
+}
+
+impl From<uuid::Uuid> for LocaleName {
+    fn from(id: uuid::Uuid) -> Self {
+        Self::Id(id)
+    }
+}
+
+impl<'de> Deserialize<'de> for LocaleName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw)
+            .ok_or_else(|| serde::de::Error::custom("expected a locale's UUID or its code (`de`, `pt-BR`)"))
+    }
+}
+
+impl utoipa::PartialSchema for LocaleName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some("A locale's UUID (`GET /locales`) or its code (`de`, `pt-BR`)"))
+            .min_length(Some(1))
+            .max_length(Some(36))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for LocaleName {}

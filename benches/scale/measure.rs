@@ -23,11 +23,12 @@ const FIRST_READS_LIMIT: Duration = Duration::from_secs(60);
 /// The background writer stops by itself after this long, whatever happens.
 const WRITER_LIMIT: Duration = Duration::from_secs(600);
 
-pub const ROWS: [&str; 12] = [
+pub const ROWS: [&str; 13] = [
     "bare handler: GET /livez",
     "admin list, page 1",
     "admin list, deep page (total_pages/2)",
     "published list, page 1",
+    "published list, page 1, locale + include=media",
     "one item: GET /blogs/{id}",
     "trash list",
     "trash count",
@@ -41,7 +42,7 @@ pub const BARE: usize = 0;
 pub const ADMIN_LIST: usize = 1;
 pub const DEEP_PAGE: usize = 2;
 /// The search rows: each is probed first (see [`row`]).
-const SEARCHES: [usize; 2] = [8, 9];
+const SEARCHES: [usize; 2] = [9, 10];
 
 /// One row's outcome: wrk's figures, or none when the row could not be run.
 pub struct Row {
@@ -119,7 +120,7 @@ pub async fn target<'a>(client: &Client, api: &str, site: &'a Site) -> Target<'a
 }
 
 /// The URL of each row of [`ROWS`], and whether it is read with the site's key.
-fn urls(server: &Server, t: &Target) -> [(String, bool); 12] {
+fn urls(server: &Server, t: &Target) -> [(String, bool); 13] {
     let (api, id) = (&server.api, &t.site.id);
     let site = format!("{api}/sites/{id}");
     [
@@ -127,6 +128,9 @@ fn urls(server: &Server, t: &Target) -> [(String, bool); 12] {
         (format!("{site}/blogs?page=1&per_page=10"), true),
         (format!("{site}/blogs?page={}&per_page=10", t.deep_page), true),
         (format!("{site}/blogs/published?page=1&per_page=10"), true),
+        // In the site's default locale, by code, with a fallback: the chain
+        // and the media are read (a seeded post has no cover to embed).
+        (format!("{site}/blogs/published?page=1&per_page=10&locale=en&fallback=en&include=media"), true),
         (format!("{api}/blogs/{}", t.item_id), true),
         (format!("{site}/trash?page=1&page_size=10"), true),
         (format!("{site}/trash/count"), true),

@@ -223,7 +223,7 @@ async fn store(
         }
         None => {
             let input = LocalizationInput {
-                locale_id: target.id,
+                locale_id: target.id.into(),
                 title: get(TranslateField::Title).unwrap_or_default(),
                 excerpt: get(TranslateField::Excerpt).unwrap_or_default(),
                 body: get(TranslateField::Body).unwrap_or_default(),

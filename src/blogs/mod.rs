@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::auth::Principal;
 use crate::content::model::ContentListItem;
-use crate::content::queries::LimitQuery;
+use crate::content::queries::{IncludeQuery, LimitQuery, LocaleQuery};
 use crate::content::{access, http, read, ContentKind};
 use crate::error::ApiResult;
 use crate::routes::Routes;
@@ -32,7 +32,7 @@ pub fn routes(r: &mut Routes) {
     get,
     path = "/sites/{site_id}/blogs/featured",
     tag = "Blogs",
-    params(("site_id" = Uuid, Path), LimitQuery),
+    params(("site_id" = Uuid, Path), LimitQuery, LocaleQuery, IncludeQuery),
     responses(
         (status = 200, body = Vec<ContentListItem>, description = "Featured published posts, newest first; limit default 10, max 100")
     )
@@ -42,9 +42,12 @@ pub async fn list_featured_blogs(
     principal: Principal,
     site_id: web::Path<Uuid>,
     query: web::Query<LimitQuery>,
+    locale: web::Query<LocaleQuery>,
+    include: web::Query<IncludeQuery>,
 ) -> ApiResult<HttpResponse> {
     let site = access::site_read(&state, &principal, BLOG, site_id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(read::featured(&state, &site, BLOG, query.limit.unwrap_or(10)).await?))
+    Ok(HttpResponse::Ok()
+        .json(read::featured(&state, &site, BLOG, query.limit.unwrap_or(10), (&locale, &include)).await?))
 }
 
 /// List posts similar to a post

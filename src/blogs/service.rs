@@ -15,7 +15,9 @@ use uuid::Uuid;
 
 use crate::auth::{SiteGrant, SitesGrant};
 use crate::content::listing::{self, Filter, Sort};
+use crate::content::localized::LocaleChain;
 use crate::content::model::{ContentResponse, CreateContent};
+use crate::content::queries::LocaleQuery;
 use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
@@ -24,7 +26,12 @@ use crate::state::{CachedBody, SiteState};
 const FEED_ITEMS: u64 = 50;
 const FEED_TTL: Duration = Duration::from_secs(3600);
 
-fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::Result<Vec<u8>> {
+fn rss(
+    site: &SiteState,
+    link_base: &str,
+    language: Option<&str>,
+    posts: &[content::Model],
+) -> std::io::Result<Vec<u8>> {
     let mut writer = Writer::new(Vec::new());
     writer.write_event(quick_xml::events::Event::Decl(quick_xml::events::BytesDecl::new(
         "1.0",
@@ -44,8 +51,8 @@ fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::
                 text(w, "title", &site.site.name)?;
                 text(w, "link", link_base)?;
                 text(w, "description", &site.site.description)?;
-                if let Some(locale) = site.default_locale() {
-                    text(w, "language", &locale.code)?;
+                if let Some(language) = language {
+                    text(w, "language", language)?;
                 }
                 if let Some(latest) = posts.first().and_then(|p| p.published_at) {
                     text(w, "lastBuildDate", &latest.to_rfc2822())?;
@@ -73,15 +80,27 @@ fn rss(site: &SiteState, link_base: &str, posts: &[content::Model]) -> std::io::
     Ok(writer.into_inner())
 }
 
-/// RSS 2.0 of the site's last published posts, from the site's cache.
-pub async fn feed(state: &AppState, site_id: Uuid) -> ApiResult<Arc<CachedBody>> {
+/// RSS 2.0 of the site's last published posts, from the site's cache; in
+/// the locale `text` names (its titles, and links under its path prefix).
+pub async fn feed(state: &AppState, site_id: Uuid, locale: &LocaleQuery) -> ApiResult<Arc<CachedBody>> {
     let site = state.site_state(site_id).await?;
+    let chain = LocaleChain::of_request(&site, locale.locale.as_deref(), locale.fallback.as_deref())?;
+    let key = match &chain {
+        Some(chain) => format!("feed.rss:{}", chain.key()),
+        None => "feed.rss".into(),
+    };
     site.public
-        .get_or_build("feed.rss".into(), FEED_TTL, async {
+        .get_or_build(key, FEED_TTL, async {
             let latest = Filter::published(ContentKind::Blog, site_id);
-            let posts = listing::load_page(&state.db, &latest, Sort::LATEST_PUBLISHED, FEED_ITEMS, 0).await?;
-            let link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
-            let body = rss(&site, &link_base, &posts).map_err(ApiError::internal)?;
+            let mut posts = listing::load_page(&state.db, &latest, Sort::LATEST_PUBLISHED, FEED_ITEMS, 0).await?;
+            let mut link_base = site.site.base_url.clone().unwrap_or_else(|| state.config.public_url());
+            let mut language = site.default_locale().map(|l| l.code.clone());
+            if let Some(chain) = &chain {
+                chain.localize_rows(&*state.db, &mut posts).await?;
+                link_base = format!("{}{}", link_base.trim_end_matches('/'), chain.path_prefix());
+                language = Some(chain.code().to_string());
+            }
+            let body = rss(&site, &link_base, language.as_deref(), &posts).map_err(ApiError::internal)?;
             Ok(CachedBody::new("application/rss+xml; charset=utf-8", body))
         })
         .await

@@ -12,7 +12,7 @@ use super::model::{
     LocalizationResponse, ReviewRequest, UpdateContent,
 };
 use super::moves::ReviewAnswer;
-use super::queries::{ItemQuery, ListQuery, PreviewLink, PreviewQuery, PublishedQuery};
+use super::queries::{IncludeQuery, ItemQuery, ListQuery, LocaleQuery, PreviewLink, PreviewQuery, PublishedQuery};
 use super::KindRules;
 use super::{access, copy, lease_http, localizations, moves, read, write, ContentKind};
 use crate::auth::Principal;
@@ -88,14 +88,15 @@ pub async fn list_items(
 
 /// List a site's published items of the kind
 ///
-/// Read role or higher on the site. `locale_id` keeps the items with a localization in that locale. Errors:
-/// MODULE_NOT_ENABLED.
+/// Read role or higher on the site. `locale_id` keeps the items with a localization in that locale; `locale` answers
+/// each item in that locale, a field it lacks taken from `fallback` (a front end's page in one request). Errors:
+/// MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/published",
     tag = "Blogs",
     operation_id = "list_published_blogs",
-    params(("site_id" = Uuid, Path), PublishedQuery),
+    params(("site_id" = Uuid, Path), PublishedQuery, LocaleQuery, IncludeQuery),
     responses((status = 200, body = Paginated<ContentListItem>))
 )]
 pub async fn list_published(
@@ -104,22 +105,25 @@ pub async fn list_published(
     principal: Principal,
     site_id: web::Path<Uuid>,
     query: web::Query<PublishedQuery>,
+    locale: web::Query<LocaleQuery>,
+    include: web::Query<IncludeQuery>,
 ) -> ApiResult<HttpResponse> {
     let site = access::site_read(&state, &principal, **kind, site_id.into_inner()).await?;
-    let cached = read::list_published(&state, &site, **kind, query.into_inner()).await?;
+    let cached = read::list_published(&state, &site, **kind, query.into_inner(), (&locale, &include)).await?;
     Ok(HttpResponse::Ok().content_type(cached.content_type).body(cached.body.clone()))
 }
 
 /// Find an item of the kind by slug
 ///
 /// Read role or higher on the site. `status=published` answers 404 for an item not published (a front end's
-/// `/blog/{slug}` page). Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
+/// `/blog/{slug}` page); `locale` answers it in that locale. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED,
+/// VALIDATION_INVALID_FORMAT.
 #[utoipa::path(
     get,
     path = "/sites/{site_id}/blogs/by-slug/{slug}",
     tag = "Blogs",
     operation_id = "get_blog_by_slug",
-    params(("site_id" = Uuid, Path), ("slug" = String, Path), ItemQuery),
+    params(("site_id" = Uuid, Path), ("slug" = String, Path), ItemQuery, LocaleQuery, IncludeQuery),
     responses((status = 200, body = ContentResponse))
 )]
 pub async fn get_by_slug(
@@ -128,30 +132,37 @@ pub async fn get_by_slug(
     principal: Principal,
     path: web::Path<(Uuid, String)>,
     query: web::Query<ItemQuery>,
+    locale: web::Query<LocaleQuery>,
+    include: web::Query<IncludeQuery>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, slug) = path.into_inner();
     let site = access::site_read(&state, &principal, **kind, site_id).await?;
     let item = read::by_slug(&state, &site, **kind, &slug).await?;
     query.admits(&item, **kind, &slug)?;
-    Ok(HttpResponse::Ok().json(item))
+    Ok(HttpResponse::Ok().json(read::rendered(&state, site_id, (&locale, &include), item).await?))
 }
 
 /// Show an item of the kind
 ///
-/// Read role or higher on one of the item's sites. `status=published` answers 404 for an item not published.
-/// Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
+/// Read role or higher on one of the item's sites. `status=published` answers 404 for an item not published;
+/// `locale` answers it in that locale. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
 #[utoipa::path(get, path = "/blogs/{id}", tag = "Blogs", operation_id = "get_blog",
-    params(("id" = Uuid, Path), ItemQuery), responses((status = 200, body = ContentResponse)))]
+    params(("id" = Uuid, Path), ItemQuery, LocaleQuery, IncludeQuery), responses((status = 200, body = ContentResponse)))]
 pub async fn get_item(
     kind: web::Data<ContentKind>,
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<Uuid>,
     query: web::Query<ItemQuery>,
+    locale: web::Query<LocaleQuery>,
+    include: web::Query<IncludeQuery>,
 ) -> ApiResult<HttpResponse> {
-    let item = access::readable(&state, &principal, **kind, id.into_inner()).await?.response();
+    let access = access::readable(&state, &principal, **kind, id.into_inner()).await?;
+    let item = access.response();
     query.admits(&item, **kind, item.id)?;
-    Ok(HttpResponse::Ok().json(item))
+    // The locales of a site the caller reads it on (its sites share the item's text).
+    let site_id = access.grant.site_ids().first().copied().unwrap_or_default();
+    Ok(HttpResponse::Ok().json(read::rendered(&state, site_id, (&locale, &include), item).await?))
 }
 
 /// Show an item of the kind with its localizations

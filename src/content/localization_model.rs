@@ -53,8 +53,9 @@ impl From<&content_localization::Model> for LocalizationResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct LocalizationInput {
-    /// A locale assigned to one of the item's sites (422 otherwise); one localization per locale (ENTITY_LOCALIZATION_EXISTS).
-    pub locale_id: Uuid,
+    /// A locale assigned to one of the item's sites, by UUID or code (422 otherwise, naming the sites' codes); one
+    /// localization per locale (ENTITY_LOCALIZATION_EXISTS).
+    pub locale_id: crate::values::LocaleName,
     /// One line of 1 to 300 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 300, pattern = "<line>")]
     pub title: String,

@@ -76,7 +76,7 @@ pub async fn create(state: &AppState, access: ItemAccess, body: LocalizationInpu
     let sites = relations.site_ids;
     audit::write(&state.db, async |txn| {
         let detail = "the locale is not assigned to any of the item's sites";
-        crate::site_rows::require_locale_assigned(txn, &sites, body.locale_id, detail).await?;
+        let locale_id = crate::site_rows::require_locale_assigned(txn, &sites, &body.locale_id, detail).await?;
         let exists = || {
             ApiError::entity(
                 ErrorCode::EntityLocalizationExists,
@@ -86,7 +86,7 @@ pub async fn create(state: &AppState, access: ItemAccess, body: LocalizationInpu
         };
         let duplicate = content_localization::Entity::find()
             .filter(content_localization::Column::ContentId.eq(content_id))
-            .filter(content_localization::Column::LocaleId.eq(body.locale_id))
+            .filter(content_localization::Column::LocaleId.eq(locale_id))
             .count(txn)
             .await?;
         if duplicate > 0 {
@@ -96,7 +96,7 @@ pub async fn create(state: &AppState, access: ItemAccess, body: LocalizationInpu
         let created = content_localization::ActiveModel {
             id: Set(Uuid::new_v4()),
             content_id: Set(content_id),
-            locale_id: Set(body.locale_id),
+            locale_id: Set(locale_id),
             title: Set(title),
             subtitle: Set(subtitle),
             excerpt: Set(body.excerpt),

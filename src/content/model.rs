@@ -1,5 +1,7 @@
 //! Request and response bodies shared by every content kind.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, NaiveDate, Utc};
 use plinth_entities::content;
 use serde::{Deserialize, Serialize};
@@ -8,6 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{ContentKind, ContentStatus};
+use crate::embedded_media::EmbeddedMedia;
 use crate::values::double_option;
 
 /// A content item (BlogResponse, PageResponse, …).
@@ -54,6 +57,22 @@ pub struct ContentResponse {
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub kind_fields: Map<String, Value>,
+    /// With `locale`: the code of the locale whose localization served the
+    /// item, or of the default locale when it has none in the chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// With `locale`: a line under the title, from the chain; may be empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subtitle: Option<String>,
+    /// With `locale`: the title for search engines, from the chain; may be empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_title: Option<String>,
+    /// With `locale`: the description for search engines, from the chain; may be empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_description: Option<String>,
+    /// With `include=media`: the media files the item references, by id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media: Option<BTreeMap<Uuid, EmbeddedMedia>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -93,6 +112,13 @@ pub struct ContentListItem {
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub kind_fields: Map<String, Value>,
+    /// With `locale`: the code of the locale whose localization served the
+    /// item, or of the default locale when it has none in the chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// With `include=media`: the media files the item references, by id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media: Option<BTreeMap<Uuid, EmbeddedMedia>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -114,6 +140,8 @@ impl ContentListItem {
             is_featured: model.is_featured,
             is_sample: model.is_sample,
             kind_fields: kind_fields(model, route, false),
+            locale: None,
+            media: None,
             created_at: model.created_at,
             updated_at: model.updated_at,
         }

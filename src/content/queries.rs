@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::model::CvEntryType;
 use super::ContentStatus;
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PublishedQuery {
     #[param(schema_with = crate::pagination::page_number_schema)]
@@ -16,8 +16,34 @@ pub struct PublishedQuery {
     #[serde(alias = "page_size")]
     #[param(schema_with = crate::pagination::per_page_schema)]
     pub per_page: Option<u32>,
-    /// Keep only items with a localization in this locale.
-    pub locale_id: Option<Uuid>,
+    /// Keep only items with a localization in this locale: its UUID, or the
+    /// code of one of the site's locales (`de`).
+    pub locale_id: Option<String>,
+}
+
+/// A front end's read in one language (`content::localized`).
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LocaleQuery {
+    /// Answer each item in this locale (a code of one of the site's locales,
+    /// `de`, or its UUID): its localized title, excerpt and body (and on one
+    /// item its subtitle and meta fields) merged in, and `locale` naming the
+    /// locale that served it. Without it, items answer in their own text.
+    pub locale: Option<String>,
+    /// With `locale`: where a field that locale leaves empty comes from,
+    /// codes in order (`en,fr`); the site's default locale when omitted. The
+    /// item's own text comes last.
+    pub fallback: Option<String>,
+}
+
+/// What a front end's read embeds (`content::rendering`).
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct IncludeQuery {
+    /// `media`: each item answers `media`, the media files it references
+    /// (cover, header, a project's media, a page's section images) by id,
+    /// with their URLs, variants, size, alt text and placeholder.
+    pub include: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -47,7 +73,7 @@ pub struct ListQuery {
 }
 
 /// A front end's read of one item (by id or slug).
-#[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ItemQuery {
     /// `published`: answer 404 unless the item is published, so a site's front

@@ -10,10 +10,12 @@ use uuid::Uuid;
 
 use super::access::{load_live, ItemAccess};
 use super::listing::{self, Filter, Sort};
+use super::localized;
 use super::model::{CategoryRef, ContentDetail, ContentListItem, ContentResponse, LocalizationResponse};
 use super::model::{CvEntryType, LegalDocumentType};
-use super::queries::{PreviewLink, PublishedQuery};
+use super::queries::{IncludeQuery, LocaleQuery, PreviewLink, PublishedQuery};
 use super::relations;
+use super::rendering::Rendering;
 use super::{ContentKind, ContentStatus};
 use crate::auth::SiteGrant;
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -139,15 +141,27 @@ pub async fn list_published(
     site: &SiteGrant,
     kind: ContentKind,
     query: PublishedQuery,
+    render: (&LocaleQuery, &IncludeQuery),
 ) -> ApiResult<Arc<CachedBody>> {
     let site_id = site.site_id();
     let page = crate::pagination::PageParams { page: query.page, per_page: query.per_page }.resolve();
-    let key = format!("published:{}:{}:{}:{:?}", kind.as_str(), page.page, page.per_page, query.locale_id);
     let site = state.site_state(site_id).await?;
+    // The spec's filter takes any UUID (one not of the site keeps nothing);
+    // a code names one of the site's locales.
+    let locale_id = match query.locale_id.as_deref() {
+        Some(named) => Some(match Uuid::parse_str(named) {
+            Ok(id) => id,
+            Err(_) => localized::site_locale(&site, "locale_id", named)?.locale_id,
+        }),
+        None => None,
+    };
+    let rendering = Rendering::of_request(&site, render.0, render.1)?;
+    let key = format!("published:{}:{}:{}:{locale_id:?}:{}", kind.as_str(), page.page, page.per_page, rendering.key());
     site.public
         .get_or_build(key, PUBLISHED_TTL, async {
-            let filter = Filter { locale_id: query.locale_id, ..Filter::published(kind, site_id) };
-            let items = listed(state, &filter, Sort::LATEST_PUBLISHED, page).await?;
+            let filter = Filter { locale_id, ..Filter::published(kind, site_id) };
+            let mut items = listed(state, &filter, Sort::LATEST_PUBLISHED, page).await?;
+            rendering.list(state, &mut items.data).await?;
             let body = serde_json::to_vec(&items).map_err(ApiError::internal)?;
             Ok(CachedBody::new("application/json", body))
         })
@@ -163,11 +177,30 @@ pub async fn featured(
     site: &SiteGrant,
     kind: ContentKind,
     limit: u64,
+    render: (&LocaleQuery, &IncludeQuery),
 ) -> ApiResult<Vec<ContentListItem>> {
     let site_id = site.site_id();
+    let rendering = Rendering::of_request(&*state.site_state(site_id).await?, render.0, render.1)?;
     let filter = Filter { featured_only: true, ..Filter::published(kind, site_id) };
     let models = listing::load_page(&state.db, &filter, Sort::LATEST_PUBLISHED, limit.clamp(1, 100), 0).await?;
-    relations::list_items(&state.db, &models).await
+    let mut items = relations::list_items(&state.db, &models).await?;
+    rendering.list(state, &mut items).await?;
+    Ok(items)
+}
+
+/// `item` rendered as a front end on `site_id` asks (as it is when it asks nothing).
+pub async fn rendered(
+    state: &AppState,
+    site_id: Uuid,
+    render: (&LocaleQuery, &IncludeQuery),
+    mut item: ContentResponse,
+) -> ApiResult<ContentResponse> {
+    if render.0.locale.is_none() && render.1.include.is_none() {
+        return Ok(item);
+    }
+    let rendering = Rendering::of_request(&*state.site_state(site_id).await?, render.0, render.1)?;
+    rendering.item(state, &mut item).await?;
+    Ok(item)
 }
 
 pub async fn by_slug(state: &AppState, site: &SiteGrant, kind: ContentKind, slug: &str) -> ApiResult<ContentResponse> {

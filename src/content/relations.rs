@@ -89,6 +89,11 @@ pub fn response(model: &content::Model, relations: Relations) -> ContentResponse
         primary_category_id: relations.primary_category_id,
         tag_ids: relations.tag_ids,
         kind_fields,
+        locale: None,
+        subtitle: None,
+        meta_title: None,
+        meta_description: None,
+        media: None,
         created_at: model.created_at,
         updated_at: model.updated_at,
     }

@@ -22,10 +22,7 @@ use crate::state::AppState;
 /// The buckets files are served from.
 const BUCKETS: [&str; 2] = ["media", "favicons"];
 
-/// The public URL of a stored object.
-pub fn url_of(base: &str, key: &str) -> String {
-    format!("{base}/api/v1/files/{key}")
-}
+pub use crate::storage::url_of;
 
 fn content_type_of(name: &str) -> &'static str {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();

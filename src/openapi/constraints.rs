@@ -122,7 +122,12 @@ pub(super) fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::
     use utoipa::openapi::schema::{ArrayItems, Schema};
     use utoipa::openapi::{KnownFormat, RefOr, SchemaFormat};
     fn walk(schema: &mut RefOr<Schema>) {
-        let RefOr::T(schema) = schema else { return };
+        if let RefOr::T(schema) = schema {
+            walk_schema(schema);
+        }
+    }
+    fn walk_schema(schema: &mut Schema) {
+        use utoipa::openapi::schema::AdditionalProperties;
         match schema {
             Schema::Object(object) => {
                 let implied = match &object.format {
@@ -149,6 +154,13 @@ pub(super) fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::
                         }
                     }
                     walk(property);
+                }
+                // A map's keys (`propertyNames`) and values.
+                if let Some(names) = object.property_names.as_mut() {
+                    walk_schema(names);
+                }
+                if let Some(AdditionalProperties::RefOr(values)) = object.additional_properties.as_deref_mut() {
+                    walk(values);
                 }
             }
             Schema::Array(array) => {

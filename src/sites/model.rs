@@ -72,8 +72,8 @@ pub struct UpdateSiteLocale {
 /// `POST /sites/{site_id}/locales`.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct SiteLocaleInput {
-    /// A global locale's id (`GET /locales`); one that names none is refused (422).
-    pub locale_id: Uuid,
+    /// A global locale's id (`GET /locales`) or its code (`de`); one that names none is refused (422).
+    pub locale_id: crate::values::LocaleName,
     /// Whether this is the site's default locale (default false).
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
     pub is_default: bool,

@@ -45,8 +45,8 @@ impl From<&term_localization::Model> for TermLocalizationResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateTermLocalization {
-    /// A global locale.
-    pub locale_id: Uuid,
+    /// A locale assigned to the site, by UUID or code (422 otherwise, naming the site's codes).
+    pub locale_id: crate::values::LocaleName,
     /// One line of 1 to 200 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 200, pattern = "<line>")]
     pub name: String,
@@ -100,7 +100,7 @@ pub(super) async fn create(
     let name = required_line("name", &body.name, 200).map_err(|e| ApiError::validation(vec![e]))?;
     audit::write(&state.db, async |txn| {
         let detail = "the locale is not assigned to the site";
-        crate::site_rows::require_locale_assigned(txn, &[site_id], body.locale_id, detail).await?;
+        let locale_id = crate::site_rows::require_locale_assigned(txn, &[site_id], &body.locale_id, detail).await?;
         let exists = || {
             ApiError::entity(
                 ErrorCode::EntityLocalizationExists,
@@ -112,7 +112,7 @@ pub(super) async fn create(
         let created = term_localization::ActiveModel {
             id: Set(Uuid::new_v4()),
             term_id: Set(term_id),
-            locale_id: Set(body.locale_id),
+            locale_id: Set(locale_id),
             name: Set(name),
             description: Set(body.description),
             created_at: Set(now),

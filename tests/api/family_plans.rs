@@ -75,7 +75,7 @@ fn value_of(backend: DbBackend, table: &str, column: &Column) -> String {
 /// import would: `set` gives some columns' expressions over the row number
 /// `i`; every other column an insert cannot leave out gets a value of its type
 /// (distinct per number, so a later fill of other numbers adds to it).
-async fn fill(db: &DatabaseConnection, table: &str, numbers: &RangeInclusive<u32>, set: &[(&str, String)]) {
+pub async fn fill(db: &DatabaseConnection, table: &str, numbers: &RangeInclusive<u32>, set: &[(&str, String)]) {
     let backend = db.get_database_backend();
     let (first, last) = (numbers.start(), numbers.end());
     let numbers = match backend {

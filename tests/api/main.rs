@@ -42,6 +42,7 @@ mod event_stream;
 mod export;
 mod forms;
 mod front_end;
+mod front_end_plans;
 mod locales;
 mod media;
 mod members;

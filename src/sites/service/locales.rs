@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site_locale};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder,
@@ -13,6 +13,7 @@ use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::sites::model::{SiteLocaleInput, UpdateSiteLocale};
 use crate::state::{AppState, SiteLocaleResponse};
+use crate::values::LocaleName;
 
 /// A locale's path prefix in its canonical, bare form: `de`, `de/at` or empty.
 /// `/de`, `de/` and `/de/` are accepted and stored as `de`; segments are
@@ -49,11 +50,19 @@ pub(in crate::sites) async fn assign<C: ConnectionTrait>(
     input: &SiteLocaleInput,
     field: &str,
 ) -> ApiResult<(site_locale::Model, locale::Model)> {
-    let global = locale::Entity::find_by_id(input.locale_id).one(db).await?.ok_or_else(|| {
+    let named = match &input.locale_id {
+        LocaleName::Id(id) => locale::Entity::find_by_id(*id),
+        LocaleName::Code(code) => locale::Entity::find()
+            .filter(Expr::expr(Func::lower(Expr::col(locale::Column::Code))).eq(code.to_lowercase())),
+    };
+    let global = named.one(db).await?.ok_or_else(|| {
         ApiError::validation(vec![FieldError::new(
             format!("{field}.locale_id"),
             ErrorCode::ValidationInvalidFormat,
-            "no such locale",
+            format!(
+                "no locale `{}`; GET /locales lists them (a code or a UUID), POST /locales adds one",
+                input.locale_id
+            ),
         )])
     })?;
     let url_prefix = match &input.url_prefix {
@@ -66,7 +75,7 @@ pub(in crate::sites) async fn assign<C: ConnectionTrait>(
     }
     let assignment = site_locale::ActiveModel {
         site_id: Set(site_id),
-        locale_id: Set(input.locale_id),
+        locale_id: Set(global.id),
         is_default: Set(input.is_default),
         is_active: Set(true),
         url_prefix: Set(url_prefix),

@@ -119,7 +119,7 @@ fn check_locales(locales: &[SiteLocaleInput]) -> ApiResult<()> {
             format!("exactly one locale must be the default; {defaults} are"),
         ));
     }
-    let mut ids: Vec<Uuid> = locales.iter().map(|l| l.locale_id).collect();
+    let mut ids: Vec<String> = locales.iter().map(|l| l.locale_id.to_string().to_ascii_lowercase()).collect();
     ids.sort();
     ids.dedup();
     if ids.len() != locales.len() {
@@ -214,7 +214,10 @@ pub async fn create(
 /// A site created without `locales` gets English as its only, default locale.
 async fn default_locales<C: ConnectionTrait>(db: &C) -> ApiResult<Vec<SiteLocaleInput>> {
     let english = locale::Entity::find().filter(locale::Column::Code.eq("en")).one(db).await?;
-    Ok(english.map(|l| SiteLocaleInput { locale_id: l.id, is_default: true, url_prefix: None }).into_iter().collect())
+    Ok(english
+        .map(|l| SiteLocaleInput { locale_id: l.id.into(), is_default: true, url_prefix: None })
+        .into_iter()
+        .collect())
 }
 
 pub async fn update(
