@@ -68,7 +68,7 @@ fn main() -> ExitCode {
 }
 
 /// Why `plinth` could not start: one line naming the cause and the setting
-/// to change, and the exit code (the README lists them).
+/// to change, and the exit code (docs/operating.md lists them).
 struct Failure {
     code: i32,
     line: String,

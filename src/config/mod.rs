@@ -1,5 +1,5 @@
 //! Layered configuration: the embedded `config/default.toml`, then an optional
-//! file, then the environment names listed in README.md.
+//! file, then the environment names listed in docs/operating.md.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -145,7 +145,7 @@ fn default_visitor_lookups_per_minute() -> u32 {
 }
 
 /// What each tenant (site) is guaranteed of the pools all sites share; the
-/// README's "Tenants" says how each is used.
+/// docs/operating.md, "Tenants", says how each is used.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
 pub struct TenantsConfig {

@@ -31,7 +31,7 @@ pub struct WebhookResponse {
     /// When the webhook last changed.
     pub updated_at: DateTime<Utc>,
     /// Its endpoint's health on the instance that answers: the circuit
-    /// breaker's state, the last error and the recent success rate (README,
+    /// breaker's state, the last error and the recent success rate (docs/operating.md,
     /// "Tenants"). Shown by `GET /webhooks/{id}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub circuit: Option<super::circuits::CircuitView>,
