@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -142,6 +143,7 @@ pub struct CreatedApiKey {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"name": "front end", "permission": "Read", "site_id": "3f2b8c1e-6a4d-4e8f-9b2a-1c5d7e9f0a12"}))]
 pub struct CreateApiKey {
     /// One line of 1 to 200 characters.
     #[schema(min_length = 1, max_length = 200, pattern = "<line>")]

@@ -337,7 +337,7 @@ pub async fn bulk_items(
     Ok(HttpResponse::Ok().json(moves::bulk(&state, &site, **kind, body.into_inner()).await?))
 }
 
-/// List an item's localizations
+/// List the localizations of an item of the kind
 ///
 /// Read role or higher on one of the item's sites. Errors: ENTITY_NOT_FOUND, MODULE_NOT_ENABLED.
 #[utoipa::path(
@@ -358,7 +358,7 @@ pub async fn list_localizations(
     Ok(HttpResponse::Ok().json(localizations::list(&state, &item).await?))
 }
 
-/// Add a localization to an item
+/// Add a localization to an item of the kind
 ///
 /// Author role or higher (authors only on their own items). Errors: ENTITY_NOT_FOUND, ENTITY_LOCALIZATION_EXISTS,
 /// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
@@ -385,7 +385,7 @@ pub async fn create_localization(
     Ok(HttpResponse::Created().json(localizations::create(&state, item, body.into_inner()).await?))
 }
 
-/// Change a localization of an item
+/// Change a localization of an item of the kind
 ///
 /// Author role or higher (authors only on their own items). Errors: ENTITY_LOCALIZATION_NOT_FOUND,
 /// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED, VALIDATION_INVALID_FORMAT.
@@ -413,7 +413,7 @@ pub async fn update_localization(
     Ok(HttpResponse::Ok().json(localizations::update(&state, item, current, body.into_inner()).await?))
 }
 
-/// Delete a localization of an item
+/// Delete a localization of an item of the kind
 ///
 /// Author role or higher (authors only on their own items). Errors: ENTITY_LOCALIZATION_NOT_FOUND,
 /// AUTH_INSUFFICIENT_ROLE, MODULE_NOT_ENABLED.

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use plinth_entities::content_localization;
 use plinth_entities::values::TranslationStatus;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -52,6 +53,7 @@ impl From<&content_localization::Model> for LocalizationResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"locale_id": "de", "title": "Frisches Brot", "excerpt": "Um sieben aus dem Ofen."}))]
 pub struct LocalizationInput {
     /// A locale assigned to one of the item's sites, by UUID or code (422 otherwise, naming the sites' codes); one
     /// localization per locale (ENTITY_LOCALIZATION_EXISTS).

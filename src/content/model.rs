@@ -222,6 +222,10 @@ pub struct ContentDetail {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "site_ids": ["3f2b8c1e-6a4d-4e8f-9b2a-1c5d7e9f0a12"], "title": "Fresh bread", "excerpt": "Out of the oven at seven.",
+    "body": "Our sourdough is baked every morning.", "status": "Draft"
+}))]
 pub struct CreateContent {
     /// The sites the item appears on (at least one). (Read as empty when
     /// missing, so that `POST /sites/{site_id}/legal` can put in its site.)

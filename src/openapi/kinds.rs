@@ -11,30 +11,52 @@ use crate::{content, taxonomy};
 /// operation ids and codes.
 pub(super) struct DerivedKinds;
 
-/// `(operations documented once, word to replace, singular to replace, the other
-/// kinds as (singular, plural, tag))`
-type Derivation =
-    (&'static [&'static str], &'static str, &'static str, &'static [(&'static str, &'static str, &'static str)]);
+/// A kind as the document names it: the words of its paths and operation
+/// ids, its tag, and how a summary calls one item and many.
+struct Kind {
+    singular: &'static str,
+    plural: &'static str,
+    tag: &'static str,
+    /// "a post", "posts": what "an item of the kind" and "items of the kind"
+    /// in a shared summary become.
+    nouns: (&'static str, &'static str),
+}
+
+const fn kind(
+    singular: &'static str,
+    plural: &'static str,
+    tag: &'static str,
+    nouns: (&'static str, &'static str),
+) -> Kind {
+    Kind { singular, plural, tag, nouns }
+}
+
+/// `(operations documented once, the kind they are documented as, the other kinds)`
+type Derivation = (&'static [&'static str], Kind, &'static [Kind]);
 
 const DERIVATIONS: [Derivation; 2] = [
     (
         &content::http::SHARED_OPERATIONS,
-        "blogs",
-        "blog",
+        kind("blog", "blogs", "Blogs", ("a post", "posts")),
         &[
-            ("page", "pages", "Pages"),
-            ("cv", "cv", "CV entries"),
-            ("project", "projects", "Projects"),
-            ("legal", "legal", "Legal documents"),
-            ("skill", "skills", "Skills"),
+            kind("page", "pages", "Pages", ("a page", "pages")),
+            kind("cv", "cv", "CV entries", ("a CV entry", "CV entries")),
+            kind("project", "projects", "Projects", ("a project", "projects")),
+            kind("legal", "legal", "Legal documents", ("a legal document", "legal documents")),
+            kind("skill", "skills", "Skills", ("a skill", "skills")),
         ],
     ),
-    (&taxonomy::TAXONOMY_OPERATIONS, "categories", "category", &[("tag", "tags", "Taxonomy")]),
+    (
+        &taxonomy::TAXONOMY_OPERATIONS,
+        kind("category", "categories", "Taxonomy", ("a category", "categories")),
+        &[kind("tag", "tags", "Taxonomy", ("a tag", "tags"))],
+    ),
 ];
 
 impl Modify for DerivedKinds {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for (shared_ops, plural_word, singular_word, others) in DERIVATIONS {
+        for (shared_ops, base, others) in &DERIVATIONS {
+            let (plural_word, singular_word) = (base.plural, base.singular);
             let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
                 .paths
                 .paths
@@ -44,11 +66,18 @@ impl Modify for DerivedKinds {
                 })
                 .map(|(path, item)| (path.clone(), item.clone()))
                 .collect();
-            for &(singular, plural, tag) in others {
+            for (path, _) in &shared {
+                if let Some(item) = openapi.paths.paths.get_mut(path) {
+                    operations_mut(item).for_each(|op| name_the_kind(op, base.nouns));
+                }
+            }
+            for other in *others {
+                let (singular, plural, tag) = (other.singular, other.plural, other.tag);
                 for (path, item) in &shared {
                     let mut item = item.clone();
                     for op in operations_mut(&mut item) {
                         derive_operation(op, (plural_word, singular_word), (singular, plural, tag));
+                        name_the_kind(op, other.nouns);
                     }
                     let path: Vec<&str> =
                         path.split('/').map(|segment| if segment == plural_word { plural } else { segment }).collect();
@@ -106,6 +135,14 @@ fn derive_operation(
             });
             response.description = words.collect::<Vec<_>>().join(" ");
         }
+    }
+}
+
+/// A shared summary in the kind's words: "Create an item of the kind" →
+/// "Create a post", "List a site's items of the kind" → "List a site's pages".
+fn name_the_kind(op: &mut utoipa::openapi::path::Operation, (one, many): (&str, &str)) {
+    if let Some(summary) = op.summary.as_mut() {
+        *summary = summary.replace("an item of the kind", one).replace("items of the kind", many);
     }
 }
 

@@ -85,6 +85,10 @@ pub struct SiteLocaleInput {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "name": "Bakery", "slug": "bakery", "base_url": "https://bakery.example.org",
+    "locales": [{"locale_id": "en", "is_default": true}, {"locale_id": "de", "url_prefix": "de"}]
+}))]
 pub struct CreateSite {
     /// One line of 1 to 200 characters (trimmed), without control characters.
     #[schema(min_length = 1, max_length = 200, pattern = "<line>")]

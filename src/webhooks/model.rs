@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -56,6 +57,7 @@ impl From<&webhook::Model> for WebhookResponse {
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"url": "https://hooks.example.org/plinth", "events": ["blog.published", "blog.updated"]}))]
 pub struct CreateWebhook {
     /// Where deliveries are POSTed: an absolute http or https URL (trimmed)
     /// with a host and without credentials. A host that is, or resolves to, a

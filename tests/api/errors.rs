@@ -364,3 +364,32 @@ async fn a_wrong_method_names_where_that_method_is_answered() {
     let detail = body["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("did you mean POST /api/v1/blogs?"), "{detail}");
 }
+
+/// The document's request examples are bodies the server takes: each is sent
+/// as it stands (the example site's id swapped for a real one) and answers 201.
+#[actix_web::test]
+async fn the_documents_request_examples_are_taken_as_written() {
+    let app = TestApp::spawn().await;
+    let doc: Value =
+        app.client.get(format!("{}/api-docs/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let example = |schema: &str| doc["components"]["schemas"][schema]["example"].clone();
+    let placeholder = example("CreateApiKey")["site_id"].as_str().unwrap().to_string();
+
+    let site: Value = app.post("/sites", &app.admin_key, example("CreateSite")).await.json().await.unwrap();
+    let site_id = site["id"].as_str().unwrap_or_else(|| panic!("CreateSite's example: {site}")).to_string();
+    let with_site = |schema: &str| -> Value {
+        serde_json::from_str(&example(schema).to_string().replace(&placeholder, &site_id)).unwrap()
+    };
+    assert_eq!(app.post("/api-keys", &app.admin_key, with_site("CreateApiKey")).await.status(), 201);
+    let post: Value = app.post("/blogs", &app.admin_key, with_site("CreateContent")).await.json().await.unwrap();
+    let post_id = post["id"].as_str().unwrap_or_else(|| panic!("CreateContent's example: {post}"));
+    let res = app.post(&format!("/blogs/{post_id}/localizations"), &app.admin_key, example("LocalizationInput")).await;
+    assert_eq!(res.status(), 201, "LocalizationInput's example");
+    // Without a network the webhook's host does not resolve: then only its `url` is refused.
+    let res = app.post(&format!("/sites/{site_id}/webhooks"), &app.admin_key, example("CreateWebhook")).await;
+    let status = res.status();
+    let answer: Value = res.json().await.unwrap();
+    let fields: Vec<&str> =
+        answer["errors"].as_array().into_iter().flatten().filter_map(|e| e["field"].as_str()).collect();
+    assert!(status == 201 || (status == 422 && fields == ["url"]), "CreateWebhook's example: {answer}");
+}
