@@ -5,7 +5,7 @@
 //! fresh PostgreSQL database too when `PLINTH_TEST_DATABASE_URL` names a
 //! server; dropped at the end) and grows one site in steps, 100 → 1,000 →
 //! 10,000 → 100,000 posts, through `POST /blogs` from 16 tasks at once (80%
-//! Published, 1% moved to the trash, 1% with a search word in the title, two
+//! Published, one in ten with a cover, 1% moved to the trash, 1% with a search word in the title, two
 //! with a rarer one), plus five small PNGs for the media list. Writes/s at a
 //! step is a window of WRITE_WINDOW more of the same writes after its reads.
 //!

@@ -166,24 +166,38 @@ pub async fn check(txn: &WriteTxn, entity_type: &str, entity_id: &str, before: &
     let entries_now = audit_counts(txn, &[entity_id.to_owned()]).await?.get(entity_id).copied().unwrap_or(0);
     let written_since = entries_now != entries_at_start;
     let Some(tags) = tags else { return Ok(()) }; // `*`: any current version will do
-    let current = crate::etag::tag_of(before);
-    if !written_since && tags.contains(&current) {
+    if !written_since && tags.contains(&crate::etag::tag_of(before)) {
         return Ok(());
     }
     let detail = format!(
         "the {entity_type} {entity_id} changed since the version your If-Match names: read it again, apply \
          your change to it and save with the ETag its answer carries"
     );
-    // Written while this request ran: the item as it read it is not the
-    // current one, whose tag and changes the next read tells.
-    if written_since {
-        return Err(ApiError::new(ErrorCode::PreconditionFailed, detail));
-    }
-    let changed = changed_since(before, &history(txn, entity_type, entity_id).await?, &tags);
+    let history = history(txn, entity_type, entity_id).await?;
+    // Written while this request ran: the item as it read it may be older
+    // than the stored one; with the changes stored since replayed on it, it
+    // is the current one.
+    let since = usize::try_from(entries_now.saturating_sub(entries_at_start)).unwrap_or(usize::MAX);
+    let current_item = replayed(before, &history[..since.min(history.len())]);
+    let current = crate::etag::tag_of(&current_item);
+    let changed = changed_since(&current_item, &history, &tags);
     let header = HeaderValue::from_str(&format!("\"{current}\"")).map_err(ApiError::internal)?;
     Err(ApiError::new(ErrorCode::PreconditionFailed, detail)
         .with_precondition(format!("\"{current}\""), changed)
         .with_header(ETAG, header))
+}
+
+/// `item` with the changes of `newer` (newest first) applied, oldest first.
+fn replayed(item: &Value, newer: &[Value]) -> Value {
+    let mut version = item.clone();
+    for entry in newer.iter().rev() {
+        for (field, _, new) in changes(entry) {
+            if let Some(fields) = version.as_object_mut() {
+                fields.insert(field.to_owned(), new.clone());
+            }
+        }
+    }
+    version
 }
 
 /// The client's tags (`None` for `*`) and the item's audit entries as the
@@ -288,5 +302,16 @@ mod tests {
             Some(vec!["body".into(), "title".into(), "updated_at".into()])
         );
         assert_eq!(changed_since(&v3, &history, &["unknown".into()]), None);
+    }
+
+    #[test]
+    fn an_item_read_before_a_concurrent_write_is_brought_up_to_date_by_its_changes() {
+        let read = json!({"title": "one", "body": "x", "updated_at": "t1"});
+        let newer = vec![
+            json!([{"field": "body", "old": "x", "new": "y"}, {"field": "updated_at", "old": "t2", "new": "t3"}]),
+            json!([{"field": "title", "old": "one", "new": "two"}, {"field": "updated_at", "old": "t1", "new": "t2"}]),
+        ];
+        assert_eq!(replayed(&read, &newer), json!({"title": "two", "body": "y", "updated_at": "t3"}));
+        assert_eq!(replayed(&read, &[]), read, "nothing written since: as read");
     }
 }

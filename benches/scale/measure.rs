@@ -129,7 +129,7 @@ fn urls(server: &Server, t: &Target) -> [(String, bool); 13] {
         (format!("{site}/blogs?page={}&per_page=10", t.deep_page), true),
         (format!("{site}/blogs/published?page=1&per_page=10"), true),
         // In the site's default locale, by code, with a fallback: the chain
-        // and the media are read (a seeded post has no cover to embed).
+        // is read, and the covers (one post in ten has one) embedded.
         (format!("{site}/blogs/published?page=1&per_page=10&locale=en&fallback=en&include=media"), true),
         (format!("{api}/blogs/{}", t.item_id), true),
         (format!("{site}/trash?page=1&page_size=10"), true),

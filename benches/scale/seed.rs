@@ -126,13 +126,19 @@ impl Growth {
 }
 
 /// Posts numbered `range`, `IN_FLIGHT` at a time: 80% Published, 20% Draft,
-/// 1% moved to the trash right after, 1% with [`SEARCH_WORD`] in the title,
+/// one in ten with a cover, 1% moved to the trash right after, 1% with [`SEARCH_WORD`] in the title,
 /// two with [`RARE_WORD`].
 pub async fn grow(client: &Client, api: &str, site_id: &str, range: Range<u64>) -> Growth {
     let started = Instant::now();
     let deadline = started + SEEDING_LIMIT;
     let (writes, failed) = (AtomicU64::new(0), AtomicU64::new(0));
     let first_error = Mutex::new(None);
+    // One post in ten has a cover (one of the site's PNGs), so a page of the
+    // published list embeds one with `include=media`.
+    let library = must("GET /sites/{id}/media", || master(client.get(format!("{api}/sites/{site_id}/media")))).await;
+    let covers: Vec<String> =
+        library["data"].as_array().into_iter().flatten().filter_map(|m| m["id"].as_str().map(str::to_string)).collect();
+    let covers = &covers;
     let failure = |e: String| {
         failed.fetch_add(1, Ordering::Relaxed);
         first_error.lock().unwrap().get_or_insert(e);
@@ -150,11 +156,13 @@ pub async fn grow(client: &Client, api: &str, site_id: &str, range: Range<u64>) 
                     3 | 53 => format!(" and a {RARE_WORD}"),
                     _ => String::new(),
                 };
+                let cover = (i % 10 == 0).then(|| covers.get((i / 10) as usize % covers.len().max(1))).flatten();
                 let body = json!({
                     "site_ids": [site_id],
                     "title": format!("Post {i} about {topic}{tail}"),
                     "status": if i % 5 == 4 { "Draft" } else { "Published" },
                     "body": format!("A paragraph about {topic}, written to be read. ").repeat(12),
+                    "cover_image_id": cover,
                 });
                 let created = match send(|| master(client.post(format!("{api}/blogs"))).json(&body)).await {
                     Ok(created) => created,

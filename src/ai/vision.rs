@@ -142,7 +142,12 @@ async fn save_alt_text(state: &AppState, actor: &Actor, media: &Media, locale_id
             metadata::update(state, actor, media, current, changes).await?
         }
         None => {
-            let input = CreateMediaMetadata { locale_id, alt_text: Some(text.to_string()), caption: None, title: None };
+            let input = CreateMediaMetadata {
+                locale_id: locale_id.into(),
+                alt_text: Some(text.to_string()),
+                caption: None,
+                title: None,
+            };
             metadata::create(state, actor, media, input).await?
         }
     };

@@ -3,7 +3,6 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::api_key;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 

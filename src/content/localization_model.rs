@@ -4,7 +4,6 @@ use chrono::{DateTime, Utc};
 use plinth_entities::content_localization;
 use plinth_entities::values::TranslationStatus;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 

@@ -160,8 +160,8 @@ pub struct UpdateDocument {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateDocumentLocalization {
-    /// A global locale.
-    pub locale_id: Uuid,
+    /// A global locale, by UUID or code (`de`).
+    pub locale_id: crate::values::LocaleName,
     /// One line of 1 to 500 characters (trimmed).
     #[schema(min_length = 1, max_length = 500)]
     pub name: String,

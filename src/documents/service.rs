@@ -2,7 +2,7 @@
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
-use plinth_entities::{document, document_localization, locale};
+use plinth_entities::{document, document_localization};
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -303,14 +303,12 @@ pub async fn create_localization(
 ) -> ApiResult<DocumentLocalizationResponse> {
     let name = required_line("name", &body.name, 500).map_err(|e| ApiError::validation(vec![e]))?;
     let description = check_description(body.description.as_deref())?;
-    if locale::Entity::find_by_id(body.locale_id).one(&state.db).await?.is_none() {
-        return Err(field("locale_id", "no such locale"));
-    }
+    let locale_id = crate::locales::named(&state.db, &body.locale_id, "locale_id").await?.id;
     let now = state.clock.now();
     let row = document_localization::ActiveModel {
         id: Set(Uuid::new_v4()),
         document_id: Set(doc.id),
-        locale_id: Set(body.locale_id),
+        locale_id: Set(locale_id),
         name: Set(name),
         description: Set(description.flatten()),
         created_at: Set(now),

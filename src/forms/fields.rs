@@ -166,9 +166,9 @@ pub fn check_localizations(
     for (i, l) in input.into_iter().enumerate() {
         let at = |name: &str| format!("localizations[{i}].{name}");
         let wanted = l.locale_id.as_deref().or(l.locale.as_deref()).unwrap_or("").trim().to_string();
-        let Some(locale) = site.locales.iter().find(|sl| {
-            sl.locale_id.to_string() == wanted.to_ascii_lowercase() || sl.code.eq_ignore_ascii_case(&wanted)
-        }) else {
+        let named = crate::values::LocaleName::parse(&wanted);
+        let Some(locale) = named.and_then(|name| site.locales.iter().find(|sl| name.names(sl.locale_id, &sl.code)))
+        else {
             errors.push(FieldError::new(
                 at("locale_id"),
                 ErrorCode::ValidationInvalidFormat,

@@ -45,9 +45,8 @@ pub async fn definition(
 ) -> ApiResult<Arc<CachedBody>> {
     let locale = match locale.map(str::trim).filter(|l| !l.is_empty()) {
         Some(wanted) => Some(
-            site.locales
-                .iter()
-                .find(|l| l.code.eq_ignore_ascii_case(wanted) || l.locale_id.to_string() == wanted.to_ascii_lowercase())
+            crate::values::LocaleName::parse(wanted)
+                .and_then(|name| site.locales.iter().find(|l| name.names(l.locale_id, &l.code)))
                 .ok_or_else(|| ApiError::not_found("locale", wanted))?,
         ),
         None => None,

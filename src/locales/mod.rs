@@ -5,6 +5,7 @@ mod model;
 mod service;
 
 pub use model::{CreateLocale, LocaleResponse, UpdateLocale};
+pub use service::named;
 
 use actix_web::{web, HttpResponse};
 use uuid::Uuid;

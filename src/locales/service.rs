@@ -152,3 +152,25 @@ pub async fn delete(db: &crate::db::Db, actor: &Actor, now: DateTime<Utc>, id: U
     })
     .await
 }
+
+/// The global locale `name` names (its UUID, or its code in any letter
+/// case), or 422 on `field` saying where the locales are listed.
+pub async fn named(
+    db: &impl sea_orm::ConnectionTrait,
+    name: &crate::values::LocaleName,
+    field: &str,
+) -> ApiResult<locale::Model> {
+    use sea_orm::sea_query::{Expr, ExprTrait, Func};
+    let found = match name {
+        crate::values::LocaleName::Id(id) => locale::Entity::find_by_id(*id),
+        crate::values::LocaleName::Code(code) => locale::Entity::find()
+            .filter(Expr::expr(Func::lower(Expr::col(locale::Column::Code))).eq(code.to_lowercase())),
+    };
+    found.one(db).await?.ok_or_else(|| {
+        ApiError::validation(vec![crate::error::FieldError::new(
+            field,
+            crate::error::ErrorCode::ValidationInvalidFormat,
+            format!("no locale `{name}`; GET /locales lists them (a code or a UUID), POST /locales adds one"),
+        )])
+    })
+}

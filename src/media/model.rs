@@ -273,8 +273,8 @@ impl From<&media_metadata::Model> for MediaMetadataResponse {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct CreateMediaMetadata {
-    /// A global locale; one record per file and locale.
-    pub locale_id: Uuid,
+    /// A global locale, by UUID or code (`de`); one record per file and locale.
+    pub locale_id: crate::values::LocaleName,
     /// At most 500 characters (trimmed); empty for none.
     #[schema(max_length = 500)]
     pub alt_text: Option<String>,

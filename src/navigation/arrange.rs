@@ -129,7 +129,7 @@ pub async fn put_localizations(
 ) -> ApiResult<Vec<ItemLocalization>> {
     let locales = &state.site_state(item.site_id).await?.locales;
     let mut labels = item.labels.as_object().cloned().unwrap_or_default();
-    labels.extend(texts_by_code("title", given.iter().map(|l| (l.locale_id, l.title.as_str())), locales)?);
+    labels.extend(texts_by_code("title", given.iter().map(|l| (&l.locale_id, l.title.as_str())), locales)?);
     let changes = UpdateMenuItem { labels: Some(labels), ..Default::default() };
     let updated = service::update_item(state, actor, now, item.clone(), changes).await?;
     localizations(state, &nav_item::Model { labels: updated.labels, ..item }).await

@@ -171,8 +171,8 @@ pub struct UpdateMenu {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct MenuLocalizationInput {
-    /// A locale of the menu's site.
-    pub locale_id: Uuid,
+    /// A locale of the menu's site, by UUID or code (`de`).
+    pub locale_id: crate::values::LocaleName,
     /// One line of 1 to 100 characters.
     #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub name: String,
@@ -190,8 +190,8 @@ pub struct ItemLocalization {
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct ItemLocalizationInput {
-    /// A locale of the item's site.
-    pub locale_id: Uuid,
+    /// A locale of the item's site, by UUID or code (`de`).
+    pub locale_id: crate::values::LocaleName,
     /// One line of 1 to 100 characters.
     #[schema(min_length = 1, max_length = 100, pattern = "<line>")]
     pub title: String,

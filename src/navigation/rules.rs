@@ -13,6 +13,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::events::DomainEvent;
 use crate::site_rows::SiteRow;
 use crate::state::SiteLocaleResponse;
+use crate::values::LocaleName;
 use crate::values::{required_line, Slug};
 
 use super::model::*;
@@ -163,11 +164,12 @@ pub(super) fn check_depth(parent_of: &HashMap<Uuid, Option<Uuid>>, max_depth: i3
     Ok(())
 }
 
-/// Localized texts given by locale id (`[{locale_id, title}]`), as `{"de": …}`
-/// by the site's locale codes; each a line of 1 to 100 characters.
+/// Localized texts given by locale (`[{locale_id, title}]`, a UUID or a
+/// code), as `{"de": …}` by the site's locale codes; each a line of 1 to 100
+/// characters.
 pub(super) fn texts_by_code<'a>(
     field: &str,
-    given: impl Iterator<Item = (Uuid, &'a str)>,
+    given: impl Iterator<Item = (&'a LocaleName, &'a str)>,
     locales: &[SiteLocaleResponse],
 ) -> ApiResult<Map<String, Value>> {
     let mut texts = Map::new();
@@ -181,12 +183,12 @@ pub(super) fn texts_by_code<'a>(
             break;
         }
         let at = format!("localizations[{i}]");
-        match locales.iter().find(|l| l.locale_id == locale_id) {
-            None => errors.push(FieldError::new(
-                format!("{at}.locale_id"),
-                ErrorCode::ValidationInvalidFormat,
-                "not a locale of the site",
-            )),
+        match locales.iter().find(|l| locale_id.names(l.locale_id, &l.code)) {
+            None => {
+                let codes: Vec<&str> = locales.iter().map(|l| l.code.as_str()).collect();
+                let detail = format!("`{locale_id}` is not a locale of the site; give one of {}", codes.join(", "));
+                errors.push(FieldError::new(format!("{at}.locale_id"), ErrorCode::ValidationInvalidFormat, detail))
+            }
             Some(locale) => match required_line(&format!("{at}.{field}"), text, 100) {
                 Ok(line) => {
                     texts.insert(locale.code.clone(), Value::String(line));

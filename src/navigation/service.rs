@@ -134,7 +134,7 @@ pub async fn create_menu(
 ) -> ApiResult<MenuResponse> {
     let site = state.site_state(site_id).await?;
     let names =
-        texts_by_code("name", body.localizations.iter().map(|l| (l.locale_id, l.name.as_str())), &site.locales)?;
+        texts_by_code("name", body.localizations.iter().map(|l| (&l.locale_id, l.name.as_str())), &site.locales)?;
     let mut errors = Vec::new();
     let first_localized = body.localizations.first().map(|l| l.name.as_str());
     let given_name = match (body.name.trim(), first_localized, body.slug.as_deref()) {
@@ -183,7 +183,7 @@ pub async fn update_menu(
     let site = state.site_state(current.site_id).await?;
     let names = match &body.localizations {
         Some(given) => {
-            Some(texts_by_code("name", given.iter().map(|l| (l.locale_id, l.name.as_str())), &site.locales)?)
+            Some(texts_by_code("name", given.iter().map(|l| (&l.locale_id, l.name.as_str())), &site.locales)?)
         }
         None => None,
     };
@@ -277,7 +277,7 @@ pub async fn create_item(
     let mut labels = body.labels.clone();
     labels.extend(texts_by_code(
         "title",
-        body.localizations.iter().map(|l| (l.locale_id, l.title.as_str())),
+        body.localizations.iter().map(|l| (&l.locale_id, l.title.as_str())),
         &site.locales,
     )?);
     let mut errors = Vec::new();

@@ -85,9 +85,9 @@ impl UpdateSection {
 /// A section's text in one locale, replaced whole (fields not sent are null).
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct UpsertSectionLocalization {
-    /// A locale of one of the page's sites; the section's text in it is
-    /// replaced, or added when it has none.
-    pub locale_id: Uuid,
+    /// A locale of one of the page's sites, by UUID or code (`de`); the
+    /// section's text in it is replaced, or added when it has none.
+    pub locale_id: crate::values::LocaleName,
     /// At most 500 characters.
     #[schema(max_length = 500)]
     pub title: Option<String>,

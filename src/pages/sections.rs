@@ -223,8 +223,12 @@ pub async fn upsert_section_localization(
     let section_id = id.into_inner();
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
     let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
+    let editable = access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?;
+    // A code is looked up among all locales; whether the page's sites have
+    // it is checked with the sections, as for an id.
+    let locale_id = crate::locales::named(&*state.db, &locale_id, "locale_id").await?.id;
     let (_, sections) = SECTIONS
-        .change(&state, access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?, |sections| {
+        .change(&state, editable, |sections| {
             let section = section_mut(sections, section_id)?;
             let replaced = SectionLocalization { id: None, locale_id, locale: None, title, text, button_text };
             match section.localizations.iter_mut().find(|t| t.locale_id == locale_id) {

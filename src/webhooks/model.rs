@@ -3,7 +3,6 @@
 use chrono::{DateTime, Utc};
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 

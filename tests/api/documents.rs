@@ -96,6 +96,14 @@ async fn documents_are_links_or_files_behind_the_module_gate() {
         .post(&format!("/documents/{id}/localizations"), &key, json!({"locale_id": locales[0]["id"], "name": "Terms"}))
         .await;
     assert_eq!(loc.status(), 201);
+    // Named by its code, a locale is the same one.
+    let by_code = json!({"locale_id": locales[1]["code"], "name": "Bedingungen"});
+    let loc: Value = app.post(&format!("/documents/{id}/localizations"), &key, by_code).await.json().await.unwrap();
+    assert_eq!(loc["locale_id"], locales[1]["id"], "{loc}");
+    let unknown_code = json!({"locale_id": "xx-none", "name": "Nope"});
+    let res = app.post(&format!("/documents/{id}/localizations"), &key, unknown_code).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert!(problem["detail"].as_str().is_some_and(|d| d.contains("GET /locales")), "{problem}");
     let detail: Value = app.get(&format!("/documents/{id}/detail"), &key).await.json().await.unwrap();
     assert_eq!(detail["localizations"][0]["name"], "Terms");
     let plain: Value = app.get(&format!("/documents/{id}"), &key).await.json().await.unwrap();

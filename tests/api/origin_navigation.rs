@@ -140,6 +140,13 @@ async fn the_origin_admin_builds_menus_and_trees_at_its_paths() {
         .await
         .unwrap();
     assert_eq!((put[0]["title"].as_str(), put[0]["id"].clone()), (Some("Anfang"), labels[0]["id"].clone()));
+    // By code, the same locale; a code the site lacks is refused naming the ones it has.
+    let by_code = json!([{"locale_id": "de", "title": "Start!"}]);
+    let put: Vec<Value> = app.put(&format!("{one}/localizations"), key, by_code).await.json().await.unwrap();
+    assert_eq!((put[0]["title"].as_str(), put[0]["id"].clone()), (Some("Start!"), labels[0]["id"].clone()));
+    let res = app.put(&format!("{one}/localizations"), key, json!([{"locale_id": "pt-BR", "title": "Início"}])).await;
+    let problem = assert_problem(res, 422, "VALIDATION_ERROR").await;
+    assert!(problem["errors"][0]["message"].as_str().is_some_and(|m| m.contains("de")), "{problem}");
     // More entries than the site has locales: refused whole.
     let many: Vec<Value> = (0..3).map(|_| json!({"locale_id": de, "title": "Zu viel"})).collect();
     assert_problem(app.put(&format!("{one}/localizations"), key, json!(many)).await, 422, "VALIDATION_ERROR").await;

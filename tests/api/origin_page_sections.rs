@@ -106,8 +106,8 @@ async fn section_texts_are_kept_per_locale_of_the_pages_sites() {
     let text_id = text["id"].as_str().unwrap().to_string();
     assert_eq!((text["page_section_id"].as_str(), text["locale_id"].as_str()), (Some(section_id), Some(de.as_str())));
     assert_eq!((text["title"].as_str(), text["text"].is_null()), (Some("Willkommen"), true));
-    // The same locale again replaces it, keeping its id.
-    let res = app.put(&texts, key, json!({"locale_id": de, "text": "Hallo"})).await;
+    // The same locale again (here by its code) replaces it, keeping its id.
+    let res = app.put(&texts, key, json!({"locale_id": "de", "text": "Hallo"})).await;
     let replaced: Value = res.json().await.unwrap();
     assert_eq!((replaced["id"].as_str(), replaced["title"].is_null()), (Some(text_id.as_str()), true));
     assert_eq!(replaced["text"], "Hallo");

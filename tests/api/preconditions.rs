@@ -220,7 +220,13 @@ async fn editor(app: &TestApp, path: &str, saves: usize) -> usize {
         let res = save(app, path, Some(&tag), json!({"excerpt": (count + 1).to_string()})).await;
         match res.status().as_u16() {
             200 => applied += 1,
-            412 => {}
+            412 => {
+                // Refused in the check or in a race with the other save:
+                // either way the answer names the current version.
+                let problem: Value = res.json().await.unwrap();
+                let current = problem["current_etag"].as_str().unwrap_or_default();
+                assert!(current.starts_with('"') && current != tag, "412 without the current tag: {problem}");
+            }
             other => panic!("a save answered {other}: {}", res.text().await.unwrap_or_default()),
         }
     }

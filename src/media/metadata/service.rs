@@ -1,7 +1,7 @@
 //! Alt text, caption and title per locale. Limits: alt text 500 characters,
 //! caption 1000, title 200; one record per file and locale.
 
-use plinth_entities::{locale, media_metadata};
+use plinth_entities::media_metadata;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -72,18 +72,12 @@ pub async fn create(
 ) -> ApiResult<MediaMetadataResponse> {
     let [alt_text, caption, title] =
         check_texts([body.alt_text.as_deref(), body.caption.as_deref(), body.title.as_deref()])?;
-    if locale::Entity::find_by_id(body.locale_id).one(&state.db).await?.is_none() {
-        return Err(ApiError::validation(vec![FieldError::new(
-            "locale_id",
-            ErrorCode::ValidationInvalidFormat,
-            "no such locale",
-        )]));
-    }
+    let locale_id = crate::locales::named(&state.db, &body.locale_id, "locale_id").await?.id;
     let now = state.clock.now();
     let row = media_metadata::ActiveModel {
         id: Set(Uuid::new_v4()),
         media_id: Set(media.file.id),
-        locale_id: Set(body.locale_id),
+        locale_id: Set(locale_id),
         alt_text: Set(alt_text.flatten()),
         caption: Set(caption.flatten()),
         title: Set(title.flatten()),

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use plinth_entities::{locale, site_locale};
-use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder,
@@ -13,7 +13,6 @@ use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::sites::model::{SiteLocaleInput, UpdateSiteLocale};
 use crate::state::{AppState, SiteLocaleResponse};
-use crate::values::LocaleName;
 
 /// A locale's path prefix in its canonical, bare form: `de`, `de/at` or empty.
 /// `/de`, `de/` and `/de/` are accepted and stored as `de`; segments are
@@ -50,21 +49,7 @@ pub(in crate::sites) async fn assign<C: ConnectionTrait>(
     input: &SiteLocaleInput,
     field: &str,
 ) -> ApiResult<(site_locale::Model, locale::Model)> {
-    let named = match &input.locale_id {
-        LocaleName::Id(id) => locale::Entity::find_by_id(*id),
-        LocaleName::Code(code) => locale::Entity::find()
-            .filter(Expr::expr(Func::lower(Expr::col(locale::Column::Code))).eq(code.to_lowercase())),
-    };
-    let global = named.one(db).await?.ok_or_else(|| {
-        ApiError::validation(vec![FieldError::new(
-            format!("{field}.locale_id"),
-            ErrorCode::ValidationInvalidFormat,
-            format!(
-                "no locale `{}`; GET /locales lists them (a code or a UUID), POST /locales adds one",
-                input.locale_id
-            ),
-        )])
-    })?;
+    let global = crate::locales::named(db, &input.locale_id, &format!("{field}.locale_id")).await?;
     let url_prefix = match &input.url_prefix {
         Some(p) => parse_url_prefix(&format!("{field}.url_prefix"), p).map_err(|e| ApiError::validation(vec![e]))?,
         None if input.is_default => String::new(),

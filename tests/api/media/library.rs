@@ -60,7 +60,13 @@ async fn records_are_listed_searched_tagged_and_described() {
     )
     .await;
     assert_problem(
-        app.post(&format!("/media/{photo_id}/metadata"), &key, json!({"locale_id": locale_id})).await,
+        // By its code, the same locale: one record per file and locale.
+        app.post(
+            &format!("/media/{photo_id}/metadata"),
+            &key,
+            json!({"locale_id": locale.as_array().unwrap()[0]["code"]}),
+        )
+        .await,
         409,
         "CONFLICT",
     )
