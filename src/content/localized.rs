@@ -36,6 +36,15 @@ pub fn site_locale<'a>(site: &'a SiteState, parameter: &str, named: &str) -> Api
         .ok_or_else(|| not_a_site_locale(site, parameter, named))
 }
 
+/// A `locale_id` filter: a UUID as given (the spec's parameter: one the site
+/// lacks keeps nothing), or the code of one of the site's locales.
+pub fn locale_filter(site: &SiteState, parameter: &str, named: &str) -> ApiResult<Uuid> {
+    match Uuid::parse_str(named) {
+        Ok(id) => Ok(id),
+        Err(_) => Ok(site_locale(site, parameter, named)?.locale_id),
+    }
+}
+
 fn not_a_site_locale(site: &SiteState, parameter: &str, named: &str) -> ApiError {
     let codes: Vec<&str> = site.locales.iter().map(|l| l.code.as_str()).collect();
     let detail = format!(

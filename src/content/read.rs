@@ -146,15 +146,8 @@ pub async fn list_published(
     let site_id = site.site_id();
     let page = crate::pagination::PageParams { page: query.page, per_page: query.per_page }.resolve();
     let site = state.site_state(site_id).await?;
-    // The spec's filter takes any UUID (one not of the site keeps nothing);
-    // a code names one of the site's locales.
-    let locale_id = match query.locale_id.as_deref() {
-        Some(named) => Some(match Uuid::parse_str(named) {
-            Ok(id) => id,
-            Err(_) => localized::site_locale(&site, "locale_id", named)?.locale_id,
-        }),
-        None => None,
-    };
+    let locale_id = query.locale_id.as_deref().map(|named| localized::locale_filter(&site, "locale_id", named));
+    let locale_id = locale_id.transpose()?;
     let rendering = Rendering::of_request(&site, render.0, render.1)?;
     let key = format!("published:{}:{}:{}:{locale_id:?}:{}", kind.as_str(), page.page, page.per_page, rendering.key());
     site.public

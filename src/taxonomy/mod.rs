@@ -230,10 +230,13 @@ async fn list(
     query: &TermListQuery,
 ) -> ApiResult<Paginated<TermResponse>> {
     let site_id = site.site_id();
-    state.site_state(site_id).await?;
+    let cached = state.site_state(site_id).await?;
+    let locale_id =
+        query.locale_id.as_deref().map(|named| crate::content::localized::locale_filter(&cached, "locale_id", named));
+    let locale_id = locale_id.transpose()?;
     let page = PageParams { page: query.page, per_page: query.per_page }.resolve();
     let mut terms = fetch_page(&state.db, list_query(site_id, taxonomy), page).await?.map(|t| TermResponse::from(&t));
-    if let Some(locale_id) = query.locale_id {
+    if let Some(locale_id) = locale_id {
         localizations::localize(state, &mut terms.data, locale_id).await?;
     }
     Ok(terms)

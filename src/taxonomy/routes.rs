@@ -36,8 +36,9 @@ pub struct TermListQuery {
     #[serde(alias = "page_size")]
     #[param(schema_with = crate::pagination::per_page_schema)]
     pub per_page: Option<u32>,
-    /// Names and descriptions in this locale where a localization exists.
-    pub locale_id: Option<Uuid>,
+    /// Names and descriptions in this locale where a localization exists: its UUID, or the code of one of the
+    /// site's locales (`de`).
+    pub locale_id: Option<String>,
 }
 
 /// List a site's categories

@@ -142,6 +142,12 @@ async fn categories_and_tags_are_localizable() {
     let tags: Value =
         app.get(&format!("/sites/{site}/tags?locale_id={de}"), &app.admin_key).await.json().await.unwrap();
     assert_eq!(tags["data"][0]["name"], "Berge");
+    // By the locale's code, the same.
+    let by_code: Value =
+        app.get(&format!("/sites/{site}/tags?locale_id=de"), &app.admin_key).await.json().await.unwrap();
+    assert_eq!(by_code["data"], tags["data"]);
+    let res = app.get(&format!("/sites/{site}/tags?locale_id=xx"), &app.admin_key).await;
+    assert_problem(res, 422, "VALIDATION_ERROR").await;
 
     let loc_path = format!("/categories/localizations/{}", loc["id"].as_str().unwrap());
     let updated: Value =
