@@ -32,28 +32,6 @@ pub fn kind_routes(r: &mut Routes, kind: ContentKind, plural: &str) {
     });
 }
 
-/// Operation ids of the shared endpoints, as documented for blogs.
-pub const SHARED_OPERATIONS: [&str; 18] = [
-    "preview_blog",
-    "list_blogs",
-    "list_published_blogs",
-    "get_blog_by_slug",
-    "get_blog",
-    "get_blog_detail",
-    "create_blog",
-    "update_blog",
-    "delete_blog",
-    "clone_blog",
-    "review_blog",
-    "bulk_blogs",
-    "list_blog_localizations",
-    "create_blog_localization",
-    "update_blog_localization",
-    "delete_blog_localization",
-    "take_blog_lease",
-    "release_blog_lease",
-];
-
 /// List a site's items of the kind
 ///
 /// Read role or higher on the site; the kind's module must be on (MODULE_NOT_ENABLED). Errors: MODULE_NOT_ENABLED,

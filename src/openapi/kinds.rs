@@ -4,12 +4,10 @@
 
 use utoipa::Modify;
 
-use crate::{content, taxonomy};
-
 /// Handlers shared by several kinds are documented once, under the first kind's
 /// paths; every other kind gets the same entries with its own paths, tags,
 /// operation ids and codes.
-pub(super) struct DerivedKinds;
+pub(super) struct DerivedKinds(pub crate::routes::SharedOperations);
 
 /// A kind as the document names it: the words of its paths and operation
 /// ids, its tag, and how a summary calls one item and many.
@@ -31,12 +29,12 @@ const fn kind(
     Kind { singular, plural, tag, nouns }
 }
 
-/// `(operations documented once, the kind they are documented as, the other kinds)`
-type Derivation = (&'static [&'static str], Kind, &'static [Kind]);
+/// `(the kind the shared operations are documented as, the other kinds)`;
+/// the operations are those its `Routes::variant` mounts.
+type Derivation = (Kind, &'static [Kind]);
 
 const DERIVATIONS: [Derivation; 2] = [
     (
-        &content::http::SHARED_OPERATIONS,
         kind("blog", "blogs", "Blogs", ("a post", "posts")),
         &[
             kind("page", "pages", "Pages", ("a page", "pages")),
@@ -47,7 +45,6 @@ const DERIVATIONS: [Derivation; 2] = [
         ],
     ),
     (
-        &taxonomy::TAXONOMY_OPERATIONS,
         kind("category", "categories", "Taxonomy", ("a category", "categories")),
         &[kind("tag", "tags", "Taxonomy", ("a tag", "tags"))],
     ),
@@ -55,14 +52,15 @@ const DERIVATIONS: [Derivation; 2] = [
 
 impl Modify for DerivedKinds {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for (shared_ops, base, others) in &DERIVATIONS {
+        for (base, others) in &DERIVATIONS {
             let (plural_word, singular_word) = (base.plural, base.singular);
+            let shared_ops = self.0.get(plural_word).map(Vec::as_slice).unwrap_or_default();
             let shared: Vec<(String, utoipa::openapi::PathItem)> = openapi
                 .paths
                 .paths
                 .iter()
                 .filter(|(_, item)| {
-                    operations(item).any(|op| op.operation_id.as_deref().is_some_and(|id| shared_ops.contains(&id)))
+                    operations(item).any(|op| op.operation_id.as_ref().is_some_and(|id| shared_ops.contains(id)))
                 })
                 .map(|(path, item)| (path.clone(), item.clone()))
                 .collect();

@@ -89,14 +89,14 @@ fn serialized_document(public_url: &str) -> actix_web::web::Bytes {
 /// the kinds derived from the documented ones, and the `/api/v1` prefix.
 pub fn document() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
-    let (paths, schemas) = crate::api::routes().into_document_parts();
+    let (paths, schemas, shared) = crate::api::routes().into_document_parts();
     doc.paths.merge(paths);
     let components = doc.components.get_or_insert_with(Default::default);
     for (name, schema) in schemas {
         components.schemas.entry(name).or_insert(schema);
     }
     CommonParts.modify(&mut doc);
-    DerivedKinds.modify(&mut doc);
+    DerivedKinds(shared).modify(&mut doc);
     crate::content::list_item_schemas::document_kind_list_items(&mut doc);
     PrefixPaths.modify(&mut doc);
     doc.tags = Some(TAG_ORDER.iter().map(|name| utoipa::openapi::tag::Tag::new(*name)).collect());

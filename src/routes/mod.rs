@@ -40,6 +40,9 @@ struct PendingResource {
     protected: bool,
 }
 
+/// Operation ids mounted through [`Routes::variant`], by the documented word.
+pub type SharedOperations = std::collections::BTreeMap<&'static str, Vec<String>>;
+
 #[derive(Default)]
 pub struct Routes {
     resources: Vec<PendingResource>,
@@ -47,6 +50,9 @@ pub struct Routes {
     /// The component schemas the documented operations refer to.
     schemas: Vec<(String, RefOr<Schema>)>,
     variant: Option<Variant>,
+    /// The operation ids each variant mounts, by the word of its documented
+    /// paths (`blogs`): the operations the document derives for the others.
+    shared: SharedOperations,
     /// Mount only: no paths or schemas kept (each server worker mounts the
     /// routes; the document is built once).
     undocumented: bool,
@@ -106,6 +112,9 @@ impl Routes {
             if !tags.is_empty() {
                 operation.tags.get_or_insert_with(Vec::new).extend(tags.into_iter().map(str::to_string));
             }
+            if let (Some(variant), Some(id)) = (&self.variant, &operation.operation_id) {
+                self.shared.entry(variant.documented).or_default().push(id.clone());
+            }
             self.paths.add_path_operation(documented, P::methods(), operation);
             P::schemas(&mut self.schemas);
         }
@@ -127,10 +136,10 @@ impl Routes {
         self.variant = None;
     }
 
-    /// The OpenAPI paths of everything mounted (relative to `/api/v1`) and the
-    /// schemas they refer to.
-    pub fn into_document_parts(self) -> (Paths, Vec<(String, RefOr<Schema>)>) {
-        (self.paths, self.schemas)
+    /// The OpenAPI paths of everything mounted (relative to `/api/v1`), the
+    /// schemas they refer to, and the operations each variant shares.
+    pub fn into_document_parts(self) -> (Paths, Vec<(String, RefOr<Schema>)>, SharedOperations) {
+        (self.paths, self.schemas, self.shared)
     }
 
     /// Serves every resource under `prefix` (`/api/v1`). Resources that take

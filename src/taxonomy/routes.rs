@@ -14,19 +14,6 @@ use crate::error::{ApiResult, Problem};
 use crate::pagination::Paginated;
 use crate::state::AppState;
 
-/// Operation ids of the taxonomy endpoints, as documented for categories.
-pub const TAXONOMY_OPERATIONS: [&str; 9] = [
-    "list_categories",
-    "create_category",
-    "create_category_with_site",
-    "update_category",
-    "delete_category",
-    "list_category_localizations",
-    "create_category_localization",
-    "update_category_localization",
-    "delete_category_localization",
-];
-
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TermListQuery {
