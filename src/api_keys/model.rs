@@ -259,3 +259,61 @@ fn key_permissions() -> utoipa::openapi::Object {
         &KeyPermission::ALL.map(KeyPermission::as_str),
     )
 }
+
+/// The windows a key's own rate limits count in. Each is a column of the
+/// key and a field of its bodies (`rate_limit_per_{window}`); updates pair a
+/// value with its window, never with a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitWindow {
+    Second,
+    Minute,
+    Hour,
+    Day,
+}
+
+impl LimitWindow {
+    pub const ALL: [LimitWindow; 4] = [Self::Second, Self::Minute, Self::Hour, Self::Day];
+
+    /// The body field and column name.
+    pub fn field(self) -> &'static str {
+        match self {
+            Self::Second => "rate_limit_per_second",
+            Self::Minute => "rate_limit_per_minute",
+            Self::Hour => "rate_limit_per_hour",
+            Self::Day => "rate_limit_per_day",
+        }
+    }
+
+    pub fn column(self) -> api_key::Column {
+        match self {
+            Self::Second => api_key::Column::RateLimitPerSecond,
+            Self::Minute => api_key::Column::RateLimitPerMinute,
+            Self::Hour => api_key::Column::RateLimitPerHour,
+            Self::Day => api_key::Column::RateLimitPerDay,
+        }
+    }
+}
+
+impl CreateApiKey {
+    /// The limit given for `window`.
+    pub fn limit(&self, window: LimitWindow) -> Option<i32> {
+        match window {
+            LimitWindow::Second => self.rate_limit_per_second,
+            LimitWindow::Minute => self.rate_limit_per_minute,
+            LimitWindow::Hour => self.rate_limit_per_hour,
+            LimitWindow::Day => self.rate_limit_per_day,
+        }
+    }
+}
+
+impl UpdateApiKey {
+    /// What the body says of `window`: not given, `null` (not limited) or a limit.
+    pub fn limit(&self, window: LimitWindow) -> Option<Option<i32>> {
+        match window {
+            LimitWindow::Second => self.rate_limit_per_second,
+            LimitWindow::Minute => self.rate_limit_per_minute,
+            LimitWindow::Hour => self.rate_limit_per_hour,
+            LimitWindow::Day => self.rate_limit_per_day,
+        }
+    }
+}

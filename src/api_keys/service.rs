@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use serde_json::{json, Value};
 
-use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, KeyStatus, UpdateApiKey};
+use super::model::{ApiKeyResponse, BlockApiKey, CreateApiKey, CreatedApiKey, KeyStatus, LimitWindow, UpdateApiKey};
 use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::KeyPermission;
 use crate::config::Config;
@@ -172,10 +172,9 @@ pub fn check_new(body: CreateApiKey, created_by: String, now: DateTime<Utc>) -> 
             "Master keys are never scoped to a site",
         ));
     }
-    check_limit("rate_limit_per_second", body.rate_limit_per_second, &mut errors);
-    check_limit("rate_limit_per_minute", body.rate_limit_per_minute, &mut errors);
-    check_limit("rate_limit_per_hour", body.rate_limit_per_hour, &mut errors);
-    check_limit("rate_limit_per_day", body.rate_limit_per_day, &mut errors);
+    for window in LimitWindow::ALL {
+        check_limit(window.field(), body.limit(window), &mut errors);
+    }
     let description = description(body.description, &mut errors);
     check_expiry(body.expires_at, now, &mut errors);
     let (Some(name), true) = (name, errors.is_empty()) else {
@@ -331,13 +330,16 @@ pub struct KeyUpdate {
     description: Option<Option<String>>,
     /// The permission asked for; the caller's ceiling is checked by the handler.
     pub permission: Option<KeyPermission>,
-    limits: [Option<Option<i32>>; 4],
+    /// The limits the body changes, each with its window.
+    limits: Vec<(LimitWindow, Option<i32>)>,
     expires_at: Option<Option<DateTime<Utc>>>,
 }
 
 /// Checks an update on its own, against the key it changes.
 pub fn check_update(key: &api_key::Model, body: UpdateApiKey, now: DateTime<Utc>) -> ApiResult<KeyUpdate> {
     let permission = body.permission.as_deref().map(parse_permission).transpose()?;
+    let limits: Vec<(LimitWindow, Option<i32>)> =
+        LimitWindow::ALL.into_iter().filter_map(|window| Some((window, body.limit(window)?))).collect();
     let mut errors = Vec::new();
     let name = body.name.and_then(|n| required_line("name", &n, 200).map_err(|e| errors.push(e)).ok());
     let description = body.description.map(|d| description(d, &mut errors));
@@ -355,16 +357,9 @@ pub fn check_update(key: &api_key::Model, body: UpdateApiKey, now: DateTime<Utc>
             "Master keys are never scoped to a site",
         ));
     }
-    let limits = [
-        ("rate_limit_per_second", body.rate_limit_per_second),
-        ("rate_limit_per_minute", body.rate_limit_per_minute),
-        ("rate_limit_per_hour", body.rate_limit_per_hour),
-        ("rate_limit_per_day", body.rate_limit_per_day),
-    ]
-    .map(|(field, value)| {
-        check_limit(field, value.flatten(), &mut errors);
-        value
-    });
+    for (window, limit) in &limits {
+        check_limit(window.field(), *limit, &mut errors);
+    }
     check_expiry(body.expires_at.flatten(), now, &mut errors);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
@@ -391,18 +386,8 @@ pub async fn update(
     if let Some(permission) = update.permission {
         row.permission = Set(permission);
     }
-    let [per_second, per_minute, per_hour, per_day] = update.limits;
-    if let Some(v) = per_second {
-        row.rate_limit_per_second = Set(v);
-    }
-    if let Some(v) = per_minute {
-        row.rate_limit_per_minute = Set(v);
-    }
-    if let Some(v) = per_hour {
-        row.rate_limit_per_hour = Set(v);
-    }
-    if let Some(v) = per_day {
-        row.rate_limit_per_day = Set(v);
+    for (window, limit) in update.limits {
+        row.set(window.column(), limit.into());
     }
     if let Some(expires_at) = update.expires_at {
         row.expires_at = Set(expires_at);
