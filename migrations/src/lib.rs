@@ -48,6 +48,7 @@ mod m20261130_000041_content_part_keys;
 mod m20261130_000042_event_outbox_by_site;
 mod m20261207_000043_audit_by_entity_id;
 mod m20261207_000044_edit_leases;
+mod m20261207_000045_edit_leases_in_order;
 
 pub struct Migrator;
 
@@ -99,6 +100,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000042_event_outbox_by_site::Migration),
             Box::new(m20261207_000043_audit_by_entity_id::Migration),
             Box::new(m20261207_000044_edit_leases::Migration),
+            Box::new(m20261207_000045_edit_leases_in_order::Migration),
         ]
     }
 }

@@ -25,7 +25,7 @@
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::edit_lease;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -137,7 +137,7 @@ pub async fn take(state: &AppState, caller: &Actor, item: LeasedItem<'_>, body: 
     let ttl = ttl(&body)?;
     let txn = crate::db::begin_unaudited(&state.db, "an edit lease is presence, not a change of content").await?;
     let now = state.clock.now();
-    let rows = edit_lease::Entity::find().filter(edit_lease::Column::ItemId.eq(item.item_id)).all(&txn).await?;
+    let rows = of_item(item.item_id).all(&txn).await?;
     let live = response(&rows).filter(|lease| lease.expires_at > now);
     let (event, from) = match &live {
         Some(lease) if lease.holder == *caller => ("lease.renewed", None),
@@ -195,7 +195,7 @@ pub async fn take(state: &AppState, caller: &Actor, item: LeasedItem<'_>, body: 
 pub async fn release(state: &AppState, caller: &Actor, item_id: Uuid) -> ApiResult<()> {
     let txn = crate::db::begin_unaudited(&state.db, "an edit lease is presence, not a change of content").await?;
     let now = state.clock.now();
-    let rows = edit_lease::Entity::find().filter(edit_lease::Column::ItemId.eq(item_id)).all(&txn).await?;
+    let rows = of_item(item_id).all(&txn).await?;
     let Some(lease) = response(&rows) else { return Ok(()) };
     if lease.holder != *caller {
         return match lease.expires_at > now {
@@ -209,16 +209,28 @@ pub async fn release(state: &AppState, caller: &Actor, item_id: Uuid) -> ApiResu
     Ok(())
 }
 
-/// The site's live leases, soonest to end first.
-pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<LeaseResponse>> {
-    let now = state.clock.now();
-    let rows = edit_lease::Entity::find()
+/// An item's lease rows (one per site): a range of the primary key
+/// `(item_id, site_id)`, whatever the table holds. A renewal reads them and
+/// updates them by the same key (public for the plan tests).
+pub fn of_item(item_id: Uuid) -> Select<edit_lease::Entity> {
+    edit_lease::Entity::find().filter(edit_lease::Column::ItemId.eq(item_id))
+}
+
+/// A site's live leases, soonest to end first: a range of
+/// `ix_edit_leases_site (site_id, expires_at)` past `now` (public for the
+/// plan tests).
+pub fn live_on_site(site_id: Uuid, now: DateTime<Utc>) -> Select<edit_lease::Entity> {
+    edit_lease::Entity::find()
         .filter(edit_lease::Column::SiteId.eq(site_id))
         .filter(edit_lease::Column::ExpiresAt.gt(now))
         .order_by_asc(edit_lease::Column::ExpiresAt)
         .order_by_asc(edit_lease::Column::ItemId)
-        .all(&state.db)
-        .await?;
+}
+
+/// The site's live leases, soonest to end first.
+pub async fn list(state: &AppState, site_id: Uuid) -> ApiResult<Vec<LeaseResponse>> {
+    let now = state.clock.now();
+    let rows = live_on_site(site_id, now).all(&state.db).await?;
     // Each item on several sites is answered with all of them.
     let ids: Vec<Uuid> = rows.iter().map(|r| r.item_id).collect();
     let all = edit_lease::Entity::find().filter(edit_lease::Column::ItemId.is_in(ids)).all(&state.db).await?;

@@ -127,3 +127,46 @@ async fn a_lease_taken_on_one_instance_is_seen_and_held_on_the_other() {
     assert_eq!(live_leases(&second, &site, &other_key).await.len(), 1);
     assert_problem(lease(&second, Method::POST, &post, &other_key, None).await, 423, "LEASE_HELD").await;
 }
+
+/// Renewals and the presence list stay index reads however many leases
+/// there are: an item's rows by the primary key, a site's live ones by
+/// `ix_edit_leases_site` in the list's order, at 100,000 leases (a site with
+/// many open editors, and many ended leases kept until their item is leased
+/// again).
+#[actix_web::test]
+async fn renewals_and_the_presence_list_read_leases_by_index_at_100_000_rows() {
+    use sea_orm::{ConnectionTrait, DbBackend, QueryTrait};
+    let app = TestApp::spawn().await;
+    let db = &app.state.db;
+    let backend = db.get_database_backend();
+    let site: uuid::Uuid = app.create_site_id("lease-plans").await.parse().unwrap();
+    let site_value = match backend {
+        DbBackend::Postgres => format!("'{site}'"),
+        _ => format!("X'{}'", site.simple()),
+    };
+    crate::family_plans::fill(db, "edit_leases", &(1..=100_000), &[("site_id", site_value)]).await;
+    if backend == DbBackend::Postgres {
+        db.execute_unprepared("ANALYZE edit_leases").await.unwrap();
+    }
+    let item = uuid::Uuid::new_v4();
+    let now = chrono::Utc::now();
+    let cases = [
+        (
+            "an item's lease (a renewal's read and update)",
+            plinth::leases::of_item(item).build(backend),
+            "edit_leases_pkey|sqlite_autoindex_edit_leases_1",
+        ),
+        ("a site's live leases", plinth::leases::live_on_site(site, now).build(backend), "ix_edit_leases_site"),
+    ];
+    let mut wrong = Vec::new();
+    for (name, statement, index) in cases {
+        let sql = statement.to_string();
+        let plan = crate::listing::plan_of(db, &sql).await;
+        let names_index =
+            plan.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| index.split('|').any(|i| i == word));
+        if !names_index || plan.contains("Sort") || plan.contains("TEMP B-TREE") || plan.contains("Seq Scan") {
+            wrong.push(format!("{name}: expected a range of {index}, no sort:\n{sql}\n{plan}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
