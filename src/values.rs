@@ -373,15 +373,15 @@ pub enum LocaleName {
 }
 
 impl LocaleName {
-    /// A UUID, or a code as `POST /locales` takes them: 1 to 35 letters,
-    /// digits, `-` and `_` (trimmed).
+    /// A UUID, or a code: 1 to 36 letters, digits, `-` and `_` (trimmed;
+    /// the document's `<locale>` pattern).
     pub fn parse(raw: &str) -> Option<Self> {
         if let Ok(id) = uuid::Uuid::parse_str(raw) {
             return Some(Self::Id(id));
         }
         let code = raw.trim();
         let is_code =
-            (1..=35).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            (1..=36).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         is_code.then(|| Self::Code(code.to_owned()))
     }
 
@@ -422,8 +422,7 @@ impl utoipa::PartialSchema for LocaleName {
         utoipa::openapi::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
             .description(Some("A locale's UUID (`GET /locales`) or its code (`de`, `pt-BR`)"))
-            .min_length(Some(1))
-            .max_length(Some(36))
+            .pattern(Some("<locale>"))
             .into()
     }
 }

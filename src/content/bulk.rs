@@ -137,7 +137,13 @@ fn bulk_request_schema() -> utoipa::openapi::schema::OneOf {
         .required("action")
         .property("ids", ids())
         .required("ids")
-        .property("status", status("Ignored"))
+        .property(
+            "status",
+            // Any value, `null` included: the server reads none of it.
+            ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::SchemaType::AnyValue)
+                .description(Some("Ignored: any value, null included")),
+        )
         .description(Some("Moves every item to the trash (Editor role or higher); `status` is ignored"));
     utoipa::openapi::schema::OneOfBuilder::new().item(update).item(delete).build()
 }

@@ -18,6 +18,7 @@ pub struct PublishedQuery {
     pub per_page: Option<u32>,
     /// Keep only items with a localization in this locale: its UUID, or the
     /// code of one of the site's locales (`de`).
+    #[param(pattern = "<locale>")]
     pub locale_id: Option<String>,
 }
 
@@ -29,10 +30,12 @@ pub struct LocaleQuery {
     /// `de`, or its UUID): its localized title, excerpt and body (and on one
     /// item its subtitle and meta fields) merged in, and `locale` naming the
     /// locale that served it. Without it, items answer in their own text.
+    #[param(pattern = "<locale>")]
     pub locale: Option<String>,
     /// With `locale`: where a field that locale leaves empty comes from,
     /// codes in order (`en,fr`); the site's default locale when omitted. The
     /// item's own text comes last.
+    #[param(pattern = "<locales>")]
     pub fallback: Option<String>,
 }
 
@@ -43,6 +46,7 @@ pub struct IncludeQuery {
     /// `media`: each item answers `media`, the media files it references
     /// (cover, header, a project's media, a page's section images) by id,
     /// with their URLs, variants, size, alt text and placeholder.
+    #[param(pattern = "<includes>")]
     pub include: Option<String>,
 }
 

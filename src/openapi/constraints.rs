@@ -5,6 +5,10 @@
 /// A UUID: what `format: uuid` fields and parameters take (the server parses
 /// every one and refuses anything else, the empty string included).
 pub const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+/// A locale named by its UUID or its code (`values::LocaleName`).
+pub const LOCALE_PATTERN: &str = "^[A-Za-z0-9_-]{1,36}$";
+/// Locales named in order, comma-separated (`fallback=en,fr`).
+pub const LOCALES_PATTERN: &str = "^[A-Za-z0-9_-]{1,36}(,[A-Za-z0-9_-]{1,36})*$";
 /// A calendar date `YYYY-MM-DD` that exists, as chrono parses it: thirty days
 /// hath April, June, September and November, and February 29 only in a leap
 /// year (every fourth, but not a century unless the fourth). A pattern of
@@ -70,7 +74,10 @@ pub const OPTIONAL_LINE_PATTERN: &str =
 
 /// The patterns schemas name by placeholder (`#[schema(pattern = "<line>")]`:
 /// an attribute takes only a literal), so each is written once.
-const NAMED_PATTERNS: [(&str, &str); 12] = [
+const NAMED_PATTERNS: [(&str, &str); 15] = [
+    ("<locale>", LOCALE_PATTERN),
+    ("<locales>", LOCALES_PATTERN),
+    ("<includes>", "^media(,media)*$"),
     ("<slug>", SLUG_PATTERN),
     ("<optional slug>", "^([a-z0-9]+(-[a-z0-9]+)*)?$"),
     ("<path>", PATH_PATTERN),

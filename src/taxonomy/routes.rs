@@ -25,6 +25,7 @@ pub struct TermListQuery {
     pub per_page: Option<u32>,
     /// Names and descriptions in this locale where a localization exists: its UUID, or the code of one of the
     /// site's locales (`de`).
+    #[param(pattern = "<locale>")]
     pub locale_id: Option<String>,
 }
 
