@@ -46,8 +46,7 @@ pub async fn list_featured_blogs(
     include: web::Query<IncludeQuery>,
 ) -> ApiResult<HttpResponse> {
     let site = access::site_read(&state, &principal, BLOG, site_id.into_inner()).await?;
-    Ok(HttpResponse::Ok()
-        .json(read::featured(&state, &site, BLOG, query.limit.unwrap_or(10), (&locale, &include)).await?))
+    Ok(HttpResponse::Ok().json(read::featured(&state, &site, BLOG, query.limit_or(10)?, (&locale, &include)).await?))
 }
 
 /// List posts similar to a post
@@ -70,7 +69,7 @@ pub async fn similar_blogs(
     query: web::Query<LimitQuery>,
 ) -> ApiResult<HttpResponse> {
     let (site_id, id) = path.into_inner();
-    let limit = query.limit.unwrap_or(read::SIMILAR_DEFAULT);
+    let limit = query.limit_or(read::SIMILAR_DEFAULT)?;
     let site = access::site_read(&state, &principal, BLOG, site_id).await?;
     Ok(HttpResponse::Ok().json(read::similar(&state, &site, BLOG, id, limit).await?))
 }

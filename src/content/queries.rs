@@ -118,7 +118,21 @@ impl ItemQuery {
 pub struct LimitQuery {
     /// How many items at most: featured default 10, up to 100; similar default
     /// 3, up to 10. Larger values are clamped, 0 is read as 1.
-    pub limit: Option<u64>,
+    #[param(minimum = 0)]
+    limit: Option<i64>,
+}
+
+impl LimitQuery {
+    /// The limit asked for, `default` without one; a negative one is 400.
+    /// (Read as the document's `int64`: a number past it is refused when the
+    /// query is parsed, as the document says.)
+    pub fn limit_or(&self, default: u64) -> crate::error::ApiResult<u64> {
+        match self.limit {
+            None => Ok(default),
+            Some(limit) => u64::try_from(limit)
+                .map_err(|_| crate::error::ApiError::bad_request(format!("limit must be 0 or more, not {limit}"))),
+        }
+    }
 }
 
 /// Where an item can be previewed.

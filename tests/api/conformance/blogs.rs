@@ -78,6 +78,11 @@ async fn blog_read_rows() {
     let featured = expect_json(app.get(&format!("/sites/{site}/blogs/featured?limit=5"), &reader).await, 200).await;
     let ids: Vec<&str> = featured.as_array().unwrap().iter().map(|b| b["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [first_id.as_str()]);
+    // A limit is the document's int64 of 0 or more; larger ones are clamped.
+    for (limit, status) in [("-1", 400), ("9223372036854775808", 400), ("9223372036854775807", 200)] {
+        let res = app.get(&format!("/sites/{site}/blogs/featured?limit={limit}"), &reader).await;
+        assert_eq!(res.status(), status, "limit={limit}");
+    }
 
     // GET …/blogs/{id}/similar?limit: array of BlogListItem (same author scores +1).
     let similar =
