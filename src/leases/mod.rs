@@ -217,7 +217,7 @@ pub fn of_item(item_id: Uuid) -> Select<edit_lease::Entity> {
 }
 
 /// A site's live leases, soonest to end first: a range of
-/// `ix_edit_leases_site (site_id, expires_at)` past `now` (public for the
+/// `ix_edit_leases_live (site_id, expires_at, item_id)` past `now` (public for the
 /// plan tests).
 pub fn live_on_site(site_id: Uuid, now: DateTime<Utc>) -> Select<edit_lease::Entity> {
     edit_lease::Entity::find()

@@ -239,3 +239,23 @@ async fn start_up_failures_print_one_line_naming_the_setting_and_never_panic() {
     assert_eq!((code, stderr.lines().count()), (Some(5), 1), "{stderr}");
     assert!(stderr.contains("PLINTH_DATA_DIR"), "{stderr}");
 }
+
+/// `plinth migrate` builds a database from nothing, as a first `cargo run`
+/// does, and an upgrade applies only what is new. Every other test copies a
+/// database migrated once in the test process, so only this one runs the
+/// binary's migrations on an empty file.
+#[actix_web::test]
+async fn migrate_builds_a_database_from_nothing_and_then_finds_nothing_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("fresh.db").display());
+    let run = || {
+        let out = plinth(&dir, &url, free_port()).arg("migrate").output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "plinth migrate failed: {text}");
+        text
+    };
+    let first = run();
+    assert!(first.contains("applied") && !first.contains("applied 0"), "{first}");
+    let again = run();
+    assert!(!again.contains("error"), "{again}");
+}

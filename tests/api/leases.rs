@@ -130,7 +130,7 @@ async fn a_lease_taken_on_one_instance_is_seen_and_held_on_the_other() {
 
 /// Renewals and the presence list stay index reads however many leases
 /// there are: an item's rows by the primary key, a site's live ones by
-/// `ix_edit_leases_site` in the list's order, at 100,000 leases (a site with
+/// `ix_edit_leases_live` in the list's order, at 100,000 leases (a site with
 /// many open editors, and many ended leases kept until their item is leased
 /// again).
 #[actix_web::test]
@@ -156,7 +156,7 @@ async fn renewals_and_the_presence_list_read_leases_by_index_at_100_000_rows() {
             plinth::leases::of_item(item).build(backend),
             "edit_leases_pkey|sqlite_autoindex_edit_leases_1",
         ),
-        ("a site's live leases", plinth::leases::live_on_site(site, now).build(backend), "ix_edit_leases_site"),
+        ("a site's live leases", plinth::leases::live_on_site(site, now).build(backend), "ix_edit_leases_live"),
     ];
     let mut wrong = Vec::new();
     for (name, statement, index) in cases {
