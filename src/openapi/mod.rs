@@ -99,7 +99,14 @@ pub fn document() -> utoipa::openapi::OpenApi {
     DerivedKinds(shared).modify(&mut doc);
     crate::content::list_item_schemas::document_kind_list_items(&mut doc);
     PrefixPaths.modify(&mut doc);
-    doc.tags = Some(TAG_ORDER.iter().map(|name| utoipa::openapi::tag::Tag::new(*name)).collect());
+    doc.tags = Some(
+        TAG_ORDER
+            .iter()
+            .map(|(name, description)| {
+                utoipa::openapi::tag::TagBuilder::new().name(*name).description(Some(*description)).build()
+            })
+            .collect(),
+    );
     cross_field_rules(&mut doc);
     formats_as_patterns(doc)
 }
@@ -108,41 +115,41 @@ pub fn document() -> utoipa::openapi::OpenApi {
 /// people first, then content, media and the site's other parts, then
 /// integrations, then the deployment's own. Generated clients and docs pages
 /// list operations in this order (a test keeps it to the tags in use).
-const TAG_ORDER: [&str; 34] = [
-    "Sites",
-    "Site locales",
-    "Members",
-    "API keys",
-    "Blogs",
-    "Pages",
-    "Projects",
-    "CV entries",
-    "Skills",
-    "Legal documents",
-    "Taxonomy",
-    "Media",
-    "Documents",
-    "Navigation",
-    "Redirects",
-    "Social links",
-    "Forms",
-    "Form submissions",
-    "Forms (public)",
-    "Content templates",
-    "Public site files",
-    "Webhooks",
-    "Events",
-    "Trash",
-    "Audit",
-    "Analytics",
-    "AI",
-    "Environments",
-    "Notifications",
-    "Account",
-    "Locales",
-    "Identity provider",
-    "Moderation",
-    "System",
+const TAG_ORDER: [(&str, &str); 34] = [
+    ("Sites", "The sites of the deployment: each a tenant with its own content, media, members, keys and webhooks"),
+    ("Site locales", "The languages a site speaks: one default, served at the root, the others under their prefix"),
+    ("Members", "Who works on a site, and in which role (Owner, Admin, Editor, Reviewer, Author, Viewer)"),
+    ("API keys", "Keys for scripts and front ends: a permission, an optional site, and rate limits of their own"),
+    ("Blogs", "Posts: localized, scheduled, reviewed; a front end reads them in a locale with media embedded"),
+    ("Pages", "Pages with routes, a place in the navigation and sections of their own"),
+    ("Projects", "Portfolio projects with their links and media (the portfolio module)"),
+    ("CV entries", "Work, education and other entries of a CV (the CV module)"),
+    ("Skills", "Skills with a category and a proficiency (the CV module)"),
+    ("Legal documents", "Imprint, privacy policy, terms and cookie consent, with their consent groups and versions"),
+    ("Taxonomy", "Categories and tags of a site, localized"),
+    ("Media", "The media library: uploads checked and resized, variants, alt texts per locale, folders, favicons"),
+    ("Documents", "Downloadable files and links, optionally private and encrypted (the documents module)"),
+    ("Navigation", "Menus and their item trees, localized"),
+    ("Redirects", "A site's redirects from old paths"),
+    ("Social links", "A site's links to its social profiles, in order"),
+    ("Forms", "Forms a site defines: fields, localizations, notifications and bot protection"),
+    ("Form submissions", "What visitors sent through a site's forms, with notes and a review workflow"),
+    ("Forms (public)", "What a site's visitors call: a form as rendered, its bot challenge, and their own submissions"),
+    ("Content templates", "Starting points for new items of a kind"),
+    ("Public site files", "What a public site serves by its slug: sitemaps, robots.txt, the web manifest"),
+    ("Webhooks", "Signed deliveries of a site's events to an endpoint, retried on a schedule, with a circuit breaker"),
+    ("Events", "A site's live event stream: server-sent events, resumable with Last-Event-ID"),
+    ("Trash", "What was deleted, kept for restoring until it is purged"),
+    ("Audit", "Who changed what and when, with each change's fields"),
+    ("Analytics", "Page views a site's front end reports, and their daily figures"),
+    ("AI", "Drafting and translating help from an AI provider a site configures"),
+    ("Environments", "A site's environments (production, staging), each with its own base URL for previews"),
+    ("Notifications", "What the signed-in user is told about the sites they work on"),
+    ("Account", "The signed-in user's own account: help state, data export, deletion"),
+    ("Locales", "The deployment's catalogue of locales that sites choose from"),
+    ("Identity provider", "Users of the identity provider, as the deployment's admins manage them"),
+    ("Moderation", "Bans and suspensions of users, by the deployment's admins"),
+    ("System", "Health, readiness, metrics, the error codes and the service's own information"),
 ];
 
 /// What every operation shares, applied once here instead of on each handler:
@@ -294,7 +301,7 @@ mod tests {
             }
         }
         used.sort();
-        let mut placed: Vec<String> = TAG_ORDER.iter().map(|t| t.to_string()).collect();
+        let mut placed: Vec<String> = TAG_ORDER.iter().map(|(t, _)| t.to_string()).collect();
         placed.sort();
         assert_eq!(placed, used, "TAG_ORDER and the tags in use differ");
     }
