@@ -106,6 +106,6 @@ pub async fn require_locale_assigned<C: ConnectionTrait>(
     }
     codes.sort_unstable();
     codes.dedup();
-    let detail = format!("`{named}`: {detail}; give one of {} (a code or its UUID)", codes.join(", "));
+    let detail = format!("{} ({detail})", crate::values::not_among(named, &codes));
     Err(ApiError::validation(vec![FieldError::new("locale_id", ErrorCode::ValidationInvalidFormat, detail)]))
 }

@@ -394,6 +394,12 @@ impl LocaleName {
     }
 }
 
+/// What an error says of a locale named where none of `codes` is it: the
+/// codes to pick from, and that a UUID is taken too.
+pub fn not_among(named: &dyn std::fmt::Display, codes: &[&str]) -> String {
+    format!("`{named}` is not a locale here; give one of the codes {} or its locale UUID", codes.join(", "))
+}
+
 impl std::fmt::Display for LocaleName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

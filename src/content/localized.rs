@@ -47,12 +47,8 @@ pub fn locale_filter(site: &SiteState, parameter: &str, named: &str) -> ApiResul
 
 fn not_a_site_locale(site: &SiteState, parameter: &str, named: &str) -> ApiError {
     let codes: Vec<&str> = site.locales.iter().map(|l| l.code.as_str()).collect();
-    let detail = format!(
-        "`{named}` is not a locale of the site; give one of its codes ({}) or its locale UUID \
-         (GET /sites/{}/locales lists them)",
-        codes.join(", "),
-        site.site.id
-    );
+    let detail =
+        format!("{} (GET /sites/{}/locales lists the site's)", crate::values::not_among(&named, &codes), site.site.id);
     ApiError::validation(vec![FieldError::new(parameter, ErrorCode::ValidationInvalidFormat, detail)])
 }
 

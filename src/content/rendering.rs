@@ -51,11 +51,6 @@ impl Rendering {
         Ok(Self { site_id: site.site.id, chain, media_locales })
     }
 
-    /// Whether the items answer as the spec says (nothing asked for).
-    pub fn is_plain(&self) -> bool {
-        self.chain.is_none() && self.media_locales.is_none()
-    }
-
     /// What tells cached answers apart: `de>en+media`.
     pub fn key(&self) -> String {
         let locales = self.chain.as_ref().map(LocaleChain::key).unwrap_or_default();

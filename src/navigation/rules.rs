@@ -186,7 +186,7 @@ pub(super) fn texts_by_code<'a>(
         match locales.iter().find(|l| locale_id.names(l.locale_id, &l.code)) {
             None => {
                 let codes: Vec<&str> = locales.iter().map(|l| l.code.as_str()).collect();
-                let detail = format!("`{locale_id}` is not a locale of the site; give one of {}", codes.join(", "));
+                let detail = crate::values::not_among(locale_id, &codes);
                 errors.push(FieldError::new(format!("{at}.locale_id"), ErrorCode::ValidationInvalidFormat, detail))
             }
             Some(locale) => match required_line(&format!("{at}.{field}"), text, 100) {
