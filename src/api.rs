@@ -67,6 +67,27 @@ pub fn content_hooks() -> crate::content::hooks::ContentHooks {
     }
 }
 
+/// The trash's `entity_type` parameter: a type one of [`trash_sources`]
+/// answers for. Declared by hand, as a derive takes only a literal pattern.
+impl utoipa::IntoParams for crate::trash::EntityTypeQuery {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+        let types: Vec<&str> = trash_sources().entity_types().collect();
+        let schema = utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .pattern(Some(format!("^({})$", types.join("|"))));
+        vec![ParameterBuilder::new()
+            .name("entity_type")
+            .parameter_in(ParameterIn::Query)
+            .required(utoipa::openapi::Required::True)
+            .description(Some("What the item is; anything else is CONTENT_UNKNOWN_ENTITY_TYPE."))
+            .schema(Some(schema))
+            .build()]
+    }
+}
+
 /// The families whose soft-deleted items the trash lists, restores and purges.
 pub fn trash_sources() -> crate::trash::TrashSources {
     crate::trash::TrashSources(vec![
@@ -76,4 +97,33 @@ pub fn trash_sources() -> crate::trash::TrashSources {
         &crate::documents::trash::DocumentTrash,
         &crate::navigation::trash::NavigationTrash,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    /// The spec's `entity_type` values: each is one family's trash source's,
+    /// and no source answers for another, so the documented pattern and the
+    /// 422's list (both derived from the sources) are the spec's.
+    #[test]
+    fn every_entity_type_of_the_spec_has_one_trash_source() {
+        const SPEC: [&str; 11] = [
+            "blog",
+            "page",
+            "project",
+            "cv_entry",
+            "skill",
+            "media",
+            "document",
+            "legal",
+            "social",
+            "menu",
+            "menu_item",
+        ];
+        let sources = super::trash_sources();
+        let mut served: Vec<&str> = sources.entity_types().collect();
+        served.sort_unstable();
+        let mut spec = SPEC.to_vec();
+        spec.sort_unstable();
+        assert_eq!(served, spec, "a type twice, missing or beyond the spec");
+    }
 }

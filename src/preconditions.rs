@@ -38,17 +38,8 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 /// Writes of an item's path that take no `If-Match` (the document omits it
 /// for them), each with why: every other `PUT`, `PATCH` and `DELETE` of a
 /// path that answers a `GET` does.
-pub const UNCONDITIONAL: &[(&str, &str)] = &[
-    (
-        "PUT /navigation/{id}/localizations",
-        "adds or replaces one locale's label: the path's GET answers the item's list of them, not what it writes",
-    ),
-    (
-        "PUT /pages/sections/{id}/localizations",
-        "adds or replaces one locale's texts: the path's GET answers the section's list of them, not what it writes",
-    ),
-    ("PUT /sites/{site_id}/onboarding-progress", "a signed-in user's own progress, not an item editors share"),
-];
+pub const UNCONDITIONAL: &[(&str, &str)] =
+    &[("PUT /sites/{site_id}/onboarding-progress", "a signed-in user's own progress, not an item editors share")];
 
 /// How far back the audit trail is read to name the fields changed since the
 /// client's version; an older version is refused without the list.
@@ -92,6 +83,20 @@ pub async fn of_request(
     let counted = audit_counts(db, &ids).await?;
     let path_ids = ids.into_iter().map(|id| (id.clone(), counted.get(&id).copied().unwrap_or(0))).collect();
     Ok(Some(Precondition { tags, path_ids, answer: None, checked: false }))
+}
+
+/// For a write whose audited item is not in its path (a page section's
+/// texts are a change of the page): the item's audit entries, counted now,
+/// before the handler reads it, so that [`check`] takes it for the request's
+/// item. Nothing without a pending precondition.
+pub async fn about_item(db: &impl ConnectionTrait, item_id: uuid::Uuid) -> Result<(), sea_orm::DbErr> {
+    if !pending() {
+        return Ok(());
+    }
+    let id = item_id.hyphenated().to_string();
+    let entries = audit_counts(db, std::slice::from_ref(&id)).await?.get(&id).copied().unwrap_or(0);
+    let _ = REQUEST_PRECONDITION.try_with(|p| p.borrow_mut().path_ids.insert(0, (id, entries)));
+    Ok(())
 }
 
 /// Runs a write's handler with its precondition noted for [`check`];

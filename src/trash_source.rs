@@ -6,14 +6,19 @@
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use sea_orm::sea_query::{Asterisk, Expr, ExprTrait, SelectStatement, SimpleExpr};
-use sea_orm::{EntityTrait, FromQueryResult, QuerySelect, QueryTrait, Select};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, FromQueryResult, QueryFilter, QuerySelect, QueryTrait, Select,
+};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::Actor;
 use crate::auth::SitesGrant;
+use crate::db::WriteTxn;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::DomainEvent;
 use crate::state::AppState;
 
 /// One entry of the trash, whatever table it lives in.
@@ -76,6 +81,55 @@ pub trait TrashSource: Send + Sync {
         entity_type: &'a str,
         id: Uuid,
     ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>>;
+
+    /// Moves every live item of the site to the trash, inside `txn`: a
+    /// site's reset (`POST /sites/{id}/reset-content`), which records the
+    /// one audit entry. A family with a trash source is reset by having one.
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a WriteTxn,
+        now: DateTime<Utc>,
+        actor: &'a Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>>;
+}
+
+/// What one source's part of a site's reset moved to the trash.
+#[derive(Default)]
+pub struct SiteReset {
+    /// How many items of each of its types.
+    pub trashed: Vec<(&'static str, u64)>,
+    /// The events the change announces.
+    pub events: Vec<DomainEvent>,
+}
+
+impl SiteReset {
+    pub fn of(trashed: Vec<(&'static str, u64)>) -> Self {
+        Self { trashed, events: Vec::new() }
+    }
+}
+
+/// A site-scoped table whose rows go to the trash with a flag and a time.
+pub trait SiteTrashTable: EntityTrait {
+    /// The site id, the deleted flag and the deletion time.
+    const COLUMNS: [Self::Column; 3];
+}
+
+/// Soft-deletes every live row of one table on the site; answers how many.
+pub async fn trash_all<E: SiteTrashTable>(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+    site_id: Uuid,
+) -> Result<u64, DbErr> {
+    let [site, is_deleted, deleted_at] = E::COLUMNS;
+    Ok(E::update_many()
+        .col_expr(is_deleted, Expr::value(true))
+        .col_expr(deleted_at, Expr::value(now))
+        .filter(site.eq(site_id))
+        .filter(is_deleted.eq(false))
+        .exec(db)
+        .await?
+        .rows_affected)
 }
 
 /// An item a [`TrashSource`] found, waiting for the caller's grant on its sites.
@@ -102,6 +156,12 @@ pub struct TrashSources(pub Vec<&'static dyn TrashSource>);
 impl TrashSources {
     pub fn for_type(&self, entity_type: &str) -> Option<&'static dyn TrashSource> {
         self.0.iter().copied().find(|s| s.entity_types().contains(&entity_type))
+    }
+
+    /// Every `entity_type` a source answers for, in the sources' order: the
+    /// types the trash knows.
+    pub fn entity_types(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.0.iter().flat_map(|s| s.entity_types().iter().copied())
     }
 }
 

@@ -20,6 +20,7 @@ use crate::content::model::{ContentResponse, CreateContent};
 use crate::content::queries::LocaleQuery;
 use crate::content::{events, read, write, ContentKind};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::EventAction;
 use crate::state::AppState;
 use crate::state::{CachedBody, SiteState};
 
@@ -200,8 +201,10 @@ pub async fn delete_samples(state: &AppState, site: &SiteGrant, now: DateTime<Ut
             txn.found_nothing_to_change();
         }
         let deleted = write::soft_delete_many(txn, now, site.actor(), ContentKind::Blog, &ids).await?;
-        let events =
-            deleted.iter().flat_map(|item| events::events_for(ContentKind::Blog, "deleted", item, now)).collect();
+        let events = deleted
+            .iter()
+            .flat_map(|item| events::events_for(ContentKind::Blog, EventAction::Deleted, item, now))
+            .collect();
         events::store_events(state, txn, events).await?;
         Ok(deleted.len() as u64)
     })

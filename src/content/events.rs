@@ -9,22 +9,22 @@ use super::model::ContentResponse;
 use super::KindRules;
 use super::{ContentKind, ContentStatus};
 use crate::error::ApiResult;
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName};
 use crate::state::AppState;
 
 /// `<kind>.<what>` for every site of the item.
 pub(crate) fn events_for(
     kind: ContentKind,
-    what: &str,
+    what: EventAction,
     item: &ContentResponse,
     now: DateTime<Utc>,
 ) -> Vec<DomainEvent> {
-    let Some(prefix) = kind.event_prefix() else { return Vec::new() };
+    let Some(subject) = kind.event_subject() else { return Vec::new() };
     let data = json!({"id": item.id, "title": item.title, "slug": item.slug, "status": item.status});
     item.site_ids
         .iter()
         .map(|site_id| DomainEvent {
-            event: format!("{prefix}.{what}"),
+            event: EventName::new(subject, what),
             timestamp: now,
             site_id: *site_id,
             data: data.clone(),
@@ -40,17 +40,17 @@ pub(crate) fn change_events(
     after: &ContentResponse,
     now: DateTime<Utc>,
 ) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "updated", after, now);
+    let mut events = events_for(kind, EventAction::Updated, after, now);
     if after.status == ContentStatus::Published && before != ContentStatus::Published {
-        events.extend(events_for(kind, "published", after, now));
+        events.extend(events_for(kind, EventAction::Published, after, now));
     }
     events
 }
 
 pub(crate) fn created_events(kind: ContentKind, created: &ContentResponse, now: DateTime<Utc>) -> Vec<DomainEvent> {
-    let mut events = events_for(kind, "created", created, now);
+    let mut events = events_for(kind, EventAction::Created, created, now);
     if created.status == ContentStatus::Published {
-        events.extend(events_for(kind, "published", created, now));
+        events.extend(events_for(kind, EventAction::Published, created, now));
     }
     events
 }

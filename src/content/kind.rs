@@ -2,6 +2,7 @@
 //! shared code needs to know is answered here.
 
 use crate::error::ErrorCode;
+use crate::events::Subject;
 use crate::state::SiteSettings;
 
 pub use plinth_entities::kinds::ContentKind;
@@ -9,7 +10,7 @@ pub use plinth_entities::kinds::ContentKind;
 /// What the engine needs to know of each kind beyond its name (the name and
 /// the list of kinds are the entity's, stored in the `kind` columns).
 pub trait KindRules {
-    fn event_prefix(self) -> Option<&'static str>;
+    fn event_subject(self) -> Option<Subject>;
     fn published_by_default(self) -> bool;
     fn default_per_page(self) -> u64;
     fn module_enabled(self, settings: &SiteSettings) -> bool;
@@ -18,13 +19,16 @@ pub trait KindRules {
 }
 
 impl KindRules for ContentKind {
-    /// The prefix of this kind's event names (`cv.created`); `None` for kinds the
+    /// What this kind's events are about (`cv.created`); `None` for kinds the
     /// spec defines no events for.
-    fn event_prefix(self) -> Option<&'static str> {
+    fn event_subject(self) -> Option<Subject> {
         match self {
-            ContentKind::CvEntry => Some("cv"),
+            ContentKind::Blog => Some(Subject::Blog),
+            ContentKind::Page => Some(Subject::Page),
+            ContentKind::Legal => Some(Subject::Legal),
+            ContentKind::CvEntry => Some(Subject::Cv),
+            ContentKind::Project => Some(Subject::Project),
             ContentKind::Skill => None,
-            other => Some(other.as_str()),
         }
     }
 

@@ -11,6 +11,7 @@ use super::relations;
 use super::ContentKind;
 use crate::audit::{self, Action, AuditEntry};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode};
+use crate::events::EventAction;
 use crate::state::AppState;
 use crate::values::{optional_line, required_line};
 
@@ -32,7 +33,7 @@ async fn store_as_update(
     sites: Vec<Uuid>,
 ) -> ApiResult<()> {
     let response = relations::response(item, relations::Relations { site_ids: sites, ..Default::default() });
-    store_events(state, txn, events_for(kind, "updated", &response, state.clock.now())).await
+    store_events(state, txn, events_for(kind, EventAction::Updated, &response, state.clock.now())).await
 }
 
 /// The localizations of a readable item (`access::readable_with`, without taxonomy).

@@ -18,6 +18,7 @@ use super::{validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action};
 use crate::auth::{Capability, SiteGrant};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::events::EventAction;
 use crate::permissions::RoleGrants;
 use crate::state::AppState;
 
@@ -161,7 +162,7 @@ pub async fn bulk(state: &AppState, site: &SiteGrant, kind: ContentKind, body: B
             let from = changed.iter().find(|(id, _)| *id == model.id).map(|(_, f)| *f).unwrap_or(ContentStatus::Draft);
             events.extend(match status {
                 Some(_) => change_events(kind, from, &item, now),
-                None => events_for(kind, "deleted", &item, now),
+                None => events_for(kind, EventAction::Deleted, &item, now),
             });
         }
         store_events(state, txn, events).await?;

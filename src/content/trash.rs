@@ -12,8 +12,9 @@ use super::{read, ContentKind};
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
+use crate::events::EventAction;
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
+use crate::trash_source::{count_of, trash_rows, SiteReset, TrashColumns, TrashSource, Trashed};
 
 /// Every kind of the content engine in the trash.
 pub struct ContentTrash;
@@ -96,6 +97,34 @@ impl TrashSource for ContentTrash {
             Ok(Box::new(found) as Box<dyn Trashed>)
         })
     }
+
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a crate::db::WriteTxn,
+        now: chrono::DateTime<chrono::Utc>,
+        actor: &'a crate::audit::Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>> {
+        Box::pin(async move {
+            let items =
+                read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
+                    .all(txn)
+                    .await?;
+            let mut reset = SiteReset::default();
+            for kind in ContentKind::ALL {
+                let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind).map(|i| i.id).collect();
+                let deleted = match ids.is_empty() {
+                    true => Vec::new(),
+                    false => super::write::soft_delete_many(txn, now, actor, kind, &ids).await?,
+                };
+                reset.trashed.push((kind.as_str(), deleted.len() as u64));
+                let announced =
+                    deleted.iter().flat_map(|item| super::events::events_for(kind, EventAction::Deleted, item, now));
+                reset.events.extend(announced);
+            }
+            Ok(reset)
+        })
+    }
 }
 
 impl Trashed for TrashedContent {
@@ -134,7 +163,7 @@ impl Trashed for TrashedContent {
                 crate::content::events::store_events(
                     state,
                     txn,
-                    crate::content::events::events_for(kind, "updated", &announced, state.clock.now()),
+                    crate::content::events::events_for(kind, EventAction::Updated, &announced, state.clock.now()),
                 )
                 .await?;
                 Ok(announced)

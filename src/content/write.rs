@@ -21,6 +21,7 @@ use super::{parts, relations, validate, ContentKind, ContentStatus};
 use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::auth::{Capability, SitesGrant};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::EventAction;
 use crate::permissions::RoleGrants;
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
@@ -487,7 +488,7 @@ pub async fn delete(state: &AppState, access: ItemAccess) -> ApiResult<()> {
         let entry = audit_entry(grant.actor(), Action::Delete, kind, id, before.site_ids.first().copied());
         let deleted = json!({"is_deleted": true, "deleted_at": now});
         audit::record_on_sites(txn, now, entry, &before.site_ids, &before, &deleted).await?;
-        store_events(state, txn, events_for(kind, "deleted", &before, now)).await?;
+        store_events(state, txn, events_for(kind, EventAction::Deleted, &before, now)).await?;
         Ok(())
     })
     .await

@@ -20,6 +20,7 @@ use super::stream;
 use crate::audit::{Action, Actor};
 use crate::db::Touched;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::events::EventAction;
 use crate::state::AppState;
 
 /// Wrong passwords before a document locks.
@@ -103,7 +104,7 @@ pub async fn make_private(
     row.failed_attempts = Set(0);
     row.locked_at = Set(None);
     row.updated_at = Set(now);
-    let stored = match save(state, actor, Action::Update, &before, row, Some("updated")).await {
+    let stored = match save(state, actor, Action::Update, &before, row, Some(EventAction::Updated)).await {
         Ok(stored) => stored,
         Err(e) => {
             let _ = state.storage.delete(&encrypted_key).await;
@@ -178,7 +179,7 @@ pub async fn make_public(
     row.failed_attempts = Set(0);
     row.locked_at = Set(None);
     row.updated_at = Set(state.clock.now());
-    let stored = match save(state, actor, Action::Update, &before, row, Some("updated")).await {
+    let stored = match save(state, actor, Action::Update, &before, row, Some(EventAction::Updated)).await {
         Ok(stored) => stored,
         Err(e) => {
             let _ = state.storage.delete(&plain_key).await;

@@ -14,7 +14,7 @@ use super::model::{
 };
 use crate::audit::{self, Action, Actor};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName, Subject};
 use crate::folders::{service::check_folder, Library};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::site_rows::SiteRow;
@@ -73,9 +73,9 @@ pub async fn list(state: &AppState, site_id: Uuid, query: DocumentListQuery) -> 
     Ok(found.map(|d| response(state, &d, None)))
 }
 
-pub fn document_event(what: &str, at: DateTime<Utc>, doc: &document::Model) -> DomainEvent {
+pub fn document_event(what: EventAction, at: DateTime<Utc>, doc: &document::Model) -> DomainEvent {
     DomainEvent {
-        event: format!("document.{what}"),
+        event: EventName::new(Subject::Document, what),
         timestamp: at,
         site_id: doc.site_id,
         data: json!({
@@ -95,7 +95,7 @@ pub async fn save(
     action: Action,
     before: &Value,
     row: document::ActiveModel,
-    event: Option<&str>,
+    event: Option<EventAction>,
 ) -> ApiResult<document::Model> {
     let now = state.clock.now();
     audit::write(&state.db, async |txn| {
@@ -217,7 +217,7 @@ pub async fn create(
             row.checksum = Set(Some(checksum));
         }
     }
-    let stored = save(state, actor, Action::Create, &Value::Null, row, Some("created")).await?;
+    let stored = save(state, actor, Action::Create, &Value::Null, row, Some(EventAction::Created)).await?;
     Ok(response(state, &stored, None))
 }
 
@@ -275,7 +275,7 @@ pub async fn update(
         row.display_order = Set(order);
     }
     row.updated_at = Set(state.clock.now());
-    let stored = save(state, actor, Action::Update, &before, row, Some("updated")).await?;
+    let stored = save(state, actor, Action::Update, &before, row, Some(EventAction::Updated)).await?;
     if let (true, Some(old)) = (replaced, old_key) {
         if let Err(e) = state.storage.delete(&old).await {
             tracing::warn!(error = %e, "could not remove a replaced document file");
@@ -291,7 +291,7 @@ pub async fn delete(state: &AppState, actor: &Actor, current: document::Model) -
     let mut row: document::ActiveModel = current.into();
     row.is_deleted = Set(true);
     row.deleted_at = Set(Some(now));
-    save(state, actor, Action::Delete, &before, row, Some("deleted")).await?;
+    save(state, actor, Action::Delete, &before, row, Some(EventAction::Deleted)).await?;
     Ok(())
 }
 

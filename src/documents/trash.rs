@@ -13,7 +13,9 @@ use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
+use crate::trash_source::{
+    count_of, trash_all, trash_rows, SiteReset, SiteTrashTable, TrashColumns, TrashSource, Trashed,
+};
 
 pub struct DocumentTrash;
 
@@ -28,6 +30,11 @@ pub fn trash_query(site_id: Uuid) -> sea_orm::Select<document::Entity> {
 
 fn title(d: &document::Model) -> String {
     d.file_name.clone().or_else(|| d.url.clone()).unwrap_or_else(|| d.document_type.clone())
+}
+
+impl SiteTrashTable for document::Entity {
+    const COLUMNS: [Self::Column; 3] =
+        [document::Column::SiteId, document::Column::IsDeleted, document::Column::DeletedAt];
 }
 
 impl TrashSource for DocumentTrash {
@@ -61,6 +68,18 @@ impl TrashSource for DocumentTrash {
         Box::pin(async move {
             let doc = site_rows::load_with_trashed::<document::Model>(&state.db, id).await?;
             Ok(Box::new(TrashedDocument(doc)) as Box<dyn Trashed>)
+        })
+    }
+
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a crate::db::WriteTxn,
+        now: chrono::DateTime<chrono::Utc>,
+        _actor: &'a crate::audit::Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>> {
+        Box::pin(async move {
+            Ok(SiteReset::of(vec![("document", trash_all::<document::Entity>(txn, now, site_id).await?)]))
         })
     }
 }

@@ -15,12 +15,15 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
+pub mod names;
 pub mod stream;
+
+pub use names::{EventAction, EventName, Subject};
 
 /// One event for one site: the spec's delivery body without the transport parts.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DomainEvent {
-    pub event: String,
+    pub event: EventName,
     pub timestamp: DateTime<Utc>,
     pub site_id: Uuid,
     pub data: Value,
@@ -50,7 +53,7 @@ pub async fn store_presence(db: &crate::db::WriteTxn, bus: &EventBus, events: &[
     let rows = events.iter().map(|e| event_outbox::ActiveModel {
         seq: NotSet,
         site_id: Set(e.site_id),
-        event: Set(e.event.clone()),
+        event: Set(e.event.to_string()),
         data: Set(e.data.clone()),
         occurred_at: Set(e.timestamp),
     });

@@ -16,9 +16,8 @@ use super::model::{
 };
 use super::{fields, reference, validate};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName, Subject};
 use crate::state::{AppState, CachedBody, SiteState};
-use crate::webhooks::events::FORM_SUBMISSION_CREATED;
 
 /// How long a built public definition is answered from memory (form writes
 /// drop it at once; this bounds a site-cache entry's age otherwise).
@@ -201,7 +200,7 @@ async fn store(
     }
     // Only identifiers: submitted values never leave in webhooks.
     let event = DomainEvent {
-        event: FORM_SUBMISSION_CREATED.into(),
+        event: EventName::new(Subject::Form, EventAction::SubmissionCreated),
         timestamp: now,
         site_id: f.site_id,
         data: json!({"form_id": f.id, "submission_id": id, "reference_code": code, "created_at": now}),

@@ -13,7 +13,7 @@
 //! `lease.renewed`, `lease.released`, `lease.taken_over`), through the outbox
 //! like every event, so admins on every instance see it within the
 //! dispatcher's wake. They are presence, not changes of content: webhooks are
-//! not sent them (`webhooks::events::is_known`), and they drop no cached
+//! not sent them (`events::Subject::delivered`), and they drop no cached
 //! answer. `GET /sites/{site_id}/leases` lists the live ones, for an admin
 //! that has just opened.
 //!
@@ -33,7 +33,7 @@ use uuid::Uuid;
 
 use crate::audit::Actor;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName, Subject};
 use crate::state::AppState;
 
 /// A lease's time unless the request says otherwise.
@@ -41,9 +41,6 @@ pub const DEFAULT_TTL_SECS: i64 = 30;
 /// The longest lease one request may take: an editor that drops lets the
 /// item go within this.
 pub const MAX_TTL_SECS: i64 = 300;
-
-/// The stream's presence events: never sent to webhooks.
-pub const LEASE_EVENTS: [&str; 4] = ["lease.taken", "lease.renewed", "lease.released", "lease.taken_over"];
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 pub struct TakeLease {
@@ -119,7 +116,7 @@ fn held(lease: &LeaseResponse) -> ApiError {
     .with_lease(json!(lease))
 }
 
-fn events(name: &str, lease: &LeaseResponse, at: DateTime<Utc>, from: Option<&Actor>) -> Vec<DomainEvent> {
+fn events(what: EventAction, lease: &LeaseResponse, at: DateTime<Utc>, from: Option<&Actor>) -> Vec<DomainEvent> {
     let mut data = json!(lease);
     if let (Some(from), Some(data)) = (from, data.as_object_mut()) {
         data.insert("previous_holder".into(), json!(from));
@@ -127,7 +124,12 @@ fn events(name: &str, lease: &LeaseResponse, at: DateTime<Utc>, from: Option<&Ac
     lease
         .site_ids
         .iter()
-        .map(|site_id| DomainEvent { event: name.into(), timestamp: at, site_id: *site_id, data: data.clone() })
+        .map(|site_id| DomainEvent {
+            event: EventName::new(Subject::Lease, what),
+            timestamp: at,
+            site_id: *site_id,
+            data: data.clone(),
+        })
         .collect()
 }
 
@@ -140,13 +142,13 @@ pub async fn take(state: &AppState, caller: &Actor, item: LeasedItem<'_>, body: 
     let rows = of_item(item.item_id).all(&txn).await?;
     let live = response(&rows).filter(|lease| lease.expires_at > now);
     let (event, from) = match &live {
-        Some(lease) if lease.holder == *caller => ("lease.renewed", None),
+        Some(lease) if lease.holder == *caller => (EventAction::Renewed, None),
         Some(lease) if !body.takeover => return Err(held(lease)),
-        Some(lease) => ("lease.taken_over", Some(lease.holder.clone())),
-        None => ("lease.taken", None),
+        Some(lease) => (EventAction::TakenOver, Some(lease.holder.clone())),
+        None => (EventAction::Taken, None),
     };
     let lease = match (event, live) {
-        ("lease.renewed", Some(lease)) => {
+        (EventAction::Renewed, Some(lease)) => {
             edit_lease::Entity::update_many()
                 .col_expr(edit_lease::Column::ExpiresAt, Expr::value(now + ttl))
                 .filter(edit_lease::Column::ItemId.eq(item.item_id))
@@ -204,7 +206,7 @@ pub async fn release(state: &AppState, caller: &Actor, item_id: Uuid) -> ApiResu
         };
     }
     edit_lease::Entity::delete_many().filter(edit_lease::Column::ItemId.eq(item_id)).exec(&txn).await?;
-    crate::events::store_presence(&txn, &state.events, &events("lease.released", &lease, now, None)).await?;
+    crate::events::store_presence(&txn, &state.events, &events(EventAction::Released, &lease, now, None)).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use super::records::{response, response_in, responses, Media};
 use super::sniff;
 use crate::audit::{self, Action, Actor, AuditEntry};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName, Subject};
 use crate::pagination::{PageParams, Paginated};
 use crate::state::AppState;
 use crate::values::required_line;
@@ -118,14 +118,14 @@ pub async fn check_sites(state: &AppState, site_ids: &[Uuid]) -> ApiResult<Vec<U
 }
 
 pub fn media_event(
-    what: &str,
+    what: EventAction,
     at: DateTime<Utc>,
     site_id: Uuid,
     file: &media_file::Model,
     url: Option<&str>,
 ) -> DomainEvent {
     DomainEvent {
-        event: format!("media.{what}"),
+        event: EventName::new(Subject::Media, what),
         timestamp: at,
         site_id,
         data: json!({
@@ -168,8 +168,10 @@ pub async fn insert(
             media_variant::Entity::insert_many(variants).exec(txn).await?;
         }
         let response = response_in(state, txn, stored.clone(), site_ids.to_vec()).await?;
-        let events: Vec<DomainEvent> =
-            site_ids.iter().map(|s| media_event("created", now, *s, &stored, response.public_url.as_deref())).collect();
+        let events: Vec<DomainEvent> = site_ids
+            .iter()
+            .map(|s| media_event(EventAction::Created, now, *s, &stored, response.public_url.as_deref()))
+            .collect();
         crate::events::store(txn, &state.events, &events).await?;
         audit::record(
             txn,
@@ -368,8 +370,11 @@ pub async fn delete(state: &AppState, actor: &Actor, media: Media, force: bool) 
         row.is_deleted = Set(true);
         row.deleted_at = Set(Some(now));
         media_file::Entity::update(row).exec(txn).await?;
-        let events: Vec<DomainEvent> =
-            media.site_ids.iter().map(|s| media_event("deleted", now, *s, &media.file, url.as_deref())).collect();
+        let events: Vec<DomainEvent> = media
+            .site_ids
+            .iter()
+            .map(|s| media_event(EventAction::Deleted, now, *s, &media.file, url.as_deref()))
+            .collect();
         crate::events::store(txn, &state.events, &events).await?;
         let entry = audit_entry(actor, Action::Delete, &media.file, media.site_ids.first().copied());
         audit::record(txn, now, entry, &before, &audit::marked_deleted(&before)).await?;

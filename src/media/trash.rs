@@ -15,7 +15,7 @@ use crate::audit::{self, Action};
 use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
+use crate::trash_source::{count_of, trash_rows, SiteReset, TrashColumns, TrashSource, Trashed};
 
 pub struct MediaTrash;
 
@@ -63,6 +63,16 @@ impl TrashSource for MediaTrash {
             }
             Ok(Box::new(TrashedMedia(media)) as Box<dyn Trashed>)
         })
+    }
+
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a crate::db::WriteTxn,
+        now: chrono::DateTime<chrono::Utc>,
+        _actor: &'a crate::audit::Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>> {
+        Box::pin(async move { Ok(SiteReset::of(vec![("media", reset_site_media(txn, now, site_id).await?)])) })
     }
 }
 
@@ -136,7 +146,7 @@ impl Trashed for TrashedMedia {
 
 /// Resetting a site's content: files only on this site go to the trash; files
 /// shared with other sites just leave this one. Answers how many were trashed.
-pub async fn reset_site_media(db: &impl ConnectionTrait, now: DateTime<Utc>, site_id: Uuid) -> Result<u64, DbErr> {
+async fn reset_site_media(db: &impl ConnectionTrait, now: DateTime<Utc>, site_id: Uuid) -> Result<u64, DbErr> {
     let shared = Query::select()
         .column(media_site::Column::MediaId)
         .from(media_site::Entity)

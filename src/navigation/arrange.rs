@@ -15,6 +15,7 @@ use super::service;
 use crate::audit::{self, Action, Actor};
 use crate::content::events::store_events;
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
+use crate::events::EventAction;
 use crate::site_rows::SiteRow;
 use crate::state::AppState;
 
@@ -103,7 +104,14 @@ pub async fn reorder(
             let stored = row.update(txn).await?;
             let after = service::node(&stored);
             audit::record(txn, now, stored.audit_entry(actor, Action::Update), &before, &after).await?;
-            events.push(event("updated", now, stored.site_id, stored.id, &stored.label, stored.url.as_deref()));
+            events.push(event(
+                EventAction::Updated,
+                now,
+                stored.site_id,
+                stored.id,
+                &stored.label,
+                stored.url.as_deref(),
+            ));
         }
         store_events(state, txn, events).await
     })
@@ -127,6 +135,11 @@ pub async fn put_localizations(
     item: nav_item::Model,
     given: Vec<ItemLocalizationInput>,
 ) -> ApiResult<Vec<ItemLocalization>> {
+    if crate::preconditions::pending() {
+        // `If-Match` names a version of what this path's GET answers: the
+        // item's list of labels.
+        crate::preconditions::compare_with(&localizations(state, &item).await?);
+    }
     let locales = &state.site_state(item.site_id).await?.locales;
     let mut labels = item.labels.as_object().cloned().unwrap_or_default();
     labels.extend(texts_by_code("title", given.iter().map(|l| (&l.locale_id, l.title.as_str())), locales)?);

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction, EventName, Subject};
 use crate::site_rows::SiteRow;
 use crate::state::SiteLocaleResponse;
 use crate::values::LocaleName;
@@ -19,7 +19,7 @@ use crate::values::{required_line, Slug};
 use super::model::*;
 
 pub(super) fn event(
-    what: &str,
+    what: EventAction,
     at: DateTime<Utc>,
     site_id: Uuid,
     id: Uuid,
@@ -27,7 +27,7 @@ pub(super) fn event(
     slug: Option<&str>,
 ) -> DomainEvent {
     DomainEvent {
-        event: format!("navigation.{what}"),
+        event: EventName::new(Subject::Navigation, what),
         timestamp: at,
         site_id,
         data: json!({"id": id, "title": title, "slug": slug, "status": null}),

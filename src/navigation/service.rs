@@ -19,7 +19,7 @@ use super::rules::*;
 use crate::audit::{self, Action, Actor, AuditEntry, ModelOf};
 use crate::content::events::store_events;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventAction};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
 use crate::values::{required_line, Slug};
@@ -51,11 +51,11 @@ where
     Ok(response)
 }
 
-fn menu_event(what: &str, at: DateTime<Utc>, menu: &nav_menu::Model) -> DomainEvent {
+fn menu_event(what: EventAction, at: DateTime<Utc>, menu: &nav_menu::Model) -> DomainEvent {
     event(what, at, menu.site_id, menu.id, &menu.name, Some(&menu.slug))
 }
 
-fn item_event(what: &str, at: DateTime<Utc>, item: &nav_item::Model) -> DomainEvent {
+fn item_event(what: EventAction, at: DateTime<Utc>, item: &nav_item::Model) -> DomainEvent {
     event(what, at, item.site_id, item.id, &item.label, item.url.as_deref())
 }
 
@@ -168,7 +168,7 @@ pub async fn create_menu(
     let write = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null);
     let taken = on_constraint(Constraint::Unique, || slug_taken(&slug));
     // A new menu is announced as an update of the site's navigation.
-    let updated = |m: &nav_menu::Model| menu_event("updated", now, m);
+    let updated = |m: &nav_menu::Model| menu_event(EventAction::Updated, now, m);
     let respond = |m: &nav_menu::Model| MenuResponse::new(m, 0, &site.locales);
     write_with_event(state, write, async |_| Ok(row), respond, taken, updated).await
 }
@@ -241,7 +241,7 @@ pub async fn update_menu(
     };
     let write = site_rows::audited_write(&state.db, now, actor, Action::Update, before);
     let taken = on_constraint(Constraint::Unique, || slug_taken(slug.as_deref().unwrap_or_default()));
-    let updated = |m: &nav_menu::Model| menu_event("updated", now, m);
+    let updated = |m: &nav_menu::Model| menu_event(EventAction::Updated, now, m);
     let respond = |m: &nav_menu::Model| MenuResponse::new(m, items, &site.locales);
     write_with_event(state, write, checked_row, respond, taken, updated).await
 }
@@ -261,7 +261,7 @@ pub async fn delete_menu(
         after: Some(json!({"is_deleted": true})),
         ..site_rows::audited_write(&state.db, now, actor, Action::Delete, before)
     };
-    let updated = |m: &nav_menu::Model| menu_event("updated", now, m);
+    let updated = |m: &nav_menu::Model| menu_event(EventAction::Updated, now, m);
     write_with_event(state, write, async |_| Ok(row), |_| (), ApiError::from, updated).await
 }
 
@@ -333,7 +333,7 @@ pub async fn create_item(
         })
     };
     let write = site_rows::audited_write(&state.db, now, actor, Action::Create, Value::Null);
-    let created = |m: &nav_item::Model| item_event("created", now, m);
+    let created = |m: &nav_item::Model| item_event(EventAction::Created, now, m);
     write_with_event(state, write, checked_row, node, ApiError::from, created).await
 }
 
@@ -411,7 +411,7 @@ pub async fn update_item(
         Ok(row)
     };
     let write = site_rows::audited_write(&state.db, now, actor, Action::Update, before);
-    let updated = |m: &nav_item::Model| item_event("updated", now, m);
+    let updated = |m: &nav_item::Model| item_event(EventAction::Updated, now, m);
     write_with_event(state, write, checked_row, node, ApiError::from, updated).await
 }
 
@@ -437,7 +437,7 @@ pub async fn delete_item(
             let entry = item.audit_entry(actor, Action::Delete);
             let before = json!(node(item));
             audit::record(txn, now, entry, &before, &audit::marked_deleted(&before)).await?;
-            events.push(item_event("deleted", now, item));
+            events.push(item_event(EventAction::Deleted, now, item));
         }
         store_events(state, txn, events).await
     })

@@ -12,7 +12,9 @@ use crate::auth::SitesGrant;
 use crate::error::ApiResult;
 use crate::site_rows;
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
+use crate::trash_source::{
+    count_of, trash_all, trash_rows, SiteReset, SiteTrashTable, TrashColumns, TrashSource, Trashed,
+};
 
 /// The site's deleted menus and deleted items, newest-deleted first.
 fn deleted_menus(site_id: Uuid) -> sea_orm::Select<nav_menu::Entity> {
@@ -161,6 +163,16 @@ impl Trashed for TrashedNavigation {
 /// Menus and menu items as a trash source.
 pub struct NavigationTrash;
 
+impl SiteTrashTable for nav_item::Entity {
+    const COLUMNS: [Self::Column; 3] =
+        [nav_item::Column::SiteId, nav_item::Column::IsDeleted, nav_item::Column::DeletedAt];
+}
+
+impl SiteTrashTable for nav_menu::Entity {
+    const COLUMNS: [Self::Column; 3] =
+        [nav_menu::Column::SiteId, nav_menu::Column::IsDeleted, nav_menu::Column::DeletedAt];
+}
+
 impl TrashSource for NavigationTrash {
     fn entity_types(&self) -> &'static [&'static str] {
         &["menu", "menu_item"]
@@ -200,5 +212,20 @@ impl TrashSource for NavigationTrash {
         id: Uuid,
     ) -> BoxFuture<'a, ApiResult<Box<dyn Trashed>>> {
         Box::pin(async move { Ok(Box::new(find(state, entity_type, id).await?) as Box<dyn Trashed>) })
+    }
+
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a crate::db::WriteTxn,
+        now: chrono::DateTime<chrono::Utc>,
+        _actor: &'a crate::audit::Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>> {
+        Box::pin(async move {
+            // Items first: a menu's items go with it.
+            let items = trash_all::<nav_item::Entity>(txn, now, site_id).await?;
+            let menus = trash_all::<nav_menu::Entity>(txn, now, site_id).await?;
+            Ok(SiteReset::of(vec![("menu_item", items), ("menu", menus)]))
+        })
     }
 }

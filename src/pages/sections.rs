@@ -222,8 +222,15 @@ pub async fn upsert_section_localization(
 ) -> ApiResult<HttpResponse> {
     let section_id = id.into_inner();
     let page_id = SECTIONS.item_of_part(&state, section_id).await?;
+    crate::preconditions::about_item(&*state.db, page_id).await?;
     let UpsertSectionLocalization { locale_id, title, text, button_text } = body.into_inner();
     let editable = access::editable(&state, &principal, SECTIONS.kind, page_id, true).await?;
+    if crate::preconditions::pending() {
+        // `If-Match` names a version of what this path's GET answers: the
+        // section's list of texts.
+        let texts: Vec<_> = texts_of(&find(&SECTIONS.readable(&editable), section_id)?).collect();
+        crate::preconditions::compare_with(&texts);
+    }
     // A code is looked up among all locales; whether the page's sites have
     // it is checked with the sections, as for an id.
     let locale_id = crate::locales::named(&*state.db, &locale_id, "locale_id").await?.id;
@@ -239,8 +246,14 @@ pub async fn upsert_section_localization(
         })
         .await?;
     let section = find(&sections, section_id)?;
-    let stored = texts_of(&section).find(|t| t.text.locale_id == locale_id);
-    stored.map(|t| HttpResponse::Ok().json(t)).ok_or_else(|| ApiError::internal("the section's text was not stored"))
+    let texts: Vec<_> = texts_of(&section).collect();
+    let stored = texts.iter().find(|t| t.text.locale_id == locale_id);
+    // The answer is one text; its tag is that of the path's GET (all the
+    // section's texts), which the next conditional save of this path sends.
+    let tag = crate::etag::etag_of(&serde_json::to_vec(&texts).map_err(ApiError::internal)?);
+    stored
+        .map(|t| HttpResponse::Ok().insert_header((actix_web::http::header::ETAG, tag)).json(t))
+        .ok_or_else(|| ApiError::internal("the section's text was not stored"))
 }
 
 /// Delete a section's text in one locale

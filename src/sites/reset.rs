@@ -8,6 +8,7 @@ use super::service::reset::{self as service, ResetCounts};
 use crate::auth::{Capability, Principal};
 use crate::error::ApiResult;
 use crate::state::AppState;
+use crate::trash_source::TrashSources;
 
 /// Delete all of a site's content
 ///
@@ -23,12 +24,13 @@ use crate::state::AppState;
 )]
 pub async fn reset_content(
     state: web::Data<AppState>,
+    sources: web::Data<TrashSources>,
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
     let site_id = id.into_inner();
     let site = principal.require(&state, site_id, Capability::OwnSite).await?;
-    let counts = service::reset_content(&state, &site, now).await?;
+    let counts = service::reset_content(&state, &sources, &site, now).await?;
     Ok(HttpResponse::Ok().json(counts))
 }

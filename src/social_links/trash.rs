@@ -13,7 +13,9 @@ use crate::auth::SitesGrant;
 use crate::error::{ApiError, ApiResult};
 use crate::site_rows::{self, SiteRow};
 use crate::state::AppState;
-use crate::trash_source::{count_of, trash_rows, TrashColumns, TrashSource, Trashed};
+use crate::trash_source::{
+    count_of, trash_all, trash_rows, SiteReset, SiteTrashTable, TrashColumns, TrashSource, Trashed,
+};
 
 pub struct SocialTrash;
 
@@ -21,6 +23,11 @@ fn deleted_social_links(site_id: Uuid) -> sea_orm::Select<social_link::Entity> {
     social_link::Entity::find()
         .filter(social_link::Column::SiteId.eq(site_id))
         .filter(social_link::Column::IsDeleted.eq(true))
+}
+
+impl SiteTrashTable for social_link::Entity {
+    const COLUMNS: [Self::Column; 3] =
+        [social_link::Column::SiteId, social_link::Column::IsDeleted, social_link::Column::DeletedAt];
 }
 
 impl TrashSource for SocialTrash {
@@ -57,6 +64,18 @@ impl TrashSource for SocialTrash {
         Box::pin(async move {
             let link = site_rows::load_with_trashed::<social_link::Model>(&state.db, id).await?;
             Ok(Box::new(TrashedLink(link)) as Box<dyn Trashed>)
+        })
+    }
+
+    fn trash_site<'a>(
+        &'a self,
+        txn: &'a crate::db::WriteTxn,
+        now: chrono::DateTime<chrono::Utc>,
+        _actor: &'a crate::audit::Actor,
+        site_id: Uuid,
+    ) -> BoxFuture<'a, ApiResult<SiteReset>> {
+        Box::pin(async move {
+            Ok(SiteReset::of(vec![("social", trash_all::<social_link::Entity>(txn, now, site_id).await?)]))
         })
     }
 }

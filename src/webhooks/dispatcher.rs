@@ -27,7 +27,7 @@ use super::delivery::{enqueue, new_delivery, webhook_of, Deliverer, DeliveryStat
 use super::events::wants;
 use crate::db::Touched;
 use crate::error::ApiResult;
-use crate::events::DomainEvent;
+use crate::events::{DomainEvent, EventName};
 use crate::state::AppState;
 
 /// How long a site's webhook list is trusted before it is read again.
@@ -244,7 +244,8 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         let rows_of = |row: &event_outbox::Model| {
             hooks_by_site
                 .get(&row.site_id)
-                .map_or(0, |h| h.iter().filter(|w| wants(&subscribed_events(w), &row.event)).count())
+                .zip(row.event.parse::<EventName>().ok())
+                .map_or(0, |(h, event)| h.iter().filter(|w| wants(&subscribed_events(w), event)).count())
         };
         let peek = super::outbox_turns::fitting(
             &peek,
@@ -268,22 +269,21 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         let mut to_send = Vec::new();
         let mut buffered = Vec::new();
         for row in &claimed {
-            let event = DomainEvent {
-                event: row.event.clone(),
-                timestamp: row.occurred_at,
-                site_id: row.site_id,
-                data: row.data.clone(),
-            };
+            // Not one of today's names (a row an older version wrote): no
+            // webhook subscribes to it.
+            let Ok(name) = row.event.parse::<EventName>() else { continue };
+            let event =
+                DomainEvent { event: name, timestamp: row.occurred_at, site_id: row.site_id, data: row.data.clone() };
             let subscribed = hooks_by_site.get(&row.site_id).cloned().unwrap_or_default();
-            for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), &event.event)) {
+            for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), event.event)) {
                 if hook.debounce_seconds == 0 {
                     txn.touch(Touched::Answers(hook.site_id));
-                    to_send.push((new_delivery(claim, hook, &event.event, &event_body(&event), now), hook.clone()));
+                    to_send.push((new_delivery(claim, hook, &row.event, &event_body(&event), now), hook.clone()));
                 } else {
                     buffered.push(webhook_buffer::ActiveModel {
                         seq: NotSet,
                         webhook_id: Set(hook.id),
-                        event: Set(event.event.clone()),
+                        event: Set(row.event.clone()),
                         data: Set(event.data.clone()),
                         created_at: Set(now),
                     });

@@ -284,14 +284,13 @@ fn stats_windows() -> utoipa::openapi::Object {
     )
 }
 
-/// Arrays of known event names (`events::is_known`); `null` as when left out.
+/// Arrays of the names webhooks are sent (`events::is_known`); `null` as when left out.
 fn event_names() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{ArrayBuilder, SchemaType};
-    let names: Vec<&str> =
-        super::events::EVENT_NAMES.iter().copied().chain([super::events::FORM_SUBMISSION_CREATED]).collect();
+    let names: Vec<String> = crate::events::EventName::delivered().map(|name| name.to_string()).collect();
     ArrayBuilder::new()
         .schema_type(SchemaType::from_iter([utoipa::openapi::Type::Array, utoipa::openapi::Type::Null]))
-        .items(crate::values::one_of("A known event name", &names))
+        .items(crate::values::one_of("A known event name", &names.iter().map(String::as_str).collect::<Vec<_>>()))
         .description(Some("Event names to subscribe to; an empty list subscribes to every event"))
         .build()
 }

@@ -113,7 +113,8 @@ async fn status_lifecycle_and_publish_window() {
     let published: Value = app.put(&path, &editor, json!({"status": "Published"})).await.json().await.unwrap();
     assert_eq!(published["status"], "Published");
     assert!(published["published_date"].is_string());
-    let names: Vec<String> = vec![events.recv().await.unwrap().event, events.recv().await.unwrap().event];
+    let names: Vec<String> =
+        vec![events.recv().await.unwrap().event.to_string(), events.recv().await.unwrap().event.to_string()];
     assert_eq!(names, ["blog.updated", "blog.published"]);
 
     let archived: Value = app.put(&path, &editor, json!({"status": "Archived"})).await.json().await.unwrap();

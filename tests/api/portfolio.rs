@@ -32,7 +32,7 @@ async fn cv_entries_have_their_fields_rules_filter_and_events() {
     );
     assert!(job["end_date"].is_null());
     let event = events.recv().await.unwrap();
-    assert_eq!((event.event.as_str(), event.data["title"].as_str()), ("cv.created", Some("Engineer")));
+    assert_eq!((event.event.to_string().as_str(), event.data["title"].as_str()), ("cv.created", Some("Engineer")));
 
     let id = job["id"].as_str().unwrap();
     let plain: Value = app.get(&format!("/cv/{id}"), &app.admin_key).await.json().await.unwrap();

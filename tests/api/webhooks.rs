@@ -340,7 +340,7 @@ async fn an_event_committed_just_before_a_crash_is_still_delivered() {
         &txn,
         &plinth::events::EventBus::default(),
         &[plinth::events::DomainEvent {
-            event: "page.published".into(),
+            event: "page.published".parse().unwrap(),
             timestamp: chrono::Utc::now(),
             site_id: site.parse().unwrap(),
             data: json!({"id": uuid::Uuid::new_v4(), "title": "Left behind", "slug": "left-behind", "status": "Published"}),

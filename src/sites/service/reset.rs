@@ -1,20 +1,18 @@
 //! Resetting a site's content: everything editorial goes to the trash in one
-//! transaction; the site row, settings, members and locales stay.
+//! transaction, by each trash source (`api::trash_sources`); the site row,
+//! settings, members and locales stay.
 
 use chrono::{DateTime, Utc};
-use plinth_entities::{content, document, nav_item, nav_menu, social_link};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::audit::{self, Action, AuditEntry};
 use crate::auth::SiteGrant;
-use crate::content::{events, read, write, ContentKind};
-use crate::error::ApiResult;
+use crate::content::{events, ContentKind};
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+use crate::trash_source::TrashSources;
 
 /// What a reset moved to the trash.
 #[derive(Serialize, ToSchema, Default, PartialEq, Eq, Debug)]
@@ -37,82 +35,50 @@ pub struct ResetCounts {
     pub total: u64,
 }
 
-/// A site-scoped table whose rows go to the trash with a flag and a time.
-trait SiteTrash: EntityTrait {
-    /// The site id, the deleted flag and the deletion time.
-    const COLUMNS: [Self::Column; 3];
+impl ResetCounts {
+    /// Counts `trashed` items of `entity_type` (a trash source's type) in
+    /// the spec's field for it; false for a type no field counts.
+    fn add(&mut self, entity_type: &str, trashed: u64) -> bool {
+        let field = match entity_type {
+            "legal" => &mut self.legal_documents,
+            "document" => &mut self.documents,
+            "social" => &mut self.social_links,
+            "menu" => &mut self.navigation_menus,
+            "menu_item" => &mut self.navigation_items,
+            "media" => &mut self.media_files,
+            _ if ContentKind::ALL.iter().any(|kind| kind.as_str() == entity_type) => &mut self.contents,
+            _ => return false,
+        };
+        *field += trashed;
+        self.total += trashed;
+        true
+    }
 }
 
-impl SiteTrash for social_link::Entity {
-    const COLUMNS: [Self::Column; 3] =
-        [social_link::Column::SiteId, social_link::Column::IsDeleted, social_link::Column::DeletedAt];
-}
-
-impl SiteTrash for document::Entity {
-    const COLUMNS: [Self::Column; 3] =
-        [document::Column::SiteId, document::Column::IsDeleted, document::Column::DeletedAt];
-}
-
-impl SiteTrash for nav_item::Entity {
-    const COLUMNS: [Self::Column; 3] =
-        [nav_item::Column::SiteId, nav_item::Column::IsDeleted, nav_item::Column::DeletedAt];
-}
-
-impl SiteTrash for nav_menu::Entity {
-    const COLUMNS: [Self::Column; 3] =
-        [nav_menu::Column::SiteId, nav_menu::Column::IsDeleted, nav_menu::Column::DeletedAt];
-}
-
-/// Soft-deletes every live row of one table on the site; answers how many.
-async fn trash_all<E: SiteTrash>(db: &impl ConnectionTrait, now: DateTime<Utc>, site_id: Uuid) -> Result<u64, DbErr> {
-    let [site, is_deleted, deleted_at] = E::COLUMNS;
-    Ok(E::update_many()
-        .col_expr(is_deleted, Expr::value(true))
-        .col_expr(deleted_at, Expr::value(now))
-        .filter(site.eq(site_id))
-        .filter(is_deleted.eq(false))
-        .exec(db)
-        .await?
-        .rows_affected)
-}
-
-/// Moves all of the site's content, legal documents, social links and
-/// navigation to the trash, with one audit entry and the content's events.
-/// `site` is a grant of OwnSite on the site.
-pub async fn reset_content(state: &AppState, site: &SiteGrant, now: DateTime<Utc>) -> ApiResult<ResetCounts> {
+/// Moves everything of the site that goes through the trash (every family
+/// with a trash source: content, media, documents, social links, navigation)
+/// to it, with one audit entry and the content's events. `site` is a grant of
+/// OwnSite on the site.
+pub async fn reset_content(
+    state: &AppState,
+    sources: &TrashSources,
+    site: &SiteGrant,
+    now: DateTime<Utc>,
+) -> ApiResult<ResetCounts> {
     let site_id = site.site_id();
     state.site_state(site_id).await?;
     let counts = audit::write(&state.db, async |txn| {
-        let items = read::on_site_only(content::Entity::find().filter(content::Column::IsDeleted.eq(false)), site_id)
-            .all(txn)
-            .await?;
         let mut counts = ResetCounts::default();
         let mut events = Vec::new();
-        for kind in ContentKind::ALL {
-            let ids: Vec<Uuid> = items.iter().filter(|i| i.kind == kind).map(|i| i.id).collect();
-            if ids.is_empty() {
-                continue;
+        for source in &sources.0 {
+            let reset = source.trash_site(txn, now, site.actor(), site_id).await?;
+            for (entity_type, trashed) in reset.trashed {
+                if !counts.add(entity_type, trashed) {
+                    return Err(ApiError::internal(format!("a reset counted {entity_type}, which no count names")));
+                }
             }
-            let deleted = write::soft_delete_many(txn, now, site.actor(), kind, &ids).await?;
-            events.extend(deleted.iter().flat_map(|item| events::events_for(kind, "deleted", item, now)));
-            if kind == ContentKind::Legal {
-                counts.legal_documents += deleted.len() as u64;
-            } else {
-                counts.contents += deleted.len() as u64;
-            }
+            events.extend(reset.events);
         }
-        counts.social_links = trash_all::<social_link::Entity>(txn, now, site_id).await?;
-        counts.navigation_items = trash_all::<nav_item::Entity>(txn, now, site_id).await?;
-        counts.navigation_menus = trash_all::<nav_menu::Entity>(txn, now, site_id).await?;
-        counts.media_files = crate::media::trash::reset_site_media(txn, now, site_id).await?;
-        counts.documents = trash_all::<document::Entity>(txn, now, site_id).await?;
-        counts.total = counts.contents
-            + counts.legal_documents
-            + counts.documents
-            + counts.social_links
-            + counts.navigation_menus
-            + counts.navigation_items
-            + counts.media_files;
         let entry = AuditEntry {
             actor: site.actor(),
             action: Action::Delete,
@@ -127,4 +93,21 @@ pub async fn reset_content(state: &AppState, site: &SiteGrant, now: DateTime<Utc
     .await?;
     state.statistics.after_bulk_write(&state.db);
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every type the trash knows is counted by a field of the spec's answer:
+    /// a family given a trash source joins the reset and its counts.
+    #[test]
+    fn every_trash_type_has_a_reset_count() {
+        let mut counts = ResetCounts::default();
+        for entity_type in crate::api::trash_sources().entity_types() {
+            assert!(counts.add(entity_type, 1), "no reset count for {entity_type}");
+        }
+        assert_eq!(counts.total, 11);
+        assert_eq!((counts.contents, counts.navigation_menus, counts.media_files), (5, 1, 1));
+    }
 }

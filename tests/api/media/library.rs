@@ -209,9 +209,9 @@ async fn referenced_media_is_deleted_only_with_force_then_restored_and_purged() 
     assert_problem(app.get(&format!("/media/{id}"), &key).await, 404, "ENTITY_NOT_FOUND").await;
     let mut seen = Vec::new();
     while let Ok(event) = events.try_recv() {
-        if event.event.starts_with("media.") {
+        if event.event.subject == plinth::events::Subject::Media {
             assert_eq!((event.site_id.to_string(), event.data["id"].as_str()), (site.clone(), Some(id)));
-            seen.push(event.event);
+            seen.push(event.event.to_string());
         }
     }
     assert_eq!(seen, ["media.created", "media.deleted"]);
