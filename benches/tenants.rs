@@ -22,6 +22,10 @@
 //! each touched once; memory per active and per idle site, whether idle
 //! supervisors stop, and the cost of finding a site by id, slug and
 //! `X-Site-Domain` at 10 sites and at all of them.
+//!
+//! Plinth, A's load and B's probe each run on a thread of their own, as three
+//! programs would: on one executor, B's requests queued behind A's client
+//! work, and B's latency measured the bench as much as the server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -79,6 +83,7 @@ fn start_receivers(arrivals: Arrivals) -> String {
     addr
 }
 
+#[derive(Clone)]
 struct Site {
     id: String,
     key: String,
@@ -90,6 +95,23 @@ struct Bench {
     client: reqwest::Client,
     admin_key: String,
     receiver: String,
+}
+
+/// Runs `load` on a thread of its own, with a client of its own: A's load
+/// generator is another program (an import script), so none of its work may
+/// sit in the executor B's probe measures from.
+fn on_another_thread<T, F>(bench: &Bench, load: impl FnOnce(Bench) -> F + Send + 'static) -> std::thread::JoinHandle<T>
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = T> + 'static,
+{
+    let bench = Bench { client: reqwest::Client::new(), ..bench.clone() };
+    std::thread::spawn(move || actix_web::rt::System::new().block_on(load(bench)))
+}
+
+/// What `load`'s thread returned, once it has ended.
+async fn joined<T: Send + 'static>(load: std::thread::JoinHandle<T>) -> T {
+    tokio::task::spawn_blocking(move || load.join().unwrap()).await.unwrap()
 }
 
 /// The JSON answer of a request that must succeed.
@@ -280,11 +302,18 @@ async fn start_plinth(
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     // Links the API answers (an export's download) point at this server.
     config.public_url = Some(format!("http://{}", listener.local_addr().unwrap()));
-    let app = Plinth::build_with_clock(config, clock).await.unwrap();
-    let running = app.serve(listener, false).unwrap();
-    let base = format!("http://{}/api/v1", running.addr);
-    let state = running.state();
-    actix_web::rt::spawn(running.server);
+    // Its own thread and actor system, as its own process would have.
+    let (started, ready) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let app = Plinth::build_with_clock(config, clock).await.unwrap();
+            let running = app.serve(listener, false).unwrap();
+            let _ = started.send((running.addr, running.state()));
+            let _ = running.server.await;
+        })
+    });
+    let (addr, state) = ready.await.unwrap();
+    let base = format!("http://{addr}/api/v1");
     (Bench { base, client: reqwest::Client::new(), admin_key, receiver }, state)
 }
 
@@ -303,16 +332,20 @@ async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
     for _ in 0..20 {
         bench.webhook(&noisy, "hung").await;
     }
-    let started = Instant::now();
-    stream::iter(0..noisy_posts)
-        .for_each_concurrent(16, |n| {
-            let (bench, noisy) = (&bench, &noisy);
-            async move {
-                bench.create_post(noisy, &format!("noisy {n}")).await;
-            }
-        })
-        .await;
-    let noisy_rate = noisy_posts as f64 / started.elapsed().as_secs_f64();
+    let site = noisy.clone();
+    let noisy_rate = joined(on_another_thread(&bench, move |bench| async move {
+        let started = Instant::now();
+        stream::iter(0..noisy_posts)
+            .for_each_concurrent(16, |n| {
+                let (bench, site) = (&bench, &site);
+                async move {
+                    bench.create_post(site, &format!("noisy {n}")).await;
+                }
+            })
+            .await;
+        noisy_posts as f64 / started.elapsed().as_secs_f64()
+    }))
+    .await;
     let beside = probe(&bench, &quiet, probe_posts, "beside hung", &arrivals).await;
     report("beside A's hung endpoints", beside, Some(alone), Some(noisy_rate));
 
@@ -331,8 +364,8 @@ async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
     let archive = bench.export(&noisy).await;
     let stop = Arc::new(AtomicBool::new(false));
     let importer = {
-        let (stop, bench) = (Arc::clone(&stop), bench.clone());
-        actix_web::rt::spawn(async move {
+        let stop = Arc::clone(&stop);
+        on_another_thread(&bench, move |bench| async move {
             let mut imported = 0;
             while !stop.load(Ordering::Relaxed) {
                 imported += usize::from(bench.import(&archive).await);
@@ -343,7 +376,7 @@ async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
     let started = Instant::now();
     let importing = probe(&bench, &quiet, probe_posts, "beside import", &arrivals).await;
     stop.store(true, Ordering::Relaxed);
-    let imported = importer.await.unwrap();
+    let imported = joined(importer).await;
     let seconds = started.elapsed().as_secs_f64();
     report("beside A importing", importing, Some(alone), None);
     println!(
@@ -360,40 +393,47 @@ async fn flat_out_posts(bench: &Bench, site: &Site) -> u64 {
     page["meta"]["total"].as_u64().unwrap_or(0)
 }
 
-/// 16 writers creating posts for a site as fast as it answers.
+/// 16 writers creating posts for a site as fast as it answers, on a thread
+/// of their own.
 struct FlatOut {
     stop: Arc<AtomicBool>,
     written: Arc<AtomicU64>,
-    writers: Vec<actix_web::rt::task::JoinHandle<()>>,
+    load: std::thread::JoinHandle<()>,
 }
 
 impl FlatOut {
     fn start(bench: &Bench, site: &Site) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let written = Arc::new(AtomicU64::new(0));
-        let writers = (0..16)
-            .map(|w| {
-                let (stop, written) = (Arc::clone(&stop), Arc::clone(&written));
-                let (client, base) = (bench.client.clone(), bench.base.clone());
-                let (key, site) = (site.key.clone(), site.id.clone());
-                actix_web::rt::spawn(async move {
-                    let mut n = 0;
-                    while !stop.load(Ordering::Relaxed) {
-                        let res = client
-                            .post(format!("{base}/blogs"))
-                            .header("X-API-Key", &key)
-                            .json(&json!({"site_ids": [site], "title": format!("flat out {w}-{n}")}))
-                            .send()
-                            .await;
-                        if res.is_ok_and(|r| r.status() == 201) {
-                            written.fetch_add(1, Ordering::Relaxed);
+        let (site, flags) = (site.clone(), (Arc::clone(&stop), Arc::clone(&written)));
+        let load = on_another_thread(bench, move |bench| async move {
+            let writers: Vec<_> = (0..16)
+                .map(|w| {
+                    let (stop, written) = (Arc::clone(&flags.0), Arc::clone(&flags.1));
+                    let (client, base) = (bench.client.clone(), bench.base.clone());
+                    let (key, site) = (site.key.clone(), site.id.clone());
+                    actix_web::rt::spawn(async move {
+                        let mut n = 0;
+                        while !stop.load(Ordering::Relaxed) {
+                            let res = client
+                                .post(format!("{base}/blogs"))
+                                .header("X-API-Key", &key)
+                                .json(&json!({"site_ids": [site], "title": format!("flat out {w}-{n}")}))
+                                .send()
+                                .await;
+                            if res.is_ok_and(|r| r.status() == 201) {
+                                written.fetch_add(1, Ordering::Relaxed);
+                            }
+                            n += 1;
                         }
-                        n += 1;
-                    }
+                    })
                 })
-            })
-            .collect();
-        Self { stop, written, writers }
+                .collect();
+            for writer in writers {
+                let _ = writer.await;
+            }
+        });
+        Self { stop, written, load }
     }
 
     async fn rate_over(&self, window: Duration) -> f64 {
@@ -404,9 +444,7 @@ impl FlatOut {
 
     async fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
-        for writer in self.writers {
-            let _ = writer.await;
-        }
+        joined(self.load).await;
     }
 }
 
