@@ -7,6 +7,7 @@
 pub mod attachments;
 mod crypto;
 mod download;
+mod lease;
 mod model;
 mod privacy;
 pub mod service;
@@ -34,6 +35,7 @@ pub fn routes(r: &mut Routes) {
         create_document_localization, update_document_localization, delete_document_localization,
         list_blog_documents, attach_blog_document, detach_blog_document,
     ]);
+    crate::mount!(r, lease => [take_document_lease, release_document_lease]);
     crate::mount!(r, public: self => [download_document, verify_document_access]);
 }
 

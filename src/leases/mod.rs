@@ -34,6 +34,7 @@ use uuid::Uuid;
 use crate::audit::Actor;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{DomainEvent, EventAction, EventName, Subject};
+use crate::site_rows::SiteRow;
 use crate::state::AppState;
 
 /// A lease's time unless the request says otherwise.
@@ -74,6 +75,19 @@ pub struct LeasedItem<'a> {
     pub item_type: &'a str,
     pub item_id: Uuid,
     pub site_ids: &'a [Uuid],
+}
+
+/// [`take`] on a row of one site (`site_rows`: a menu, a menu item, a
+/// document), found for a caller who may change it.
+pub async fn take_row<M: SiteRow>(
+    state: &AppState,
+    caller: &Actor,
+    row: &M,
+    body: Option<TakeLease>,
+) -> ApiResult<LeaseResponse> {
+    let site_ids = [row.site_id()];
+    let item = LeasedItem { item_type: M::KIND, item_id: row.id(), site_ids: &site_ids };
+    take(state, caller, item, body.unwrap_or_default()).await
 }
 
 fn ttl(body: &TakeLease) -> ApiResult<Duration> {

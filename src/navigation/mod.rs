@@ -8,6 +8,7 @@
 
 mod arrange;
 mod items;
+mod leases;
 mod menus;
 mod model;
 mod origin;
@@ -24,5 +25,6 @@ pub fn routes(r: &mut Routes) {
         items => [create_menu_item, update_menu_item, delete_menu_item],
         origin => [list_menu_items, menu_tree, reorder_menu_items, get_navigation_item, update_navigation_item,
             delete_navigation_item, get_item_localizations, put_item_localizations, list_site_navigation,
-            create_site_navigation_item, reorder_site_navigation]);
+            create_site_navigation_item, reorder_site_navigation],
+        leases => [take_menu_lease, release_menu_lease, take_menu_item_lease, release_menu_item_lease]);
 }

@@ -108,6 +108,55 @@ async fn a_lease_is_taken_renewed_refused_taken_over_released_and_expires() {
     );
 }
 
+/// Menus, menu items and documents have leases of their own, on the same
+/// list and stream, for whoever may change them (a Write key: Editor).
+#[actix_web::test]
+async fn menus_menu_items_and_documents_are_leased_like_content() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_with_module("row-leases", "documents").await;
+    let menu = app.post(&format!("/sites/{site}/menus"), &app.admin_key, json!({"name": "Main"})).await;
+    let menu = menu.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let item = app.post(&format!("/menus/{menu}/items"), &app.admin_key, json!({"label": "Home", "url": "/"})).await;
+    let item = item.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let doc = json!({"url": "https://example.org/terms.pdf", "document_type": "pdf"});
+    let doc = app.post(&format!("/sites/{site}/documents"), &app.admin_key, doc).await;
+    assert_eq!(doc.status(), 201);
+    let doc = doc.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let (first, second) = (app.create_key("Write", Some(&site)).await, app.create_key("Admin", Some(&site)).await);
+    let reader = app.create_key("Read", Some(&site)).await;
+    let mut stream = open_stream(&app, &site, &app.admin_key, None).await;
+    let leased = [
+        ("menu", format!("/menus/{menu}/lease")),
+        ("menu_item", format!("/navigation/{item}/lease")),
+        ("document", format!("/documents/{doc}/lease")),
+    ];
+    for (kind, path) in &leased {
+        let res = app.request(Method::POST, path, Some(&first), Some(json!({}))).await;
+        assert_eq!(res.status(), 200, "{path}");
+        let taken: Value = res.json().await.unwrap();
+        assert_eq!(taken["item_type"], *kind, "{taken}");
+        assert_eq!(taken["site_ids"], json!([site]));
+        let (name, data) = next_lease_event(&mut stream).await;
+        assert_eq!((name.as_str(), &data["item_type"]), ("lease.taken", &json!(kind)));
+        let refused = app.request(Method::POST, path, Some(&second), None).await;
+        let problem = assert_problem(refused, 423, "LEASE_HELD").await;
+        assert_eq!(problem["lease"]["holder"], taken["holder"]);
+        let res = app.request(Method::POST, path, Some(&reader), None).await;
+        assert_eq!(res.status(), 403, "a Read key may not edit, so may not lease");
+    }
+    let listed: Vec<String> = live_leases(&app, &site, &second)
+        .await
+        .iter()
+        .map(|lease| lease["item_type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for (_, path) in &leased {
+        assert_eq!(app.request(Method::DELETE, path, Some(&first), None).await.status(), 204);
+        assert_eq!(next_lease_event(&mut stream).await.0, "lease.released");
+    }
+    assert!(live_leases(&app, &site, &second).await.is_empty());
+}
+
 #[actix_web::test]
 async fn a_lease_taken_on_one_instance_is_seen_and_held_on_the_other() {
     let first = TestApp::spawn().await;
