@@ -67,8 +67,10 @@ pub struct ConsentGroup {
     #[serde(default)]
     pub id: Option<Uuid>,
     /// The group's name, 1 to 100 characters (e.g. `analytics_cookies`).
+    // Read as empty when missing, so the 422 names the field; the document
+    // says it is required, which is what the check makes it.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(min_length = 1, max_length = 100, required = true)]
     pub cookie_name: String,
     /// Where the group sits among the document's groups, 0 to 9999 (groups are kept in this order); the position
     /// in the list when omitted.
@@ -92,9 +94,9 @@ pub struct ConsentItem {
     /// Kept when given back with its group; new otherwise.
     #[serde(default)]
     pub id: Option<Uuid>,
-    /// The item's name, 1 to 100 characters (e.g. `_ga`).
+    /// The item's name, 1 to 100 characters (e.g. `_ga`); required, as the group's.
     #[serde(default, deserialize_with = "crate::values::null_as_default")]
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(min_length = 1, max_length = 100, required = true)]
     pub cookie_name: String,
     /// 0 to 9999; the position in the list when omitted.
     #[serde(default)]
