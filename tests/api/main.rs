@@ -62,6 +62,7 @@ mod portfolio;
 mod preconditions;
 mod public_files;
 mod rate_limits;
+mod readme;
 mod receiver;
 mod redirects;
 mod redis_limits;
