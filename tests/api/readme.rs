@@ -46,7 +46,7 @@ async fn the_readmes_first_hour_runs_as_written() {
     let app = TestApp::spawn_with(move |c| c.ssrf_allowlist = allowed).await;
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let blocks = first_hour_blocks(&readme, "sh");
-    assert!(blocks.len() >= 7, "{} blocks", blocks.len());
+    assert!(blocks.len() >= 8, "{} blocks", blocks.len());
     let mut script = format!("set -euo pipefail\n{}", blocks.join("\n"));
     let stream = r#"curl -N -H "X-API-Key: $KEY" $API/sites/$SITE/events"#;
     for (written, here) in [
@@ -70,7 +70,7 @@ async fn the_readmes_first_hour_runs_as_written() {
     let output = tokio::time::timeout(Duration::from_secs(120), run).await.expect("the walkthrough ends").unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "the walkthrough failed ({}):\n{stdout}\n{stderr}", output.status);
-    for shown in ["Frisches Brot", "<language>de</language>", "whsec_"] {
+    for shown in ["Frisches Brot", "<language>de</language>", "whsec_", "reference_code", "Rye on Sundays?"] {
         assert!(stdout.contains(shown), "the walkthrough did not show {shown:?}:\n{stdout}");
     }
     let archive = std::fs::read(dir.path().join("bakery.zip")).expect("the export was downloaded");
