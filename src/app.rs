@@ -183,9 +183,7 @@ impl Plinth {
         let webhook_retrier = Periodic::new(
             "webhook retry",
             every(state.config.webhooks.retry_poll_secs),
-            webhook_task(hooks.clone(), "retry", |s| {
-                Box::pin(async move { webhooks::dispatcher::retry_due(&s).await })
-            }),
+            webhook_task(hooks.clone(), "retry", |s| Box::pin(async move { webhooks::retries::retry_due(&s).await })),
         )
         .start();
         if taken_back > 0 {

@@ -100,26 +100,42 @@ impl Circuits {
         }
     }
 
+    /// When the circuit lets its next probe through; `None` while closed.
+    fn probe_due(&self, circuit: &Circuit) -> Option<DateTime<Utc>> {
+        match circuit.state {
+            CircuitState::Closed => None,
+            CircuitState::Open => Some(circuit.since_or_until),
+            CircuitState::HalfOpen => Some(circuit.since_or_until + self.cooldown),
+        }
+    }
+
     /// Asked right before a send. The first delivery after an open circuit's
     /// cool-down is its probe; a probe whose outcome never came (its process
     /// died) is replaced after another cool-down.
     pub fn admit(&self, webhook: Uuid, now: DateTime<Utc>) -> Admission {
         let Some(mut circuit) = self.by_webhook.get_mut(&webhook) else { return Admission::Send };
-        match circuit.state {
-            CircuitState::Closed => Admission::Send,
-            CircuitState::Open | CircuitState::HalfOpen => {
-                let probe_due = match circuit.state {
-                    CircuitState::Open => circuit.since_or_until,
-                    _ => circuit.since_or_until + self.cooldown,
-                };
-                if now < probe_due {
-                    return Admission::WaitUntil(probe_due);
-                }
+        match self.probe_due(&circuit) {
+            None => Admission::Send,
+            Some(due) if now < due => Admission::WaitUntil(due),
+            Some(_) => {
                 circuit.state = CircuitState::HalfOpen;
                 circuit.since_or_until = now;
                 Admission::Send
             }
         }
+    }
+
+    /// Whether the webhook's circuit is closed (deliveries go as they come).
+    pub fn closed(&self, webhook: Uuid) -> bool {
+        self.by_webhook.get(&webhook).is_none_or(|circuit| circuit.state == CircuitState::Closed)
+    }
+
+    /// Until when the circuit would hold a delivery [`admit`](Self::admit)ted
+    /// now, without taking its probe: a new delivery is stored due then
+    /// instead of being sent only to be held.
+    pub fn holds_until(&self, webhook: Uuid, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let circuit = self.by_webhook.get(&webhook)?;
+        self.probe_due(&circuit).filter(|due| now < *due)
     }
 
     /// Lets the next delivery through as the probe, cool-down or not (a
@@ -228,6 +244,22 @@ mod tests {
         assert_eq!(circuits.view(hook).state, CircuitState::Closed);
         assert_eq!(circuits.admit(hook, until), Admission::Send);
         assert_eq!(circuits.view(hook).recent_success_rate, Some(0.25));
+    }
+
+    #[test]
+    fn asking_how_long_it_holds_takes_no_probe() {
+        let circuits = circuits();
+        let (hook, t0) = (Uuid::new_v4(), Utc::now());
+        assert_eq!((circuits.holds_until(hook, t0), circuits.closed(hook)), (None, true), "never failed");
+        for _ in 0..3 {
+            circuits.record(hook, false, None, t0);
+        }
+        let until = t0 + chrono::Duration::seconds(60);
+        assert_eq!((circuits.holds_until(hook, t0), circuits.closed(hook)), (Some(until), false));
+        assert_eq!(circuits.holds_until(hook, until), None, "its probe is due");
+        assert_eq!(circuits.holds_until(hook, until), None, "and still is: asking took nothing");
+        assert_eq!(circuits.admit(hook, until), Admission::Send, "the probe is still there to take");
+        assert_eq!(circuits.holds_until(hook, until), Some(until + chrono::Duration::seconds(60)));
     }
 
     #[test]

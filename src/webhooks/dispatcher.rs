@@ -15,7 +15,7 @@ use actix_web::web;
 use dashmap::DashMap;
 use plinth_actors::{SiteHotState, Work};
 use plinth_entities::{event_outbox, webhook, webhook_buffer, webhook_delivery};
-use sea_orm::sea_query::{Expr, LockBehavior, LockType};
+use sea_orm::sea_query::{LockBehavior, LockType};
 use sea_orm::{
     ActiveValue::{NotSet, Set},
     ColumnTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -23,7 +23,7 @@ use sea_orm::{
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::delivery::{enqueue, new_delivery, webhook_of, Deliverer, DeliveryStatus};
+use super::delivery::{enqueue, new_delivery, Deliverer};
 use super::events::wants;
 use crate::db::Touched;
 use crate::error::ApiResult;
@@ -59,7 +59,7 @@ pub struct WebhookRuntime {
     /// sending, or their result waiting to be written). Their claims are
     /// renewed by every retry pass, so a send queued behind a slow endpoint
     /// for longer than the lease is never claimed and sent a second time.
-    held: DashMap<Uuid, ()>,
+    pub(super) held: DashMap<Uuid, ()>,
 }
 
 impl WebhookRuntime {
@@ -211,7 +211,7 @@ impl Drop for Holding<'_> {
 const OUTBOX_BATCH: usize = 200;
 /// Rows per multi-row insert: 13 columns × 500 stays far below SQLite's and
 /// PostgreSQL's bound-parameter limits.
-const INSERT_CHUNK: usize = 500;
+pub(super) const INSERT_CHUNK: usize = 500;
 
 /// The job lease of debounce flushes (one instance at a time, see `cluster::leases`).
 pub const FLUSH_JOB: &str = "webhook_flush";
@@ -266,7 +266,7 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         }
         let now = state.clock.now();
         let claim = hooks.deliverer.claim;
-        let mut to_send = Vec::new();
+        let (mut to_send, mut held) = (Vec::new(), Vec::new());
         let mut buffered = Vec::new();
         for row in &claimed {
             // Not one of today's names (a row an older version wrote): no
@@ -278,7 +278,20 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
             for hook in subscribed.iter().filter(|h| wants(&subscribed_events(h), event.event)) {
                 if hook.debounce_seconds == 0 {
                     txn.touch(Touched::Answers(hook.site_id));
-                    to_send.push((new_delivery(claim, hook, &row.event, &event_body(&event), now), hook.clone()));
+                    let delivery = new_delivery(claim, hook, &row.event, &event_body(&event), now);
+                    match hooks.circuits.holds_until(hook.id, now) {
+                        // Its circuit is open: stored due at its probe time,
+                        // unclaimed, as a held send would leave it, without the
+                        // send and the write per delivery that holding it takes
+                        // (thousands a second from a site writing flat out to
+                        // hung endpoints, each a turn at the write lock).
+                        Some(until) => held.push(webhook_delivery::Model {
+                            next_attempt_at: Some(until),
+                            claimed_by: None,
+                            ..delivery
+                        }),
+                        None => to_send.push((delivery, hook.clone())),
+                    }
                 } else {
                     buffered.push(webhook_buffer::ActiveModel {
                         seq: NotSet,
@@ -296,6 +309,10 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         // Multi-row inserts: one statement per chunk, not one per delivery.
         for chunk in to_send.chunks(INSERT_CHUNK) {
             let rows = chunk.iter().map(|(delivery, _)| webhook_delivery::ActiveModel::from(delivery.clone()));
+            webhook_delivery::Entity::insert_many(rows).exec_without_returning(&txn).await?;
+        }
+        for chunk in held.chunks(INSERT_CHUNK) {
+            let rows = chunk.iter().map(|delivery| webhook_delivery::ActiveModel::from(delivery.clone()));
             webhook_delivery::Entity::insert_many(rows).exec_without_returning(&txn).await?;
         }
         for chunk in buffered.chunks(INSERT_CHUNK) {
@@ -415,133 +432,4 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
         flushed += 1;
     }
     Ok(flushed)
-}
-
-/// Claims due failed (or stranded pending) deliveries and sends them; the claim
-/// uses `FOR UPDATE SKIP LOCKED` on PostgreSQL so two instances never send the
-/// same attempt. Sends every due delivery, a batch at a time: after a restart
-/// (or a backlog) the next batch goes at once instead of waiting for the next
-/// poll. Returns how many were sent, once all are sent and recorded.
-pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
-    // Only what was due when the pass began: a delivery failing again in it
-    // (even with a zero retry delay) waits for the next pass.
-    let due_by = hooks.state.clock.now();
-    renew_held_claims(hooks).await?;
-    let mut total = 0;
-    let mut sends = Vec::new();
-    // Bounded, so one pass never keeps the worker forever.
-    for _ in 0..RETRY_PASSES {
-        let claimed = claim_batch(hooks, due_by).await?;
-        total += claimed.len();
-        let full = claimed.len() == RETRY_BATCH as usize;
-        // Concurrently, within the send slots: one at a time, a slow endpoint
-        // held every other webhook's retries (and a restart's backlog) for its
-        // response time per delivery.
-        sends.extend(claimed.into_iter().map(|delivery| actix::spawn(resend(hooks.clone(), delivery))));
-        if !full {
-            break;
-        }
-    }
-    for send in sends {
-        let _ = send.await;
-    }
-    Ok(total)
-}
-
-const RETRY_BATCH: u64 = 100;
-const RETRY_PASSES: usize = 100;
-
-/// Due deliveries, claimed by this instance for a lease.
-async fn claim_batch(
-    hooks: &web::Data<WebhookRuntime>,
-    due_by: chrono::DateTime<chrono::Utc>,
-) -> ApiResult<Vec<webhook_delivery::Model>> {
-    let state = &hooks.state;
-    let now = state.clock.now();
-    let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
-    let mut select = webhook_delivery::Entity::find()
-        .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
-        .filter(webhook_delivery::Column::NextAttemptAt.lte(due_by))
-        .order_by_asc(webhook_delivery::Column::NextAttemptAt)
-        .limit(RETRY_BATCH);
-    if state.db.get_database_backend() == DbBackend::Postgres {
-        select = select.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
-    }
-    let due = select.all(&txn).await?;
-    let ids: Vec<Uuid> = due.iter().map(|d| d.id).collect();
-    for delivery in &due {
-        txn.touch(Touched::Answers(delivery.site_id)); // claimed: due again later
-    }
-    webhook_delivery::Entity::update_many()
-        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now + hooks.deliverer.claim.lease))
-        .col_expr(webhook_delivery::Column::ClaimedBy, Expr::value(hooks.deliverer.claim.instance))
-        .filter(webhook_delivery::Column::Id.is_in(ids))
-        .exec(&txn)
-        .await?;
-    txn.commit().await?;
-    for delivery in &due {
-        hooks.hold(delivery.id);
-    }
-    Ok(due)
-}
-
-/// One claimed delivery sent again and its attempt recorded.
-async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
-    let (site, id) = (delivery.site_id, delivery.id);
-    // A panic fails this attempt alone (no attempt recorded); its claim lapses.
-    let _ = hooks.state.supervisors.contain(site, Work::Delivery, attempt_claimed(&hooks, delivery)).await;
-    hooks.release(id);
-}
-
-/// Sends a claimed delivery and records the attempt.
-async fn attempt_claimed(hooks: &web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
-    let id = delivery.id;
-    let state = &hooks.state;
-    match webhook_of(&state.db, &delivery).await {
-        Ok(Some(hook)) => {
-            if let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await {
-                let now = state.clock.now();
-                match hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
-                    Ok(moved) => hooks.circuits.record(
-                        hook.id,
-                        moved.status == DeliveryStatus::Success,
-                        moved.last_error.as_deref(),
-                        state.clock.now(),
-                    ),
-                    Err(e) => {
-                        tracing::warn!(error = %e, delivery = %id, "could not record a webhook attempt; sent again when its claim ends")
-                    }
-                }
-            }
-        }
-        Ok(None) => {} // its webhook was deleted, and the delivery with it
-        Err(e) => {
-            tracing::warn!(error = %e, delivery = %id, "could not read a delivery's webhook; retried when its claim ends")
-        }
-    }
-}
-
-/// Extends the claims of the deliveries this process still holds (queued
-/// behind a slow endpoint's send slots, say) by a lease from now: before this
-/// instance's own pass looks for due deliveries, and often enough that other
-/// instances never see them lapse.
-async fn renew_held_claims(hooks: &web::Data<WebhookRuntime>) -> ApiResult<()> {
-    let held: Vec<Uuid> = hooks.held.iter().map(|entry| *entry.key()).collect();
-    if held.is_empty() {
-        return Ok(());
-    }
-    let state = &hooks.state;
-    let until = state.clock.now() + hooks.deliverer.claim.lease;
-    for chunk in held.chunks(INSERT_CHUNK) {
-        let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
-        webhook_delivery::Entity::update_many()
-            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
-            .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
-            .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
-            .filter(webhook_delivery::Column::Id.is_in(chunk.to_vec()))
-            .exec(&txn)
-            .await?;
-        txn.commit().await?;
-    }
-    Ok(())
 }

@@ -11,6 +11,7 @@ mod lanes;
 mod model;
 pub mod outbox_turns;
 pub mod results;
+pub mod retries;
 mod routes;
 pub mod service;
 pub mod signature;
