@@ -38,6 +38,10 @@ fn body_of_kind(shared: &Value, kind: ContentKind, create: bool) -> Value {
         if let Some(start) = body.pointer_mut("/properties/start_date") {
             start["type"] = json!("string");
         }
+        // The shared example (a post) gains what a CV entry needs.
+        if let Some(example) = body.get_mut("example").and_then(Value::as_object_mut) {
+            example.insert("start_date".into(), json!("2021-03-01"));
+        }
     }
     let allowed = super::validate::allowed_fields(kind);
     let foreign = |field: &str| super::validate::KIND_FIELDS.contains(&field) && !allowed.contains(&field);

@@ -108,7 +108,45 @@ pub fn document() -> utoipa::openapi::OpenApi {
             .collect(),
     );
     cross_field_rules(&mut doc);
+    drop_unreferenced_schemas(&mut doc);
     formats_as_patterns(doc)
+}
+
+/// Drops the component schemas nothing in the document refers to, directly
+/// or through another schema: the shared content bodies each kind has its
+/// own copy of, a generic page's argument that its page holds inline. A
+/// generated client would emit them as dead types (Redocly's
+/// `no-unused-components`).
+fn drop_unreferenced_schemas(doc: &mut utoipa::openapi::OpenApi) {
+    fn refer(value: &serde_json::Value, into: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => map.iter().for_each(|(key, value)| {
+                match value.as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+                    Some(name) if key == "$ref" => into.push(name.to_owned()),
+                    _ => refer(value, into),
+                }
+            }),
+            serde_json::Value::Array(items) => items.iter().for_each(|item| refer(item, into)),
+            _ => {}
+        }
+    }
+    let Some(components) = doc.components.as_mut() else { return };
+    let mut others = serde_json::to_value(&*components).unwrap_or_default();
+    if let Some(map) = others.as_object_mut() {
+        map.remove("schemas");
+    }
+    let mut waiting = Vec::new();
+    refer(&serde_json::to_value(&doc.paths).unwrap_or_default(), &mut waiting);
+    refer(&others, &mut waiting);
+    let mut used = std::collections::BTreeSet::new();
+    while let Some(name) = waiting.pop() {
+        if used.insert(name.clone()) {
+            if let Some(schema) = components.schemas.get(&name) {
+                refer(&serde_json::to_value(schema).unwrap_or_default(), &mut waiting);
+            }
+        }
+    }
+    components.schemas.retain(|name, _| used.contains(name));
 }
 
 /// The document's tags in the order a newcomer meets them: sites and their

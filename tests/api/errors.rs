@@ -381,8 +381,8 @@ async fn the_documents_request_examples_are_taken_as_written() {
         serde_json::from_str(&example(schema).to_string().replace(&placeholder, &site_id)).unwrap()
     };
     assert_eq!(app.post("/api-keys", &app.admin_key, with_site("CreateApiKey")).await.status(), 201);
-    let post: Value = app.post("/blogs", &app.admin_key, with_site("CreateContent")).await.json().await.unwrap();
-    let post_id = post["id"].as_str().unwrap_or_else(|| panic!("CreateContent's example: {post}"));
+    let post: Value = app.post("/blogs", &app.admin_key, with_site("CreateBlog")).await.json().await.unwrap();
+    let post_id = post["id"].as_str().unwrap_or_else(|| panic!("CreateBlog's example: {post}"));
     let res = app.post(&format!("/blogs/{post_id}/localizations"), &app.admin_key, example("LocalizationInput")).await;
     assert_eq!(res.status(), 201, "LocalizationInput's example");
     // Without a network the webhook's host does not resolve: then only its `url` is refused.
