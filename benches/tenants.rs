@@ -15,8 +15,11 @@
 //!
 //! Prints B's delivery latency (post answered → receiver got it) p50/p99, B's
 //! write and read p99, each with its ratio to quiet, B's errors, and A's own
-//! writes/s. Settings: BENCH_PROBE_POSTS (default 100), BENCH_NOISY_POSTS
-//! (default 100).
+//! writes/s; then where B's deliveries spent their time (event → fan-out,
+//! fan-out → arrival). Settings: BENCH_PROBE_POSTS (default 500: with 100, A's
+//! flat-out phase lasted 2 s and hid a backlog that built over 10),
+//! BENCH_NOISY_POSTS (default 100), BENCH_LOG (Plinth's log filter, default
+//! `error`).
 //!
 //! Then **many sites** (`many_sites`): BENCH_SITES sites (default 10,000),
 //! each touched once; memory per active and per idle site, whether idle
@@ -92,6 +95,8 @@ struct Site {
 #[derive(Clone)]
 struct Bench {
     base: String,
+    /// Plinth's database, read for where B's deliveries spent their time.
+    db: sea_orm::DatabaseConnection,
     client: reqwest::Client,
     admin_key: String,
     receiver: String,
@@ -193,6 +198,51 @@ struct Probe {
     read_p99: f64,
     errors: usize,
     missing: usize,
+    stages: Stages,
+}
+
+/// Where B's deliveries spent their time, p50 and p99 in ms: from the event
+/// (written with the post) to its delivery row (the outbox's fan-out), and
+/// from the row to its arrival at the receiver (the send).
+#[derive(Clone, Copy)]
+struct Stages {
+    fan_out: (f64, f64),
+    send: (f64, f64),
+}
+
+/// The stages of B's deliveries: each delivery row's event time (the
+/// payload's `timestamp`) and creation, against its arrival (`arrived`, by
+/// title, on the wall clock).
+async fn stages_of(
+    db: &sea_orm::DatabaseConnection,
+    site: &Site,
+    arrived: &HashMap<String, chrono::DateTime<chrono::Utc>>,
+) -> Stages {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let site_id: uuid::Uuid = site.id.parse().unwrap();
+    let rows = plinth_entities::webhook_delivery::Entity::find()
+        .filter(plinth_entities::webhook_delivery::Column::SiteId.eq(site_id))
+        .all(db)
+        .await
+        .unwrap();
+    let (mut fan_out, mut send) = (Vec::new(), Vec::new());
+    for row in rows {
+        let payload: Value = serde_json::from_str(&row.payload).unwrap_or_default();
+        let (Some(title), Some(event_at)) = (
+            payload["data"]["title"].as_str(),
+            payload["timestamp"].as_str().and_then(|t| t.parse::<chrono::DateTime<chrono::Utc>>().ok()),
+        ) else {
+            continue;
+        };
+        let Some(arrival) = arrived.get(title) else { continue };
+        let ms = |d: chrono::TimeDelta| d.num_microseconds().unwrap_or(0).max(0) as f64 / 1000.0;
+        fan_out.push(ms(row.created_at - event_at));
+        send.push(ms(*arrival - row.created_at));
+    }
+    fan_out.sort_by(f64::total_cmp);
+    send.sort_by(f64::total_cmp);
+    let p = |list: &[f64]| (percentile(list, 0.50), percentile(list, 0.99));
+    Stages { fan_out: p(&fan_out), send: p(&send) }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -205,6 +255,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// B's writer and reader, side by side; then waits (10 s at most) for B's
 /// deliveries.
 async fn probe(bench: &Bench, quiet: &Site, posts: usize, round: &str, arrivals: &Arrivals) -> Probe {
+    let probe_started = (Instant::now(), chrono::Utc::now());
     let done = Arc::new(AtomicBool::new(false));
     let reader = {
         let (client, done) = (bench.client.clone(), Arc::clone(&done));
@@ -243,7 +294,7 @@ async fn probe(bench: &Bench, quiet: &Site, posts: usize, round: &str, arrivals:
     while Instant::now() < deadline && answered.keys().any(|title| !arrivals.lock().unwrap().contains_key(title)) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let arrived = arrivals.lock().unwrap();
+    let arrived = arrivals.lock().unwrap().clone();
     let mut deliveries: Vec<f64> = answered
         .iter()
         .filter_map(|(title, at)| {
@@ -251,6 +302,15 @@ async fn probe(bench: &Bench, quiet: &Site, posts: usize, round: &str, arrivals:
         })
         .collect();
     let missing = answered.len() - deliveries.len();
+    // Each arrival on the wall clock, for the stages (the rows keep wall-clock times).
+    let arrived_at: HashMap<String, chrono::DateTime<chrono::Utc>> = answered
+        .keys()
+        .filter_map(|title| {
+            let since = arrived.get(title)?.saturating_duration_since(probe_started.0);
+            Some((title.clone(), probe_started.1 + chrono::TimeDelta::from_std(since).ok()?))
+        })
+        .collect();
+    let stages = stages_of(&bench.db, quiet, &arrived_at).await;
     for list in [&mut deliveries, &mut writes, &mut reads] {
         list.sort_by(f64::total_cmp);
     }
@@ -261,6 +321,7 @@ async fn probe(bench: &Bench, quiet: &Site, posts: usize, round: &str, arrivals:
         read_p99: percentile(&reads, 0.99),
         errors: errors + read_errors,
         missing,
+        stages,
     }
 }
 
@@ -278,6 +339,11 @@ fn report(label: &str, got: Probe, quiet: Option<Probe>, noisy_writes_per_sec: O
         got.errors,
         got.missing,
         noisy_writes_per_sec.map_or(String::new(), |w| format!(" | A writes {w:.0}/s")),
+    );
+    let Stages { fan_out, send } = got.stages;
+    println!(
+        "{:<26} B's deliveries: event → fan-out p50 {:>7.1} ms p99 {:>7.1} ms | fan-out → arrival p50 {:>7.1} ms p99 {:>7.1} ms",
+        "", fan_out.0, fan_out.1, send.0, send.1
     );
 }
 
@@ -297,7 +363,7 @@ async fn start_plinth(
     };
     config.data_dir = dir.join("data");
     config.bootstrap_api_key = Some(admin_key.clone());
-    config.log.filter = "error".into();
+    config.log.filter = std::env::var("BENCH_LOG").unwrap_or_else(|_| "error".into());
     config.ssrf_allowlist = vec![receiver.clone()];
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     // Links the API answers (an export's download) point at this server.
@@ -314,7 +380,8 @@ async fn start_plinth(
     });
     let (addr, state) = ready.await.unwrap();
     let base = format!("http://{addr}/api/v1");
-    (Bench { base, client: reqwest::Client::new(), admin_key, receiver }, state)
+    let db = (*state.db).clone();
+    (Bench { base, db, client: reqwest::Client::new(), admin_key, receiver }, state)
 }
 
 async fn run(database_url: &str, probe_posts: usize, noisy_posts: usize) {
@@ -449,7 +516,7 @@ impl FlatOut {
 }
 
 fn main() {
-    let (probe_posts, noisy_posts) = (env_or("BENCH_PROBE_POSTS", 100), env_or("BENCH_NOISY_POSTS", 100));
+    let (probe_posts, noisy_posts) = (env_or("BENCH_PROBE_POSTS", 500), env_or("BENCH_NOISY_POSTS", 100));
     actix_web::rt::System::new().block_on(async move {
         let mut backends = vec![("SQLite", "sqlite".to_string())];
         if let Some(url) = std::env::var("PLINTH_TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) {

@@ -42,6 +42,15 @@ impl RequestTenant {
 
 tokio::task_local! {
     static REQUEST_TENANT: Rc<RefCell<RequestTenant>>;
+    static ACTING_FOR: Tenant;
+}
+
+/// Runs `work` outside any request on `tenant`'s behalf: a site's webhook
+/// sends, an import's batches on the blocking pool. Its turns at the shared
+/// pools are that tenant's: one site's backlog of such work waits in its own
+/// lane, not in the background's ahead of every other site's fan-out.
+pub async fn acting_for<F: std::future::Future>(tenant: Tenant, work: F) -> F::Output {
+    ACTING_FOR.scope(tenant, work).await
 }
 
 /// Runs a request with its tenant noted as authentication and role checks
@@ -81,9 +90,13 @@ pub fn note_caller(caller: &str) {
     });
 }
 
-/// The tenant of the request this runs in.
+/// The tenant of the request this runs in, else the one the work acts for
+/// ([`acting_for`]), else the background.
 pub fn current() -> Tenant {
-    REQUEST_TENANT.try_with(|tenant| tenant.borrow().tenant()).unwrap_or(Tenant::Background)
+    REQUEST_TENANT
+        .try_with(|tenant| tenant.borrow().tenant())
+        .or_else(|_| ACTING_FOR.try_with(Tenant::clone))
+        .unwrap_or(Tenant::Background)
 }
 
 #[cfg(test)]
@@ -104,5 +117,13 @@ mod tests {
         })
         .await;
         assert_eq!(learnt, Tenant::Site(site));
+    }
+
+    #[tokio::test]
+    async fn work_outside_a_request_acts_for_the_tenant_it_names() {
+        let site = Uuid::new_v4();
+        let tenant = acting_for(Tenant::Site(site), async { current() }).await;
+        assert_eq!(tenant, Tenant::Site(site));
+        assert_eq!(current(), Tenant::Background, "only inside");
     }
 }

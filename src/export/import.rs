@@ -90,6 +90,7 @@ pub async fn import(state: &web::Data<AppState>, creator: SiteCreator, multipart
     let job = Job {
         state: state.clone(),
         handle: tokio::runtime::Handle::current(),
+        tenant: crate::tenant::current(),
         path: path.clone(),
         limits: Limits::from_config(&state.config),
         owner: creator.owner,
@@ -107,6 +108,9 @@ pub async fn import(state: &web::Data<AppState>, creator: SiteCreator, multipart
 struct Job {
     state: web::Data<AppState>,
     handle: tokio::runtime::Handle,
+    /// The request's tenant: the import's writes wait in its lane at the
+    /// write lock, not in the background's beside every site's fan-out.
+    tenant: crate::tenant::Tenant,
     path: std::path::PathBuf,
     limits: Limits,
     owner: Option<String>,
@@ -125,26 +129,31 @@ impl Job {
         zip::ZipArchive::new(file).map_err(invalid)
     }
 
+    /// Runs one of the import's writes to its end, on the request's behalf.
+    fn write<T>(&self, write: impl std::future::Future<Output = T>) -> T {
+        self.handle.block_on(crate::tenant::acting_for(self.tenant.clone(), write))
+    }
+
     fn run(self) -> ApiResult<site::Model> {
         let mut zip = self.open()?;
         bounds::check_declared(&mut zip, self.limits)?;
         let plan = self.plan(&mut zip)?;
         let state: &AppState = &self.state;
-        let mut writer = self.handle.block_on(Writer::new(state, plan.ids))?;
+        let mut writer = self.write(Writer::new(state, plan.ids))?;
         let mut copier = Copier { job: &self, zip: self.open()?, copied: HashSet::new(), used: 0 };
         let written = {
-            let handle = &self.handle;
+            let job = &self;
             let mut write = |event: Event| -> ApiResult<()> {
                 match event {
-                    Event::Header(h) => handle.block_on(writer.header(*h)),
+                    Event::Header(h) => job.write(writer.header(*h)),
                     Event::Media(m) => {
                         let bytes = copier.copy(&m)?;
-                        handle.block_on(writer.media(*m, bytes))
+                        job.write(writer.media(*m, bytes))
                     }
-                    Event::Term(taxonomy, t) => handle.block_on(writer.term(taxonomy, *t)),
-                    Event::Content(c) => handle.block_on(writer.content(*c)),
-                    Event::Menu(m) => handle.block_on(writer.menu(*m)),
-                    Event::Template(t) => handle.block_on(writer.template(*t)),
+                    Event::Term(taxonomy, t) => job.write(writer.term(taxonomy, *t)),
+                    Event::Content(c) => job.write(writer.content(*c)),
+                    Event::Menu(m) => job.write(writer.menu(*m)),
+                    Event::Template(t) => job.write(writer.template(*t)),
                 }
             };
             match plan.version_1 {
@@ -153,10 +162,10 @@ impl Job {
             }
         };
         let site_id = writer.site_id();
-        let finished = written.and_then(|()| self.handle.block_on(writer.finish(self.owner.clone(), &self.actor)));
+        let finished = written.and_then(|()| self.write(writer.finish(self.owner.clone(), &self.actor)));
         if let (Err(_), Some(site_id)) = (&finished, site_id) {
             // Nothing half-written stays; if this fails too, the lease runs out and the Janitor removes it.
-            if let Err(e) = self.handle.block_on(unfinished::remove(state, site_id)) {
+            if let Err(e) = self.write(unfinished::remove(state, site_id)) {
                 tracing::warn!(error = %e, site_id = %site_id, "an unfinished import stays until the Janitor removes it");
             }
         }

@@ -171,6 +171,8 @@ fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model,
             hooks.circuits.record(hook.id, result.success, result.error.as_deref(), at);
             hooks.results.push(super::results::Outcome { delivery, result, at });
         };
+        // Its writes (a hold by its circuit) wait in its site's lane.
+        let send = crate::tenant::acting_for(crate::tenant::Tenant::Site(site), send);
         if hooks.state.supervisors.contain(site, Work::Delivery, send).await.is_err() {
             // No attempt recorded: its claim lapses and the retry pass sends it.
             hooks.results.not_sent();
@@ -279,18 +281,17 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 if hook.debounce_seconds == 0 {
                     txn.touch(Touched::Answers(hook.site_id));
                     let delivery = new_delivery(claim, hook, &row.event, &event_body(&event), now);
-                    match hooks.circuits.holds_until(hook.id, now) {
-                        // Its circuit is open: stored due at its probe time,
-                        // unclaimed, as a held send would leave it, without the
-                        // send and the write per delivery that holding it takes
-                        // (thousands a second from a site writing flat out to
-                        // hung endpoints, each a turn at the write lock).
-                        Some(until) => held.push(webhook_delivery::Model {
-                            next_attempt_at: Some(until),
-                            claimed_by: None,
-                            ..delivery
-                        }),
-                        None => to_send.push((delivery, hook.clone())),
+                    if hooks.circuits.closed(hook.id) {
+                        to_send.push((delivery, hook.clone()));
+                    } else {
+                        // Its circuit is open: stored unclaimed, due at its
+                        // probe time (or now, once the probe is due: the retry
+                        // pass sends one probe and holds the rest). Sent, each
+                        // would queue behind the endpoint's hung sends and be
+                        // held by a write of its own, thousands a second from
+                        // a site writing flat out to hung endpoints.
+                        let due = hooks.circuits.holds_until(hook.id, now).unwrap_or(now);
+                        held.push(webhook_delivery::Model { next_attempt_at: Some(due), claimed_by: None, ..delivery });
                     }
                 } else {
                     buffered.push(webhook_buffer::ActiveModel {

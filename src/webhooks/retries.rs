@@ -121,7 +121,9 @@ async fn claim_batch(
 async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
     let (site, id) = (delivery.site_id, delivery.id);
     // A panic fails this attempt alone (no attempt recorded); its claim lapses.
-    let _ = hooks.state.supervisors.contain(site, Work::Delivery, attempt_claimed(&hooks, delivery)).await;
+    // Its writes (the attempt, a hold by its circuit) wait in its site's lane.
+    let attempt = crate::tenant::acting_for(crate::tenant::Tenant::Site(site), attempt_claimed(&hooks, delivery));
+    let _ = hooks.state.supervisors.contain(site, Work::Delivery, attempt).await;
     hooks.release(id);
 }
 
