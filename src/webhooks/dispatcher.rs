@@ -46,9 +46,10 @@ pub struct WebhookRuntime {
     pub result_holds: super::holds::WriteHolds,
     /// Send slots, all sites together, shared fairly across sites (`lanes`).
     pub(super) site_lanes: Arc<plinth_actors::FairShare<Uuid>>,
-    /// Sends in flight per webhook: a slow endpoint queues its own deliveries
-    /// without holding the shared slots the others need.
-    pub(super) sends_per_webhook: DashMap<Uuid, Arc<tokio::sync::Semaphore>>,
+    /// Sends queued and in flight per webhook: a slow endpoint queues its own
+    /// deliveries, a bounded number (`lanes`), without holding the shared
+    /// slots the others need.
+    pub(super) sends_per_webhook: DashMap<Uuid, Arc<super::lanes::EndpointSends>>,
     pub(super) sends_per_endpoint: usize,
     /// Each webhook's circuit breaker (`circuits`).
     pub circuits: super::circuits::Circuits,
@@ -59,7 +60,8 @@ pub struct WebhookRuntime {
     /// sending, or their result waiting to be written). Their claims are
     /// renewed by every retry pass, so a send queued behind a slow endpoint
     /// for longer than the lease is never claimed and sent a second time.
-    pub(super) held: DashMap<Uuid, ()>,
+    /// By id, with each one's site (whose write turns renew it).
+    pub(super) held: DashMap<Uuid, Uuid>,
 }
 
 impl WebhookRuntime {
@@ -88,8 +90,8 @@ impl WebhookRuntime {
         }
     }
 
-    pub fn hold(&self, delivery_id: Uuid) {
-        self.held.insert(delivery_id, ());
+    pub fn hold(&self, delivery: &webhook_delivery::Model) {
+        self.held.insert(delivery.id, delivery.site_id);
     }
 
     /// Its result is written (or lost, and the claim may lapse).
@@ -154,13 +156,18 @@ pub fn event_body(event: &DomainEvent) -> Value {
 }
 
 /// Sends a freshly enqueued delivery in the background.
-fn send_now(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, hook: webhook::Model) {
+fn send_now(
+    hooks: web::Data<WebhookRuntime>,
+    delivery: webhook_delivery::Model,
+    hook: webhook::Model,
+    queued: super::lanes::QueuedSend,
+) {
     hooks.results.sending();
-    hooks.hold(delivery.id);
+    hooks.hold(&delivery);
     actix::spawn(async move {
         let (site, id) = (delivery.site_id, delivery.id);
         let send = async {
-            let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await else {
+            let Some(_turn) = hooks.turn_to_send(&delivery, &hook, queued).await else {
                 // Its circuit holds it: due again later, no attempt counted.
                 hooks.results.not_sent();
                 hooks.release(delivery.id);
@@ -189,10 +196,13 @@ struct Holding<'a> {
 }
 
 impl<'a> Holding<'a> {
-    fn new(hooks: &'a WebhookRuntime, ids: Vec<Uuid>) -> Self {
-        for id in &ids {
-            hooks.hold(*id);
-        }
+    fn new<'d>(hooks: &'a WebhookRuntime, deliveries: impl Iterator<Item = &'d webhook_delivery::Model>) -> Self {
+        let ids = deliveries
+            .map(|delivery| {
+                hooks.hold(delivery);
+                delivery.id
+            })
+            .collect();
         Self { hooks, ids }
     }
 
@@ -281,17 +291,22 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
                 if hook.debounce_seconds == 0 {
                     txn.touch(Touched::Answers(hook.site_id));
                     let delivery = new_delivery(claim, hook, &row.event, &event_body(&event), now);
-                    if hooks.circuits.closed(hook.id) {
-                        to_send.push((delivery, hook.clone()));
-                    } else {
-                        // Its circuit is open: stored unclaimed, due at its
-                        // probe time (or now, once the probe is due: the retry
-                        // pass sends one probe and holds the rest). Sent, each
-                        // would queue behind the endpoint's hung sends and be
-                        // held by a write of its own, thousands a second from
-                        // a site writing flat out to hung endpoints.
-                        let due = hooks.circuits.holds_until(hook.id, now).unwrap_or(now);
-                        held.push(webhook_delivery::Model { next_attempt_at: Some(due), claimed_by: None, ..delivery });
+                    match hooks.circuits.closed(hook.id).then(|| hooks.queue_send(hook.id)).flatten() {
+                        Some(queued) => to_send.push((delivery, hook.clone(), queued)),
+                        // Its circuit is open, or its queue here full: stored
+                        // unclaimed, due at the probe time (or now: the retry
+                        // pass sends it, or the one probe). Sent, each would
+                        // wait in memory behind the endpoint's hung sends and
+                        // then be held by a write of its own, thousands a
+                        // second from a site writing flat out to hung endpoints.
+                        None => {
+                            let due = hooks.circuits.holds_until(hook.id, now).unwrap_or(now);
+                            held.push(webhook_delivery::Model {
+                                next_attempt_at: Some(due),
+                                claimed_by: None,
+                                ..delivery
+                            });
+                        }
                     }
                 } else {
                     buffered.push(webhook_buffer::ActiveModel {
@@ -306,10 +321,10 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         }
         // Held from before they become visible: a retry pass never finds one
         // of them between the commit and its send and takes it as abandoned.
-        let holding = Holding::new(hooks, to_send.iter().map(|(delivery, _)| delivery.id).collect());
+        let holding = Holding::new(hooks, to_send.iter().map(|(delivery, _, _)| delivery));
         // Multi-row inserts: one statement per chunk, not one per delivery.
         for chunk in to_send.chunks(INSERT_CHUNK) {
-            let rows = chunk.iter().map(|(delivery, _)| webhook_delivery::ActiveModel::from(delivery.clone()));
+            let rows = chunk.iter().map(|(delivery, _, _)| webhook_delivery::ActiveModel::from(delivery.clone()));
             webhook_delivery::Entity::insert_many(rows).exec_without_returning(&txn).await?;
         }
         for chunk in held.chunks(INSERT_CHUNK) {
@@ -329,8 +344,8 @@ pub async fn dispatch_outbox(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usi
         state.events.stream_moved();
         hooks.fan_out_holds.record(locked.elapsed());
         holding.keep();
-        for (delivery, hook) in to_send {
-            send_now(hooks.clone(), delivery, hook);
+        for (delivery, hook, queued) in to_send {
+            send_now(hooks.clone(), delivery, hook, queued);
         }
         handled += claimed.len();
         // Done once a pass took every event there was; a pass that took a
@@ -429,7 +444,10 @@ pub async fn flush_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
         });
         let delivery = enqueue(&txn, hooks.deliverer.claim, hook, "batch", &body, now).await?;
         txn.commit().await?;
-        send_now(hooks.clone(), delivery, hook.clone());
+        // A full queue here: its claim lapses and the retry pass sends it.
+        if let Some(queued) = hooks.queue_send(hook.id) {
+            send_now(hooks.clone(), delivery, hook.clone(), queued);
+        }
         flushed += 1;
     }
     Ok(flushed)

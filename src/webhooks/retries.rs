@@ -10,7 +10,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
 use uuid::Uuid;
 
 use super::delivery::{webhook_of, DeliveryStatus};
-use super::dispatcher::{WebhookRuntime, INSERT_CHUNK};
+use super::dispatcher::WebhookRuntime;
+use super::lanes::QueuedSend;
 use crate::db::Touched;
 use crate::error::ApiResult;
 
@@ -33,7 +34,9 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
         // Concurrently, within the send slots: one at a time, a slow endpoint
         // held every other webhook's retries (and a restart's backlog) for its
         // response time per delivery.
-        sends.extend(claimed.into_iter().map(|delivery| actix::spawn(resend(hooks.clone(), delivery))));
+        sends.extend(
+            claimed.into_iter().map(|(delivery, queued)| actix::spawn(resend(hooks.clone(), delivery, queued))),
+        );
         if !full {
             break;
         }
@@ -47,12 +50,13 @@ pub async fn retry_due(hooks: &web::Data<WebhookRuntime>) -> ApiResult<usize> {
 const RETRY_BATCH: u64 = 100;
 const RETRY_PASSES: usize = 100;
 
-/// Due deliveries, claimed by this instance for a lease (those an open
-/// circuit holds are re-dated instead), and whether the batch was full.
+/// Due deliveries, claimed by this instance for a lease, each with its place
+/// in its webhook's queue (those an open circuit holds, or whose webhook's
+/// queue is full, are re-dated instead), and whether the batch was full.
 async fn claim_batch(
     hooks: &web::Data<WebhookRuntime>,
     due_by: chrono::DateTime<chrono::Utc>,
-) -> ApiResult<(Vec<webhook_delivery::Model>, bool)> {
+) -> ApiResult<(Vec<(webhook_delivery::Model, QueuedSend)>, bool)> {
     let state = &hooks.state;
     let now = state.clock.now();
     let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
@@ -74,8 +78,10 @@ async fn claim_batch(
     // goes as the probe and the others wait for the probe's outcome.
     let full = found.len() == RETRY_BATCH as usize;
     type Held = Vec<(Uuid, chrono::DateTime<chrono::Utc>)>;
-    let (mut due, mut held): (Vec<webhook_delivery::Model>, Held) = Default::default();
+    let (mut due, mut held): (Vec<(webhook_delivery::Model, QueuedSend)>, Held) = Default::default();
     let mut probing: Vec<Uuid> = Vec::new();
+    // A full queue: due at the next pass.
+    let next_pass = now + chrono::Duration::seconds(state.config.webhooks.retry_poll_secs.max(1) as i64);
     for delivery in found {
         let hook = delivery.webhook_id;
         match hooks.circuits.holds_until(hook, now) {
@@ -83,12 +89,15 @@ async fn claim_batch(
             None if !hooks.circuits.closed(hook) && probing.contains(&hook) => {
                 held.push((delivery.id, now + hooks.deliverer.claim.lease));
             }
-            None => {
-                if !hooks.circuits.closed(hook) {
-                    probing.push(hook);
+            None => match hooks.queue_send(hook) {
+                Some(queued) => {
+                    if !hooks.circuits.closed(hook) {
+                        probing.push(hook);
+                    }
+                    due.push((delivery, queued));
                 }
-                due.push(delivery);
-            }
+                None => held.push((delivery.id, next_pass)),
+            },
         }
     }
     let mut probe_times: Vec<chrono::DateTime<chrono::Utc>> = held.iter().map(|(_, until)| *until).collect();
@@ -103,7 +112,7 @@ async fn claim_batch(
             .exec(&txn)
             .await?;
     }
-    let ids: Vec<Uuid> = due.iter().map(|d| d.id).collect();
+    let ids: Vec<Uuid> = due.iter().map(|(d, _)| d.id).collect();
     webhook_delivery::Entity::update_many()
         .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(now + hooks.deliverer.claim.lease))
         .col_expr(webhook_delivery::Column::ClaimedBy, Expr::value(hooks.deliverer.claim.instance))
@@ -111,29 +120,30 @@ async fn claim_batch(
         .exec(&txn)
         .await?;
     txn.commit().await?;
-    for delivery in &due {
-        hooks.hold(delivery.id);
+    for (delivery, _) in &due {
+        hooks.hold(delivery);
     }
     Ok((due, full))
 }
 
 /// One claimed delivery sent again and its attempt recorded.
-async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
+async fn resend(hooks: web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, queued: QueuedSend) {
     let (site, id) = (delivery.site_id, delivery.id);
     // A panic fails this attempt alone (no attempt recorded); its claim lapses.
     // Its writes (the attempt, a hold by its circuit) wait in its site's lane.
-    let attempt = crate::tenant::acting_for(crate::tenant::Tenant::Site(site), attempt_claimed(&hooks, delivery));
+    let attempt =
+        crate::tenant::acting_for(crate::tenant::Tenant::Site(site), attempt_claimed(&hooks, delivery, queued));
     let _ = hooks.state.supervisors.contain(site, Work::Delivery, attempt).await;
     hooks.release(id);
 }
 
 /// Sends a claimed delivery and records the attempt.
-async fn attempt_claimed(hooks: &web::Data<WebhookRuntime>, delivery: webhook_delivery::Model) {
+async fn attempt_claimed(hooks: &web::Data<WebhookRuntime>, delivery: webhook_delivery::Model, queued: QueuedSend) {
     let id = delivery.id;
     let state = &hooks.state;
     match webhook_of(&state.db, &delivery).await {
         Ok(Some(hook)) => {
-            if let Some(_turn) = hooks.turn_to_send(&delivery, &hook).await {
+            if let Some(_turn) = hooks.turn_to_send(&delivery, &hook, queued).await {
                 let now = state.clock.now();
                 match hooks.deliverer.attempt(&state.db, now, delivery, &hook).await {
                     Ok(moved) => hooks.circuits.record(
@@ -158,24 +168,34 @@ async fn attempt_claimed(hooks: &web::Data<WebhookRuntime>, delivery: webhook_de
 /// Extends the claims of the deliveries this process still holds (queued
 /// behind a slow endpoint's send slots, say) by a lease from now: before this
 /// instance's own pass looks for due deliveries, and often enough that other
-/// instances never see them lapse.
+/// instances never see them lapse. Each site's in its own write turns, a
+/// job's transaction at a time: a site whose endpoints hang renews its own
+/// queue, and another site's writer waits for one short transaction at most.
 async fn renew_held_claims(hooks: &web::Data<WebhookRuntime>) -> ApiResult<()> {
-    let held: Vec<Uuid> = hooks.held.iter().map(|entry| *entry.key()).collect();
-    if held.is_empty() {
-        return Ok(());
+    let mut by_site: std::collections::HashMap<Uuid, Vec<Uuid>> = Default::default();
+    for entry in hooks.held.iter() {
+        by_site.entry(*entry.value()).or_default().push(*entry.key());
     }
     let state = &hooks.state;
     let until = state.clock.now() + hooks.deliverer.claim.lease;
-    for chunk in held.chunks(INSERT_CHUNK) {
-        let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record").await?;
-        webhook_delivery::Entity::update_many()
-            .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
-            .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
-            .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
-            .filter(webhook_delivery::Column::Id.is_in(chunk.to_vec()))
-            .exec(&txn)
-            .await?;
-        txn.commit().await?;
+    let per_transaction = crate::db::rows_per_job_transaction(state.db.get_database_backend());
+    for (site, held) in by_site {
+        let renew = async {
+            for chunk in held.chunks(per_transaction) {
+                let txn = crate::db::begin_unaudited(&state.db, "webhook deliveries: their attempts are their record")
+                    .await?;
+                webhook_delivery::Entity::update_many()
+                    .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(until))
+                    .filter(webhook_delivery::Column::ClaimedBy.eq(hooks.deliverer.claim.instance))
+                    .filter(webhook_delivery::Column::Status.is_in(DeliveryStatus::OPEN))
+                    .filter(webhook_delivery::Column::Id.is_in(chunk.to_vec()))
+                    .exec(&txn)
+                    .await?;
+                txn.commit().await?;
+            }
+            ApiResult::Ok(())
+        };
+        crate::tenant::acting_for(crate::tenant::Tenant::Site(site), renew).await?;
     }
     Ok(())
 }
