@@ -38,15 +38,17 @@ pub fn postgres_turns(connections: usize, share_percent: usize) -> Arc<WriteTurn
 }
 
 /// Rows one long job writes per transaction (an import's batch, a webhook
-/// fan-out; one event's fan-out is never split). On SQLite such a transaction
-/// holds the one write lock, and another site's writer waits for at most one
-/// (turns go round the tenants): 100 rows keep that writer within twice its
-/// quiet time, where 500 made it ×3.4 and 2,000 made it wait 200 ms
-/// (`cargo bench --bench tenants`, beside an import). PostgreSQL locks rows,
-/// so its transactions can be larger.
+/// fan-out, claim renewals; one event's fan-out is never split). On SQLite
+/// such a transaction holds the one write lock, and another site's writer
+/// waits for at most one (turns go round the tenants). `cargo bench --bench
+/// tenants`, B's write p99 beside A importing: 2,000 rows made it wait 200 ms,
+/// 500 ×3.4 its quiet time; once the import's batches took its caller's turns
+/// instead of queueing in the background's, 100 rows gave ×3.4 and 50 ×2.7
+/// (imports 2,400 posts/s instead of 2,800). PostgreSQL locks rows, so its
+/// transactions can be larger.
 pub fn rows_per_job_transaction(backend: sea_orm::DbBackend) -> usize {
     match backend {
-        sea_orm::DbBackend::Sqlite => 100,
+        sea_orm::DbBackend::Sqlite => 50,
         _ => 500,
     }
 }
