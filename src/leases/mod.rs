@@ -31,6 +31,8 @@ use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+mod row_handlers;
+
 use crate::audit::Actor;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{DomainEvent, EventAction, EventName, Subject};

@@ -2,6 +2,7 @@
 //! absolute URL) with 301, 302, 307 or 308. A redirect to itself is refused
 //! (REDIRECT_SAME_PATH), and so is one that would close a loop through others.
 
+mod lease;
 mod model;
 mod service;
 
@@ -21,7 +22,7 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_redirects, create_redirect, resolve_redirect, get_redirect, update_redirect,
-        delete_redirect]);
+        delete_redirect], lease => [take_redirect_lease, release_redirect_lease]);
 }
 
 /// List a site's redirects

@@ -2,6 +2,7 @@
 //! the trash (`entity_type=social`). Served at Plinth's paths (`/social-links`)
 //! and at the origin service admin's (`/social`, see [`origin`]).
 
+mod lease;
 mod model;
 mod origin;
 mod service;
@@ -21,7 +22,8 @@ use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, self => [list_social_links, create_social_link, update_social_link, delete_social_link],
-        origin => [list_site_social, create_site_social, get_social, update_social, delete_social, reorder_social]);
+        origin => [list_site_social, create_site_social, get_social, update_social, delete_social, reorder_social],
+        lease => [take_social_link_lease, release_social_link_lease]);
 }
 
 /// List a site's social links

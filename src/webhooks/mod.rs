@@ -8,6 +8,7 @@ pub mod dispatcher;
 pub mod events;
 pub mod holds;
 mod lanes;
+mod lease;
 mod model;
 pub mod outbox_turns;
 pub mod results;
@@ -23,5 +24,5 @@ use crate::routes::Routes;
 
 pub fn routes(r: &mut Routes) {
     crate::mount!(r, routes => [list_webhooks, create_webhook, retry_delivery, get_webhook, update_webhook, delete_webhook,
-        test_webhook, list_deliveries, webhook_stats]);
+        test_webhook, list_deliveries, webhook_stats], lease => [take_webhook_lease, release_webhook_lease]);
 }

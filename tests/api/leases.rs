@@ -108,10 +108,11 @@ async fn a_lease_is_taken_renewed_refused_taken_over_released_and_expires() {
     );
 }
 
-/// Menus, menu items and documents have leases of their own, on the same
-/// list and stream, for whoever may change them (a Write key: Editor).
+/// Menus, menu items, documents, redirects and social links have leases of
+/// their own, on the same list and stream, for whoever may change them (a
+/// Write key: Editor).
 #[actix_web::test]
-async fn menus_menu_items_and_documents_are_leased_like_content() {
+async fn menus_menu_items_documents_redirects_and_social_links_are_leased_like_content() {
     let app = TestApp::spawn().await;
     let site = app.create_site_with_module("row-leases", "documents").await;
     let menu = app.post(&format!("/sites/{site}/menus"), &app.admin_key, json!({"name": "Main"})).await;
@@ -122,6 +123,12 @@ async fn menus_menu_items_and_documents_are_leased_like_content() {
     let doc = app.post(&format!("/sites/{site}/documents"), &app.admin_key, doc).await;
     assert_eq!(doc.status(), 201);
     let doc = doc.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let redirect = json!({"source_path": "/old", "destination": "/new"});
+    let redirect = app.post(&format!("/sites/{site}/redirects"), &app.admin_key, redirect).await;
+    let redirect = redirect.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let link = json!({"url": "https://example.org/acme", "label": "Acme"});
+    let link = app.post(&format!("/sites/{site}/social-links"), &app.admin_key, link).await;
+    let link = link.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
     let (first, second) = (app.create_key("Write", Some(&site)).await, app.create_key("Admin", Some(&site)).await);
     let reader = app.create_key("Read", Some(&site)).await;
     let mut stream = open_stream(&app, &site, &app.admin_key, None).await;
@@ -129,6 +136,8 @@ async fn menus_menu_items_and_documents_are_leased_like_content() {
         ("menu", format!("/menus/{menu}/lease")),
         ("menu_item", format!("/navigation/{item}/lease")),
         ("document", format!("/documents/{doc}/lease")),
+        ("redirect", format!("/redirects/{redirect}/lease")),
+        ("social", format!("/social-links/{link}/lease")),
     ];
     for (kind, path) in &leased {
         let res = app.request(Method::POST, path, Some(&first), Some(json!({}))).await;
@@ -149,12 +158,37 @@ async fn menus_menu_items_and_documents_are_leased_like_content() {
         .iter()
         .map(|lease| lease["item_type"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(listed.len(), leased.len(), "{listed:?}");
     for (_, path) in &leased {
         assert_eq!(app.request(Method::DELETE, path, Some(&first), None).await.status(), 204);
         assert_eq!(next_lease_event(&mut stream).await.0, "lease.released");
     }
     assert!(live_leases(&app, &site, &second).await.is_empty());
+}
+
+/// A webhook's lease is for whoever may change it: an Admin of its site,
+/// not an Editor.
+#[actix_web::test]
+async fn a_webhook_is_leased_by_its_sites_admins() {
+    let receiver = crate::receiver::Receiver::start();
+    let allowed = receiver.host_port.clone();
+    let app = TestApp::spawn_with(move |c| c.ssrf_allowlist = vec![allowed]).await;
+    let site = app.create_site_id("webhook-lease").await;
+    let hook = json!({"url": receiver.url, "events": ["blog.created"]});
+    let hook = app.post(&format!("/sites/{site}/webhooks"), &app.admin_key, hook).await;
+    assert_eq!(hook.status(), 201);
+    let hook = hook.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let path = format!("/webhooks/{hook}/lease");
+    let (admin, editor) = (app.create_key("Admin", Some(&site)).await, app.create_key("Write", Some(&site)).await);
+    let res = app.request(Method::POST, &path, Some(&admin), None).await;
+    assert_eq!(res.status(), 200);
+    let taken: Value = res.json().await.unwrap();
+    assert_eq!((&taken["item_type"], &taken["item_id"]), (&json!("webhook"), &json!(hook)));
+    assert_problem(app.request(Method::POST, &path, Some(&editor), None).await, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    let other_admin = app.create_key("Admin", Some(&site)).await;
+    assert_problem(app.request(Method::POST, &path, Some(&other_admin), None).await, 423, "LEASE_HELD").await;
+    assert_eq!(app.request(Method::DELETE, &path, Some(&admin), None).await.status(), 204);
+    assert!(live_leases(&app, &site, &admin).await.is_empty());
 }
 
 #[actix_web::test]

@@ -289,6 +289,8 @@ fn family_rows(rows: &mut Vec<Row>) {
         ("GET /redirects/{id}", "/redirects/{redirect}", None),
         ("PUT /redirects/{id}", "/redirects/{redirect}", Some(r#"{"destination": "/alpha"}"#)),
         ("DELETE /redirects/{id}", "/redirects/{redirect}", None),
+        ("POST /redirects/{id}/lease", "/redirects/{redirect}/lease", Some("{}")),
+        ("DELETE /redirects/{id}/lease", "/redirects/{redirect}/lease", None),
         ("GET /sites/{site_id}/redirects", "/sites/{site}/redirects", None),
         (
             "POST /sites/{site_id}/redirects",
@@ -298,6 +300,8 @@ fn family_rows(rows: &mut Vec<Row>) {
         ("GET /sites/{site_id}/redirects/resolve", "/sites/{site}/redirects/resolve?path=/bravo-old", None),
         ("PUT /social-links/{id}", "/social-links/{social_link}", Some(r#"{"label": "Alpha"}"#)),
         ("DELETE /social-links/{id}", "/social-links/{social_link}", None),
+        ("POST /social-links/{id}/lease", "/social-links/{social_link}/lease", Some("{}")),
+        ("DELETE /social-links/{id}/lease", "/social-links/{social_link}/lease", None),
         ("GET /sites/{site_id}/social-links", "/sites/{site}/social-links", None),
         (
             "POST /sites/{site_id}/social-links",

@@ -113,6 +113,8 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ("GET /webhooks/{id}", "/webhooks/{webhook}", None),
             ("PUT /webhooks/{id}", "/webhooks/{webhook}", Some(r#"{"description": "Alpha"}"#)),
             ("DELETE /webhooks/{id}", "/webhooks/{webhook}", None),
+            ("POST /webhooks/{id}/lease", "/webhooks/{webhook}/lease", Some("{}")),
+            ("DELETE /webhooks/{id}/lease", "/webhooks/{webhook}/lease", None),
             ("GET /webhooks/{id}/deliveries", "/webhooks/{webhook}/deliveries", None),
             ("GET /webhooks/{id}/stats", "/webhooks/{webhook}/stats", None),
             ("POST /webhooks/{id}/test", "/webhooks/{webhook}/test", None),
