@@ -11,8 +11,18 @@
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)]
 macro_rules! row_lease_handlers {
+    // Found by `site_rows::find`, as most rows are.
     (
         $row:ty, $capability:expr, who = $who:literal, path = $path:literal, tag = $tag:literal,
+        take = $take:ident($take_summary:literal), release = $release:ident($release_summary:literal) $(,)?
+    ) => {
+        $crate::row_lease_handlers!($row, $capability, find = crate::site_rows::find, who = $who, path = $path,
+            tag = $tag, take = $take($take_summary), release = $release($release_summary));
+    };
+    // Found by the family's own `find(state, principal, id, capability)` (a
+    // document's also checks that its site has the module on).
+    (
+        $row:ty, $capability:expr, find = $find:path, who = $who:literal, path = $path:literal, tag = $tag:literal,
         take = $take:ident($take_summary:literal), release = $release:ident($release_summary:literal) $(,)?
     ) => {
         // Attributes, not `///`: the document trims the lines' common indent,
@@ -36,7 +46,7 @@ macro_rules! row_lease_handlers {
             id: actix_web::web::Path<uuid::Uuid>,
             body: Option<crate::body::Json<crate::leases::TakeLease>>,
         ) -> crate::error::ApiResult<actix_web::HttpResponse> {
-            let row: $row = crate::site_rows::find(&state, &principal, *id, $capability).await?;
+            let row: $row = $find(&state, &principal, *id, $capability).await?;
             let body = body.map(|b| b.into_inner());
             let lease = crate::leases::take_row(&state, &principal.actor(), &row, body).await?;
             Ok(actix_web::HttpResponse::Ok().json(lease))
@@ -56,7 +66,7 @@ macro_rules! row_lease_handlers {
             principal: crate::auth::Principal,
             id: actix_web::web::Path<uuid::Uuid>,
         ) -> crate::error::ApiResult<actix_web::HttpResponse> {
-            let row: $row = crate::site_rows::find(&state, &principal, *id, $capability).await?;
+            let row: $row = $find(&state, &principal, *id, $capability).await?;
             crate::leases::release(&state, &principal.actor(), crate::site_rows::SiteRow::id(&row)).await?;
             Ok(actix_web::HttpResponse::NoContent().finish())
         }
