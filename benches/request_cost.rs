@@ -112,6 +112,17 @@ const TARGETS: &[Target] = &[
         expect: StatusCode::OK,
         chains_tag: true,
     },
+    Target {
+        // An open editor's keep-alive: the first request takes the lease,
+        // every other renews it (one update by the item's key, one event).
+        label: "POST /blogs/{id}/lease, renewal",
+        request: |f| {
+            with_key(TestRequest::post().uri(&format!("/api/v1/blogs/{}/lease", f.edited_id)), "plk_bench_master_key")
+                .set_json(json!({}))
+        },
+        expect: StatusCode::OK,
+        chains_tag: false,
+    },
 ];
 
 /// A change of the post the edit targets make, each its own.

@@ -49,6 +49,29 @@ pub async fn form(
     Ok(Granted::new(found, site))
 }
 
+/// The live form `id`, once the caller may change it (as `form`, then its
+/// author with `capability`, or anyone with the any-form role).
+pub async fn editable_form(
+    state: &AppState,
+    principal: &Principal,
+    id: Uuid,
+    capability: Capability,
+) -> ApiResult<form::Model> {
+    let (found, site) = form(state, principal, id, capability).await?.into_parts();
+    require_editable(&site, &found)?;
+    Ok(found)
+}
+
+/// Whether the caller may change or delete `form`: its author with the
+/// `form:*:own` role, anyone with `form:*:any`.
+pub fn require_editable(site: &SiteGrant, form: &form::Model) -> ApiResult<()> {
+    let own = form.created_by.as_ref() == Some(site.actor());
+    if own && site.has(Capability::ManageOwnForms) {
+        return Ok(());
+    }
+    site.ensure(Capability::ManageAnyForm, "changing a form created by someone else")
+}
+
 /// The form template `id`, once the caller may manage its site's templates.
 pub async fn template(state: &AppState, principal: &Principal, id: Uuid) -> ApiResult<Granted<form_template::Model>> {
     let found = form_template::Entity::find_by_id(id)

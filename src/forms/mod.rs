@@ -11,6 +11,7 @@ pub mod bot;
 mod definition;
 mod fields;
 mod gate;
+mod lease;
 pub mod model;
 pub mod pattern;
 mod public;
@@ -32,6 +33,7 @@ pub fn routes(r: &mut Routes) {
             list_templates, create_template, get_template, update_template, delete_template,
             update_bot_protection,
         ],
+        lease => [take_form_lease, release_form_lease],
         submissions => [
             list_submissions, submission_status_counts, get_submission, update_submission_status,
             delete_submission_by_id, add_submission_note, delete_submission_note,

@@ -7,13 +7,14 @@ use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
 use uuid::Uuid;
 
+use super::access::require_editable;
 use super::definition::{self, MAX_DESCRIPTION, MAX_NAME, MAX_RETENTION_DAYS};
 use super::model::{
     BotProtection, CreateForm, FieldInput, FormListQuery, FormResponse, FormSortBy, SortDir, StorageMode, UpdateForm,
 };
 use super::{fields, templates};
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::auth::{Capability, Granted, SiteGrant};
+use crate::auth::{Granted, SiteGrant};
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
 use crate::pagination::{fetch_page, PageParams, Paginated};
 use crate::site_rows::SiteRow;
@@ -31,16 +32,6 @@ impl SiteRow for form::Model {
     fn site_id(&self) -> Uuid {
         self.site_id
     }
-}
-
-/// Whether the caller may change or delete `form`: its author with the
-/// `form:*:own` role, anyone with `form:*:any`.
-fn require_editable(site: &SiteGrant, form: &form::Model) -> ApiResult<()> {
-    let own = form.created_by.as_ref() == Some(site.actor());
-    if own && site.has(Capability::ManageOwnForms) {
-        return Ok(());
-    }
-    site.ensure(Capability::ManageAnyForm, "changing a form created by someone else")
 }
 
 pub async fn by_slug(state: &AppState, site_id: Uuid, slug: &str) -> ApiResult<form::Model> {

@@ -79,16 +79,40 @@ pub struct LeasedItem<'a> {
     pub site_ids: &'a [Uuid],
 }
 
-/// [`take`] on a row of one site (`site_rows`: a menu, a menu item, a
-/// document), found for a caller who may change it.
-pub async fn take_row<M: SiteRow>(
+/// A row with an edit lease of its own, found by its family's handlers
+/// (`row_lease_handlers!`): a row of one site (`site_rows`) is one, and so
+/// is a row on several (a media file).
+pub trait LeasedRow {
+    /// How the lease names the row's kind (`redirect`, `media`, …).
+    fn lease_type(&self) -> &'static str;
+    fn lease_id(&self) -> Uuid;
+    /// The sites the row is on: the lease shows on each one's list.
+    fn lease_sites(&self) -> Vec<Uuid>;
+}
+
+impl<M: SiteRow> LeasedRow for M {
+    fn lease_type(&self) -> &'static str {
+        M::KIND
+    }
+
+    fn lease_id(&self) -> Uuid {
+        self.id()
+    }
+
+    fn lease_sites(&self) -> Vec<Uuid> {
+        vec![self.site_id()]
+    }
+}
+
+/// [`take`] on a row found for a caller who may change it.
+pub async fn take_row(
     state: &AppState,
     caller: &Actor,
-    row: &M,
+    row: &impl LeasedRow,
     body: Option<TakeLease>,
 ) -> ApiResult<LeaseResponse> {
-    let site_ids = [row.site_id()];
-    let item = LeasedItem { item_type: M::KIND, item_id: row.id(), site_ids: &site_ids };
+    let site_ids = row.lease_sites();
+    let item = LeasedItem { item_type: row.lease_type(), item_id: row.lease_id(), site_ids: &site_ids };
     take(state, caller, item, body.unwrap_or_default()).await
 }
 

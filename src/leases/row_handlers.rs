@@ -1,6 +1,7 @@
-//! The pair of handlers every site row with an edit lease has (a menu, a
-//! menu item, a redirect, …), declared once: [`row_lease_handlers!`] writes
-//! them for a row type, the capability that may change it, and its path.
+//! The pair of handlers every row with an edit lease of its own has (a menu,
+//! a menu item, a redirect, a media file, …), declared once:
+//! [`row_lease_handlers!`] writes them for a row type (`leases::LeasedRow`),
+//! the capability that may change it, and its path.
 
 /// `POST` and `DELETE` of a site row's edit lease at `path`: whoever holds
 /// `capability` on the row's site (`who` says it in the document) may take,
@@ -25,6 +26,16 @@ macro_rules! row_lease_handlers {
         $row:ty, $capability:expr, find = $find:path, who = $who:literal, path = $path:literal, tag = $tag:literal,
         take = $take:ident($take_summary:literal), release = $release:ident($release_summary:literal) $(,)?
     ) => {
+        $crate::row_lease_handlers!($row, $capability, find = $find, id = "id", who = $who, path = $path,
+            tag = $tag, take = $take($take_summary), release = $release($release_summary));
+    };
+    // The path's one parameter named `id` (`{site_id}` where the row is a
+    // site's own, as its settings are).
+    (
+        $row:ty, $capability:expr, find = $find:path, id = $id:literal, who = $who:literal, path = $path:literal,
+        tag = $tag:literal, take = $take:ident($take_summary:literal),
+        release = $release:ident($release_summary:literal) $(,)?
+    ) => {
         // Attributes, not `///`: the document trims the lines' common indent,
         // and a `///` line's leading space would stay beside the literals'.
         #[doc = $take_summary]
@@ -33,7 +44,7 @@ macro_rules! row_lease_handlers {
         #[doc = "Leases are advisory (see `POST /blogs/{id}/lease`). Errors:"]
         #[doc = "LEASE_HELD (423, with the holder, unless `takeover`), ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE,"]
         #[doc = "VALIDATION_OUT_OF_RANGE."]
-        #[utoipa::path(post, path = $path, tag = $tag, params(("id" = uuid::Uuid, Path)),
+        #[utoipa::path(post, path = $path, tag = $tag, params(($id = uuid::Uuid, Path)),
             request_body(content = Option<crate::leases::TakeLease>),
             responses(
                 (status = 200, body = crate::leases::LeaseResponse, description = "Taken, renewed or taken over"),
@@ -56,7 +67,7 @@ macro_rules! row_lease_handlers {
         #[doc = ""]
         #[doc = "The holder's; nothing to release answers 204 too. Errors: LEASE_HELD (423: another caller's live lease),"]
         #[doc = "ENTITY_NOT_FOUND, AUTH_INSUFFICIENT_ROLE."]
-        #[utoipa::path(delete, path = $path, tag = $tag, params(("id" = uuid::Uuid, Path)),
+        #[utoipa::path(delete, path = $path, tag = $tag, params(($id = uuid::Uuid, Path)),
             responses(
                 (status = 204, description = "Released (or there was none of the caller's)"),
                 (status = 423, body = crate::error::Problem, description = "LEASE_HELD: another caller's live lease")
@@ -67,7 +78,7 @@ macro_rules! row_lease_handlers {
             id: actix_web::web::Path<uuid::Uuid>,
         ) -> crate::error::ApiResult<actix_web::HttpResponse> {
             let row: $row = $find(&state, &principal, *id, $capability).await?;
-            crate::leases::release(&state, &principal.actor(), crate::site_rows::SiteRow::id(&row)).await?;
+            crate::leases::release(&state, &principal.actor(), crate::leases::LeasedRow::lease_id(&row)).await?;
             Ok(actix_web::HttpResponse::NoContent().finish())
         }
     };

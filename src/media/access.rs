@@ -23,6 +23,11 @@ pub async fn find(
     Ok(media)
 }
 
+/// The live file `id` (not in the trash), as [`find`] answers it.
+pub async fn live(state: &AppState, principal: &Principal, id: Uuid, capability: Capability) -> ApiResult<Media> {
+    find(state, principal, id, capability, false).await
+}
+
 /// Reads need `capability` on one of the sites; changes on all of them, so a
 /// file shared by two sites is not changed by a member of only one.
 pub async fn authorize(

@@ -5,6 +5,7 @@
 pub mod access;
 pub mod favicon;
 pub mod files;
+mod lease;
 pub mod listing;
 pub mod metadata;
 mod model;
@@ -35,7 +36,8 @@ use crate::routes::Routes;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    crate::mount!(r, self => [list_media, upload_media, create_media, get_media, media_usage, update_media, delete_media]);
+    crate::mount!(r, self => [list_media, upload_media, create_media, get_media, media_usage, update_media, delete_media],
+        lease => [take_media_lease, release_media_lease]);
     crate::mount!(r, public: files => [serve_file]);
     metadata::routes(r);
     favicon::routes(r);

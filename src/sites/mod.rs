@@ -31,7 +31,7 @@ pub fn routes(r: &mut Routes) {
         routes => [restore_site, site_context],
         onboarding => [get_site_onboarding, complete_onboarding_step, get_origin_onboarding, complete_origin_onboarding_step],
         routes => [get_site, update_site, delete_site],
-        settings => [get_settings, update_settings],
+        settings => [get_settings, update_settings, take_settings_lease, release_settings_lease],
         locales => [list_site_locales, add_site_locale, update_site_locale, delete_site_locale, set_default_site_locale],
         leases => [list_leases],
     );

@@ -48,3 +48,44 @@ pub async fn update_settings(
     let updated = service::update(&state, &principal.actor(), now, site_id, body.into_inner()).await?;
     Ok(HttpResponse::Ok().json(updated))
 }
+
+/// A site's settings as a leased row: one per site, leased under the site's
+/// own id, so an admin opening the settings sees who else has them open.
+pub struct SettingsOf(Uuid);
+
+impl crate::leases::LeasedRow for SettingsOf {
+    fn lease_type(&self) -> &'static str {
+        "site_settings"
+    }
+
+    fn lease_id(&self) -> Uuid {
+        self.0
+    }
+
+    fn lease_sites(&self) -> Vec<Uuid> {
+        vec![self.0]
+    }
+}
+
+/// The settings of `site_id`, once the caller may change them.
+async fn changeable_settings(
+    state: &AppState,
+    principal: &Principal,
+    site_id: Uuid,
+    capability: Capability,
+) -> ApiResult<SettingsOf> {
+    principal.require(state, site_id, capability).await?;
+    Ok(SettingsOf(site_id))
+}
+
+crate::row_lease_handlers!(
+    SettingsOf,
+    Capability::AdministerSite,
+    find = changeable_settings,
+    id = "site_id",
+    who = "Admin role or higher on the site.",
+    path = "/sites/{site_id}/settings/lease",
+    tag = "Sites",
+    take = take_settings_lease("Take or renew the edit lease of a site's settings"),
+    release = release_settings_lease("Release the edit lease of a site's settings")
+);

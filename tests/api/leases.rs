@@ -191,6 +191,65 @@ async fn a_webhook_is_leased_by_its_sites_admins() {
     assert!(live_leases(&app, &site, &admin).await.is_empty());
 }
 
+/// A form and a media file are leased by whoever may change them (a Write
+/// key: Editor), a site's settings by its Admins; a file on two sites shows
+/// on both sites' lists, and a form's lease ends with its module.
+#[actix_web::test]
+async fn forms_media_files_and_site_settings_are_leased_by_whoever_may_change_them() {
+    let app = TestApp::spawn().await;
+    let site = app.create_site_with_module("more-leases", "forms").await;
+    let other = app.create_site_id("more-leases-too").await;
+    let form = crate::forms::create_form(&app, &site, crate::forms::contact_form("contact")).await;
+    let form = form["id"].as_str().unwrap().to_string();
+    let file = json!({"filename": "talk.mp4", "public_url": "https://cdn.example.org/talk.mp4", "file_size": 1000,
+        "site_ids": [site, other]});
+    let file = app.post("/media", &app.admin_key, file).await;
+    assert_eq!(file.status(), 201);
+    let file = file.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let (editor, admin) = (app.create_key("Write", Some(&site)).await, app.create_key("Admin", Some(&site)).await);
+    let (reader, other_admin) =
+        (app.create_key("Read", Some(&site)).await, app.create_key("Admin", Some(&other)).await);
+    let both_sites_editor = app.create_key_with(json!({"name": "both", "permission": "Write"})).await;
+    let settings = format!("/sites/{site}/settings/lease");
+    let leased = [
+        ("form", format!("/forms/{form}/lease"), &editor, vec![site.clone()]),
+        ("media", format!("/media/{file}/lease"), &both_sites_editor, vec![site.clone(), other.clone()]),
+        ("site_settings", settings.clone(), &admin, vec![site.clone()]),
+    ];
+    for (kind, path, holder, sites) in &leased {
+        let res = app.request(Method::POST, path, Some(holder), None).await;
+        assert_eq!(res.status(), 200, "{path}");
+        let taken: Value = res.json().await.unwrap();
+        let mut expected = sites.clone();
+        expected.sort();
+        assert_eq!((&taken["item_type"], &taken["site_ids"]), (&json!(kind), &json!(expected)), "{taken}");
+        assert_problem(app.request(Method::POST, path, Some(&app.admin_key), None).await, 423, "LEASE_HELD").await;
+        assert_eq!(app.request(Method::POST, path, Some(&reader), None).await.status(), 403, "{path}");
+    }
+    // The file's lease shows on its other site too; that site's Admin may
+    // not change it (it is on a site they are not on), so may not lease it.
+    let on_other: Vec<Value> = live_leases(&app, &other, &other_admin).await;
+    assert_eq!(on_other.len(), 1, "{on_other:?}");
+    assert_eq!(on_other[0]["item_id"], json!(file));
+    assert_eq!(
+        app.request(Method::POST, &format!("/media/{file}/lease"), Some(&other_admin), None).await.status(),
+        403
+    );
+    // Settings are an Admin's: an Editor may not lease them.
+    let refused = app.request(Method::POST, &settings, Some(&editor), None).await;
+    assert_problem(refused, 403, "AUTH_INSUFFICIENT_ROLE").await;
+    assert_eq!(live_leases(&app, &site, &reader).await.len(), leased.len());
+    for (_, path, holder, _) in &leased {
+        assert_eq!(app.request(Method::DELETE, path, Some(holder), None).await.status(), 204, "{path}");
+    }
+    assert!(live_leases(&app, &site, &reader).await.is_empty());
+    // With the forms module off, the form is not found, and neither is its lease.
+    let off = app.put(&format!("/sites/{site}/settings"), &app.admin_key, json!({"module_forms_enabled": false})).await;
+    assert_eq!(off.status(), 200);
+    let res = app.request(Method::POST, &format!("/forms/{form}/lease"), Some(&editor), None).await;
+    assert_eq!(res.status(), 404);
+}
+
 #[actix_web::test]
 async fn a_lease_taken_on_one_instance_is_seen_and_held_on_the_other() {
     let first = TestApp::spawn().await;

@@ -439,7 +439,7 @@ async fn every_write_drops_what_its_site_answers() {
     let mut unchecked: BTreeMap<&str, &str> = UNCHECKED.iter().copied().collect();
     // Presence: no cached answer shows leases (their list is never cached),
     // whatever family's item is leased.
-    for op in writes.iter().filter(|op| op.ends_with("/{id}/lease")) {
+    for op in writes.iter().filter(|op| op.ends_with("/{id}/lease") || op.ends_with("/settings/lease")) {
         unchecked.insert(op, "an edit lease: presence, no site's answer");
     }
     let mut outcomes: BTreeMap<String, Result<(), String>> = BTreeMap::new();

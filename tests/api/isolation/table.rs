@@ -240,6 +240,8 @@ fn family_rows(rows: &mut Vec<Row>) {
         ("GET /media/{id}", "/media/{media}", None),
         ("PUT /media/{id}", "/media/{media}", Some(r#"{"filename": "alpha.png"}"#)),
         ("DELETE /media/{id}", "/media/{media}", None),
+        ("POST /media/{id}/lease", "/media/{media}/lease", Some("{}")),
+        ("DELETE /media/{id}/lease", "/media/{media}/lease", None),
         ("GET /media/{id}/metadata", "/media/{media}/metadata", None),
         ("POST /media/{id}/metadata", "/media/{media}/metadata", Some(r#"{"locale_id": "{de}", "alt_text": "Alpha"}"#)),
         ("GET /media/{id}/usage", "/media/{media}/usage", None),

@@ -16,6 +16,8 @@ pub fn more_rows(rows: &mut Vec<Row>) {
             ("GET /sites/by-slug/{slug}", "/sites/by-slug/{site_slug}", None),
             ("GET /sites/{site_id}/settings", "/sites/{site}/settings", None),
             ("PUT /sites/{site_id}/settings", "/sites/{site}/settings", Some(r#"{"contact_email": "a@example.org"}"#)),
+            ("POST /sites/{site_id}/settings/lease", "/sites/{site}/settings/lease", Some("{}")),
+            ("DELETE /sites/{site_id}/settings/lease", "/sites/{site}/settings/lease", None),
             (
                 "PUT /sites/{site_id}/bot-protection",
                 "/sites/{site}/bot-protection",
@@ -203,6 +205,8 @@ fn forms(rows: &mut Vec<Row>) {
             ("GET /forms/{id}", "/forms/{form}", None),
             ("PUT /forms/{id}", "/forms/{form}", Some(r#"{"name": "Alpha"}"#)),
             ("DELETE /forms/{id}", "/forms/{form}", None),
+            ("POST /forms/{id}/lease", "/forms/{form}/lease", Some("{}")),
+            ("DELETE /forms/{id}/lease", "/forms/{form}/lease", None),
             ("GET /forms/{form_id}/submissions", "/forms/{form}/submissions", None),
             ("GET /forms/{form_id}/submissions/status-counts", "/forms/{form}/submissions/status-counts", None),
             ("GET /sites/{site_id}/form-templates", "/sites/{site}/form-templates", None),
