@@ -70,6 +70,7 @@ mod response_cache;
 mod role_matrix;
 mod routing;
 mod s3_storage;
+mod shapes;
 mod sites;
 mod social_links;
 mod system;
