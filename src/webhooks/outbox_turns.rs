@@ -21,6 +21,8 @@ pub const SITES_PER_PASS: usize = 32;
 pub struct OutboxTurns {
     /// The last site the previous pass looked at (nil before the first).
     after: Mutex<Uuid>,
+    /// The site whose event came first in the previous pass.
+    led: Mutex<Option<Uuid>>,
 }
 
 /// What a pass takes: events in turn, and whether they are all there were.
@@ -45,6 +47,12 @@ impl OutboxTurns {
         }
         let Some(last) = sites.last() else { return Ok(Turn { events: Vec::new(), all_there_were: true }) };
         *self.after.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = *last;
+        let sites = {
+            let mut led = self.led.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let sites = led_after(sites, *led);
+            *led = sites.first().copied();
+            sites
+        };
         let per_site = (batch / sites.len()).max(1);
         let events = oldest_of(db, &sites, per_site).await?;
         let mut counts: HashMap<Uuid, usize> = HashMap::new();
@@ -113,6 +121,20 @@ pub fn oldest_of_query(backend: DbBackend, sites: &[Uuid], per_site: usize) -> S
         .join(" UNION ALL ");
     let values: Vec<Value> = sites.iter().map(|site| Value::from(*site)).collect();
     Statement::from_sql_and_values(backend, sql, values)
+}
+
+/// `sites` (in id order) starting with the first after `previous`, the site
+/// that led the previous pass, round again from the lowest: each site leads
+/// a pass in turn. The dispatcher's transaction always takes the first event
+/// ([`fitting`]); with one site always first, a site whose every event is
+/// wider than a transaction (more webhooks than its rows) would keep every
+/// other site's events out of all of them while its backlog lasted.
+fn led_after(mut sites: Vec<Uuid>, previous: Option<Uuid>) -> Vec<Uuid> {
+    if let Some(previous) = previous {
+        let start = sites.iter().position(|site| *site > previous).unwrap_or(0);
+        sites.rotate_left(start);
+    }
+    sites
 }
 
 /// `events` ordered in turn across `sites`: each site's first, then each site's second, ...
@@ -206,5 +228,21 @@ mod tests {
         assert_eq!(of(narrow), (101..=110).collect::<Vec<_>>(), "all ten of one row each");
         let alone = fitting(&[event(1, wide)], |_| 500, 100);
         assert_eq!(alone.len(), 1, "an event wider than a transaction still goes, alone");
+    }
+
+    #[test]
+    fn a_site_wider_than_a_transaction_leads_every_other_pass_not_every_one() {
+        let (wide, narrow) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let events =
+            |sites: &[Uuid]| in_turn((1..=5).flat_map(|n| [event(n, wide), event(100 + n, narrow)]).collect(), sites);
+        let rows_of = |e: &event_outbox::Model| if e.site_id == wide { 20 } else { 1 };
+        let first = led_after(vec![wide, narrow], None);
+        let taken = fitting(&events(&first), rows_of, 10);
+        assert_eq!(taken.iter().map(|e| e.seq).collect::<Vec<_>>(), [1], "the wide site's event, alone");
+        let second = led_after(vec![wide, narrow], first.first().copied());
+        assert_eq!(second, [narrow, wide]);
+        let taken = fitting(&events(&second), rows_of, 10);
+        assert_eq!(taken.iter().map(|e| e.seq).collect::<Vec<_>>(), (101..=105).collect::<Vec<_>>());
+        assert_eq!(led_after(vec![wide, narrow], Some(narrow)), [wide, narrow], "round again from the lowest");
     }
 }
