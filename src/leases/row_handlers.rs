@@ -3,9 +3,11 @@
 //! [`row_lease_handlers!`] writes them for a row type (`leases::LeasedRow`),
 //! the capability that may change it, and its path.
 
-/// `POST` and `DELETE` of a site row's edit lease at `path`: whoever holds
-/// `capability` on the row's site (`who` says it in the document) may take,
-/// renew or release it (`crate::leases::take_row`, `crate::leases::release`).
+/// `POST` and `DELETE` of a row's edit lease at `path`: whoever `find` lets
+/// change the row with `capability` (`who` says it in the document: on the
+/// row's site, on every site of a media file, a form's author or any-form
+/// role) may take, renew or release it (`crate::leases::take_row`,
+/// `crate::leases::release`).
 ///
 /// Paths say `crate`, not `$crate`: the macro is this crate's own, and
 /// `utoipa::path` reads the types in its attribute as plain paths.

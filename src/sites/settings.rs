@@ -75,6 +75,8 @@ async fn changeable_settings(
     capability: Capability,
 ) -> ApiResult<SettingsOf> {
     principal.require(state, site_id, capability).await?;
+    // A caller whose role reaches every site still needs a live one.
+    state.site_state(site_id).await?;
     Ok(SettingsOf(site_id))
 }
 

@@ -37,7 +37,11 @@ impl OutboxTurns {
     /// of each site, then the second of each, and so on.
     pub async fn next_events(&self, db: &impl ConnectionTrait, batch: usize) -> Result<Turn, DbErr> {
         let mut sites = sites_with_events(db, None, SITES_PER_PASS).await?;
-        if sites.len() == SITES_PER_PASS {
+        if sites.len() < SITES_PER_PASS {
+            // All of them, led by the one after the previous pass's leader.
+            let previous = *self.led.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            sites = led_after(sites, previous);
+        } else {
             // More sites have events than a pass takes: start after the last
             // one served, and round again from the first to fill the pass.
             let after = *self.after.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -47,12 +51,7 @@ impl OutboxTurns {
         }
         let Some(last) = sites.last() else { return Ok(Turn { events: Vec::new(), all_there_were: true }) };
         *self.after.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = *last;
-        let sites = {
-            let mut led = self.led.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let sites = led_after(sites, *led);
-            *led = sites.first().copied();
-            sites
-        };
+        *self.led.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = sites.first().copied();
         let per_site = (batch / sites.len()).max(1);
         let events = oldest_of(db, &sites, per_site).await?;
         let mut counts: HashMap<Uuid, usize> = HashMap::new();
@@ -123,9 +122,10 @@ pub fn oldest_of_query(backend: DbBackend, sites: &[Uuid], per_site: usize) -> S
     Statement::from_sql_and_values(backend, sql, values)
 }
 
-/// `sites` (in id order) starting with the first after `previous`, the site
-/// that led the previous pass, round again from the lowest: each site leads
-/// a pass in turn. The dispatcher's transaction always takes the first event
+/// `sites` (all that have events, in id order) starting with the first after
+/// `previous`, the site that led the previous pass, round again from the
+/// lowest: each site leads a pass in turn. (With more sites than a pass
+/// takes, the window itself moves on every pass.) The dispatcher's transaction always takes the first event
 /// ([`fitting`]); with one site always first, a site whose every event is
 /// wider than a transaction (more webhooks than its rows) would keep every
 /// other site's events out of all of them while its backlog lasted.

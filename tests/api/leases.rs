@@ -193,7 +193,8 @@ async fn a_webhook_is_leased_by_its_sites_admins() {
 
 /// A form and a media file are leased by whoever may change them (a Write
 /// key: Editor), a site's settings by its Admins; a file on two sites shows
-/// on both sites' lists, and a form's lease ends with its module.
+/// on both sites' lists, and a form's lease is refused while its site's forms
+/// module is off.
 #[actix_web::test]
 async fn forms_media_files_and_site_settings_are_leased_by_whoever_may_change_them() {
     let app = TestApp::spawn().await;
@@ -235,6 +236,9 @@ async fn forms_media_files_and_site_settings_are_leased_by_whoever_may_change_th
         app.request(Method::POST, &format!("/media/{file}/lease"), Some(&other_admin), None).await.status(),
         403
     );
+    // A site that is not there has no settings to lease, whoever asks.
+    let nowhere = format!("/sites/{}/settings/lease", uuid::Uuid::new_v4());
+    assert_eq!(app.request(Method::POST, &nowhere, Some(&app.admin_key), None).await.status(), 404);
     // Settings are an Admin's: an Editor may not lease them.
     let refused = app.request(Method::POST, &settings, Some(&editor), None).await;
     assert_problem(refused, 403, "AUTH_INSUFFICIENT_ROLE").await;

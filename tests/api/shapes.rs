@@ -92,6 +92,7 @@ async fn each_familys_answers_keep_their_shape() {
     shapes.push(("blog", read(&app, &format!("/blogs/{}", id_of(&post))).await));
     shapes.push(("blog_list", read(&app, &format!("/sites/{site}/blogs?per_page=1")).await));
     let lease = app.request(Method::POST, &format!("/blogs/{}/lease", id_of(&post)), Some(&admin), None).await;
+    assert_eq!(lease.status(), 200);
     shapes.push(("lease", lease.json().await.unwrap()));
     let page = json!({"site_ids": [site], "title": "About", "route": "/about"});
     let page = app.create("/pages", &admin, page).await;
