@@ -116,11 +116,24 @@ pub struct KeyUsageRecorder {
     db: DatabaseConnection,
     counters: Arc<KeyUsageCounters>,
     every: Duration,
+    /// Held for a whole flush: a shutdown's flush waits for a periodic one
+    /// still writing what it drained, so "answered once stored" holds for
+    /// that too (it found nothing to drain and answered at once, and the
+    /// periodic flush's writes were cut off with the process).
+    flushing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl KeyUsageRecorder {
     pub fn new(db: DatabaseConnection, counters: Arc<KeyUsageCounters>, every: Duration) -> Self {
-        Self { db, counters, every }
+        Self { db, counters, every, flushing: Arc::default() }
+    }
+
+    fn flush(&self) -> impl std::future::Future<Output = ()> + 'static {
+        let (db, counters, flushing) = (self.db.clone(), Arc::clone(&self.counters), Arc::clone(&self.flushing));
+        async move {
+            let _one_at_a_time = flushing.lock().await;
+            flush(db, counters).await;
+        }
     }
 }
 
@@ -203,7 +216,7 @@ impl Actor for KeyUsageRecorder {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(self.every, |actor, ctx| {
-            ctx.spawn(flush(actor.db.clone(), Arc::clone(&actor.counters)).into_actor(actor));
+            ctx.spawn(actor.flush().into_actor(actor));
         });
     }
 }
@@ -212,7 +225,7 @@ impl Handler<FlushUsage> for KeyUsageRecorder {
     type Result = ResponseFuture<()>;
 
     fn handle(&mut self, _: FlushUsage, _: &mut Self::Context) -> Self::Result {
-        Box::pin(flush(self.db.clone(), Arc::clone(&self.counters)))
+        Box::pin(self.flush())
     }
 }
 
