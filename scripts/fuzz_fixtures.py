@@ -6,14 +6,26 @@ into generated paths so the fuzzer reaches the handlers behind the lookups
 instead of answering 404 a thousand times.
 
 Usage: python3 fuzz_fixtures.py BASE_URL API_KEY WEBHOOK_RECEIVER_URL
+
+With PLINTH_RECORD_ANSWERS set to a file, every answer is also appended there
+as a JSON line (`{"method", "path", "status", "body"}`): scripts/client_judge
+validates them with a generated client's schemas.
 """
 
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
 
 BASE, KEY, RECEIVER = sys.argv[1].rstrip("/") + "/api/v1", sys.argv[2], sys.argv[3]
+
+
+def record(method, path, status, answer):
+    if os.environ.get("PLINTH_RECORD_ANSWERS"):
+        line = {"method": method, "path": "/api/v1" + path, "status": status, "body": answer}
+        with open(os.environ["PLINTH_RECORD_ANSWERS"], "a", encoding="utf-8") as answers:
+            answers.write(json.dumps(line) + "\n")
 
 
 def call(method, path, body=None):
@@ -24,7 +36,9 @@ def call(method, path, body=None):
         request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
+            answer = json.loads(response.read() or b"null")
+            record(method, path, response.status, answer)
+            return answer
     except urllib.error.HTTPError as error:
         raise SystemExit(f"{method} {path} -> {error.code}: {error.read()[:300]!r}") from None
 

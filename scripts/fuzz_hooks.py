@@ -15,18 +15,15 @@
 
 import json
 import os
-import re
+import sys
 
 import schemathesis
 
+# Loaded by path (SCHEMATHESIS_HOOKS): its folder holds the shared mapping.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture_paths import fill  # noqa: E402
+
 FIXTURES = json.loads(os.environ.get("PLINTH_FUZZ_FIXTURES") or "{}")
-# Path parameters that name an item of a fixture kind wherever they appear.
-NAMED_PARAMETERS = {"site_id": "site", "blog_id": "blogs", "form_id": "forms", "doc_id": "documents"}
-# A user the stand-in identity provider (scripts/fuzz_idp.py) knows.
-IDP_USER = "user_fuzz_1"
-IDENTIFIER = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-KIND_AND_ID = re.compile(r"^/api/v1/([a-z-]+)/\{id\}")
-LOCALIZATION = re.compile(r"^/api/v1/([a-z-]+)/localizations/\{loc_id\}$")
 SITE_SETTINGS = "/api/v1/sites/{site_id}/settings"
 
 
@@ -35,28 +32,7 @@ def map_path_parameters(ctx, path_parameters):
     operation = ctx.operation
     if not path_parameters or operation is None:
         return path_parameters
-    for name, kind in NAMED_PARAMETERS.items():
-        if name in path_parameters and kind in FIXTURES:
-            path_parameters[name] = FIXTURES[kind]
-    match = KIND_AND_ID.match(operation.path)
-    if match and "id" in path_parameters:
-        kind = "site" if match.group(1) == "sites" else match.group(1)
-        removes_the_fixture = operation.method.upper() == "DELETE" and operation.path == match.group(0)
-        if kind in FIXTURES and not removes_the_fixture:
-            path_parameters["id"] = FIXTURES[kind]
-    # `/<kind>/localizations/{loc_id}`: the fixture item's localization.
-    localized = LOCALIZATION.match(operation.path)
-    if localized and "loc_id" in path_parameters and operation.method.upper() != "DELETE":
-        path_parameters["loc_id"] = FIXTURES.get(f"{localized.group(1)}-localization", path_parameters["loc_id"])
-    # The fixture site's and form's slug (both "fuzz").
-    if "slug" in path_parameters and operation.path.startswith(("/api/v1/sites/{slug}", "/api/v1/public/forms/{slug}")):
-        path_parameters["slug"] = "fuzz"
-    # Well-formed user ids become a known user; malformed ones stay, for the
-    # IDP_INVALID_IDENTIFIER branch.
-    user_id = path_parameters.get("id")
-    if operation.path.startswith("/api/v1/idp/users/") and isinstance(user_id, str) and IDENTIFIER.match(user_id):
-        path_parameters["id"] = IDP_USER
-    return path_parameters
+    return fill(operation.path, operation.method, path_parameters, FIXTURES)
 
 
 @schemathesis.hook
