@@ -120,12 +120,7 @@ async fn audit_counts(
         return Ok(Default::default());
     }
     let backend = db.get_database_backend();
-    let placeholders: Vec<String> = (1..=ids.len())
-        .map(|n| match backend {
-            DbBackend::Postgres => format!("${n}"),
-            _ => "?".to_owned(),
-        })
-        .collect();
+    let placeholders: Vec<String> = (1..=ids.len()).map(|n| crate::db::placeholder(backend, n)).collect();
     // `COUNT(*)`: the entity's index entries are all it reads.
     let sql = format!(
         "SELECT entity_id, COUNT(*) FROM audit_log WHERE entity_id IN ({}) GROUP BY entity_id",

@@ -407,6 +407,15 @@ impl std::ops::Deref for WriteTxn {
     }
 }
 
+/// The `n`th (from 1) bound value's placeholder in SQL written by hand: `$n`
+/// on PostgreSQL, `?` on SQLite.
+pub fn placeholder(backend: DbBackend, n: usize) -> String {
+    match backend {
+        DbBackend::Postgres => format!("${n}"),
+        _ => "?".to_owned(),
+    }
+}
+
 /// Applies pending migrations; logs one line at info (what each migration does is
 /// sea-orm-migration's own log, at debug unless `PLINTH_LOG` asks for it).
 pub async fn migrate(db: &DatabaseConnection) -> Result<usize, DbErr> {

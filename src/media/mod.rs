@@ -118,7 +118,7 @@ pub async fn get_media(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::live(&state, &principal, id.into_inner(), Capability::Read).await?;
     Ok(HttpResponse::Ok().json(records::response(&state, found.file).await?))
 }
 
@@ -132,7 +132,7 @@ pub async fn media_usage(
     principal: Principal,
     id: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let found = access::find(&state, &principal, id.into_inner(), Capability::Read, false).await?;
+    let found = access::live(&state, &principal, id.into_inner(), Capability::Read).await?;
     Ok(HttpResponse::Ok().json(usage::usage(&state, &found).await?))
 }
 
@@ -148,7 +148,7 @@ pub async fn update_media(
     id: web::Path<Uuid>,
     body: crate::body::Json<UpdateMedia>,
 ) -> ApiResult<HttpResponse> {
-    let found = access::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
+    let found = access::live(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     let changes = service::changes(&state, &found, &body).await?;
     let thumbnail = match changes.focal_changed {
         true => recrop_thumbnail(&state, &found.file, changes.focal).await?,
@@ -214,7 +214,7 @@ pub async fn delete_media(
     id: web::Path<Uuid>,
     query: web::Query<DeleteMediaQuery>,
 ) -> ApiResult<HttpResponse> {
-    let found = access::find(&state, &principal, id.into_inner(), Capability::CreateContent, false).await?;
+    let found = access::live(&state, &principal, id.into_inner(), Capability::CreateContent).await?;
     service::delete(&state, &principal.actor(), found, query.force.unwrap_or(false)).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -15,7 +15,6 @@ pub use access::{check_may_create, creator};
 pub use locales::SiteLocaleResponse;
 pub use model::{CreateSite, SiteLocaleInput, SiteResponse, UpdateSite};
 pub use purge::purge_expired_sites;
-pub use service::find_live_by_slug;
 pub use service::locales::prefix_path;
 pub use service::reset::ResetCounts;
 pub use service::SiteCreator;

@@ -95,9 +95,11 @@ pub async fn get_site_by_slug(
     slug: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
     let slug = slug.into_inner();
-    let found = service::find_live_by_slug(&state.db, &slug).await?;
-    principal.require(&state, found.id, Capability::Read).await?;
-    Ok(HttpResponse::Ok().json(SiteResponse::active(&found)))
+    // The remembered slug and the cached site, as public paths find it: no
+    // query once the slug is known.
+    let found = state.live_site_by_slug(&slug).await?;
+    principal.require(&state, found.site.id, Capability::Read).await?;
+    Ok(HttpResponse::Ok().json(SiteResponse::active(&found.site)))
 }
 
 /// Change a site

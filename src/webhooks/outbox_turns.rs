@@ -63,14 +63,6 @@ impl OutboxTurns {
     }
 }
 
-/// `$1` on PostgreSQL, `?` on SQLite.
-fn placeholder(backend: DbBackend, n: usize) -> String {
-    match backend {
-        DbBackend::Postgres => format!("${n}"),
-        _ => "?".to_owned(),
-    }
-}
-
 /// Up to `limit` sites with events, in id order after `after` (all sites when `None`).
 async fn sites_with_events(db: &impl ConnectionTrait, after: Option<Uuid>, limit: usize) -> Result<Vec<Uuid>, DbErr> {
     let rows = db.query_all_raw(sites_with_events_query(db.get_database_backend(), after, limit)).await?;
@@ -81,7 +73,7 @@ async fn sites_with_events(db: &impl ConnectionTrait, after: Option<Uuid>, limit
 /// `ix_event_outbox_site_seq` per site (public for the plan tests).
 pub fn sites_with_events_query(backend: DbBackend, after: Option<Uuid>, limit: usize) -> Statement {
     let (first, values) = match after {
-        Some(after) => (format!("WHERE site_id > {}", placeholder(backend, 1)), vec![Value::from(after)]),
+        Some(after) => (format!("WHERE site_id > {}", crate::db::placeholder(backend, 1)), vec![Value::from(after)]),
         None => (String::new(), Vec::new()),
     };
     let sql = format!(
@@ -113,7 +105,7 @@ pub fn oldest_of_query(backend: DbBackend, sites: &[Uuid], per_site: usize) -> S
             format!(
                 "SELECT * FROM (SELECT seq, site_id, event, data, occurred_at FROM event_outbox \
                  WHERE site_id = {} ORDER BY seq LIMIT {per_site}) AS site_{n}",
-                placeholder(backend, n)
+                crate::db::placeholder(backend, n)
             )
         })
         .collect::<Vec<_>>()

@@ -46,17 +46,6 @@ pub async fn visible(state: &AppState, visibility: &Visibility, deleted: bool) -
     Ok(query.all(&state.db).await?)
 }
 
-/// The live site with this slug; not found when there is none or it is deleted.
-pub async fn find_live_by_slug(db: &impl ConnectionTrait, slug: &str) -> ApiResult<site::Model> {
-    site::Entity::find()
-        .filter(site::Column::Slug.eq(slug))
-        .filter(site::Column::DeletedAt.is_null())
-        .filter(site::Column::ImportLeaseUntil.is_null())
-        .one(db)
-        .await?
-        .ok_or_else(|| ApiError::not_found("site", slug))
-}
-
 /// What a front end needs to know about a site for a member with `role`.
 pub async fn context(state: &AppState, site_id: Uuid, role: Role) -> ApiResult<SiteContext> {
     let site = state.site_state(site_id).await?;
