@@ -1,6 +1,8 @@
 //! Database migrations. The same migrations run on SQLite and PostgreSQL; each one
 //! is a module named `m<date>_<number>_<what>` and is never edited once shipped.
 
+/// The listing columns a `content_sites` row copies from its item (`contents`).
+pub use m20261125_000024_content_listing::COPIED as CONTENT_SITES_COPIED;
 pub use m20261126_000028_content_search_unweighted::POSTGRES_SEARCH_VECTOR;
 pub use sea_orm_migration::prelude::*;
 
@@ -49,6 +51,7 @@ mod m20261130_000042_event_outbox_by_site;
 mod m20261207_000043_audit_by_entity_id;
 mod m20261207_000044_edit_leases;
 mod m20261207_000045_edit_leases_in_order;
+mod m20261208_000046_content_sites_filled_once;
 
 pub struct Migrator;
 
@@ -101,6 +104,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000043_audit_by_entity_id::Migration),
             Box::new(m20261207_000044_edit_leases::Migration),
             Box::new(m20261207_000045_edit_leases_in_order::Migration),
+            Box::new(m20261208_000046_content_sites_filled_once::Migration),
         ]
     }
 }

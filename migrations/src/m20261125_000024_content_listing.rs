@@ -20,7 +20,7 @@ use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 pub struct Migration;
 
 /// The copied columns, as `content_sites` and `contents` both name them.
-const COPIED: [&str; 9] = [
+pub const COPIED: [&str; 9] = [
     "status",
     "is_deleted",
     "subtype",

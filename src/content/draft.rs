@@ -2,7 +2,10 @@
 //! route), categories and tags.
 
 use plinth_entities::{content_category, content_site, content_tag};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    QueryFilter, Statement,
+};
 use uuid::Uuid;
 
 use super::ContentKind;
@@ -43,18 +46,11 @@ pub(super) async fn store_relations(
             content_site::Entity::delete_many().filter(content_site::Column::ContentId.eq(id)).exec(txn).await?;
         }
         for site_id in &draft.site_ids {
-            content_site::ActiveModel {
-                content_id: Set(id),
-                site_id: Set(*site_id),
-                kind: Set(kind),
-                slug: Set(draft.slug.clone()),
-                route: Set(draft.route.clone()),
-            }
-            .insert(txn)
-            .await
-            .map_err(on_constraint(Constraint::Unique, || match &draft.route {
-                Some(route) => route_taken_error(route),
-                None => slug_taken_error(kind, &draft.slug),
+            place_on_site(txn, kind, id, *site_id, draft).await.map_err(on_constraint(Constraint::Unique, || {
+                match &draft.route {
+                    Some(route) => route_taken_error(route),
+                    None => slug_taken_error(kind, &draft.slug),
+                }
             }))?;
         }
     }
@@ -84,6 +80,45 @@ pub(super) async fn store_relations(
         }
     }
     Ok(())
+}
+
+/// The item's row on `site_id`, its listing columns copied from the item's
+/// stored row in the same statement. A row inserted without them is filled by
+/// a trigger, which on SQLite is a second write of every list index and of the
+/// search entry (migration `content_sites_filled_once`).
+async fn place_on_site(
+    txn: &DatabaseTransaction,
+    kind: ContentKind,
+    id: Uuid,
+    site_id: Uuid,
+    draft: &Draft,
+) -> Result<(), sea_orm::DbErr> {
+    let backend = txn.get_database_backend();
+    let copied = plinth_migrations::CONTENT_SITES_COPIED.join(", ");
+    let p = |n| crate::db::placeholder(backend, n);
+    let sql = format!(
+        "INSERT INTO content_sites (content_id, site_id, kind, slug, route, {copied}) \
+         SELECT {}, {}, {}, {}, {}, {copied} FROM contents WHERE id = {}",
+        p(1),
+        p(2),
+        p(3),
+        p(4),
+        p(5),
+        p(6)
+    );
+    let values: [sea_orm::Value; 6] = [
+        id.into(),
+        site_id.into(),
+        kind.to_value().into(),
+        draft.slug.clone().into(),
+        draft.route.clone().into(),
+        id.into(),
+    ];
+    let placed = txn.execute_raw(Statement::from_sql_and_values(backend, sql, values)).await?;
+    match placed.rows_affected() {
+        1 => Ok(()),
+        _ => Err(sea_orm::DbErr::RecordNotInserted),
+    }
 }
 
 pub(super) fn slug_taken_error(kind: ContentKind, slug: &str) -> ApiError {
