@@ -6,6 +6,7 @@ use utoipa::openapi::Paths;
 use utoipa::{Modify, OpenApi};
 
 mod constraints;
+pub mod examples;
 mod kinds;
 
 pub use constraints::*;
@@ -98,6 +99,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     CommonParts.modify(&mut doc);
     DerivedKinds(shared).modify(&mut doc);
     crate::content::list_item_schemas::document_kind_list_items(&mut doc);
+    examples::add_request_examples(&mut doc);
     PrefixPaths.modify(&mut doc);
     doc.tags = Some(
         TAG_ORDER

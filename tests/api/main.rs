@@ -50,6 +50,7 @@ mod metrics;
 mod moderation;
 mod navigation;
 mod notifications;
+mod openapi_examples;
 mod origin_blogs;
 mod origin_legal_consent;
 mod origin_navigation;
