@@ -139,10 +139,15 @@ pub struct DeliveryLogEntry {
     pub error_message: Option<String>,
     /// `response_excerpt`.
     pub response_body: Option<String>,
+    /// The body the attempt sent (each attempt of a delivery sends the same);
+    /// null once the delivery is no longer kept.
+    #[schema(value_type = Option<Object>)]
+    pub payload: Option<serde_json::Value>,
 }
 
-impl From<&webhook_attempt::Model> for DeliveryLogEntry {
-    fn from(m: &webhook_attempt::Model) -> Self {
+impl DeliveryLogEntry {
+    /// The attempt `m`, sent with `payload` (its delivery's stored body).
+    pub fn of(m: &webhook_attempt::Model, payload: Option<&str>) -> Self {
         Self {
             id: m.id,
             delivery_id: m.delivery_id,
@@ -160,6 +165,7 @@ impl From<&webhook_attempt::Model> for DeliveryLogEntry {
             delivered_at: m.created_at,
             error_message: m.error.clone(),
             response_body: m.response_excerpt.clone(),
+            payload: payload.and_then(|body| serde_json::from_str(body).ok()),
         }
     }
 }

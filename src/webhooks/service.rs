@@ -4,7 +4,9 @@
 
 use chrono::{DateTime, Duration, Utc};
 use plinth_entities::{webhook, webhook_attempt, webhook_delivery};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Select};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Select,
+};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -265,7 +267,22 @@ pub fn attempts_query(webhook_id: Uuid) -> Select<webhook_attempt::Entity> {
 }
 
 pub async fn attempts(state: &AppState, webhook_id: Uuid, page: Page) -> ApiResult<Paginated<DeliveryLogEntry>> {
-    Ok(fetch_page(&state.db, attempts_query(webhook_id), page).await?.map(|m| DeliveryLogEntry::from(&m)))
+    let attempts = fetch_page(&state.db, attempts_query(webhook_id), page).await?;
+    // The page's deliveries' bodies, by primary key in one query.
+    let mut delivery_ids: Vec<Uuid> = attempts.data.iter().map(|a| a.delivery_id).collect();
+    delivery_ids.sort();
+    delivery_ids.dedup();
+    let payloads: std::collections::HashMap<Uuid, String> = webhook_delivery::Entity::find()
+        .select_only()
+        .column(webhook_delivery::Column::Id)
+        .column(webhook_delivery::Column::Payload)
+        .filter(webhook_delivery::Column::Id.is_in(delivery_ids))
+        .into_tuple()
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(attempts.map(|m| DeliveryLogEntry::of(&m, payloads.get(&m.delivery_id).map(String::as_str))))
 }
 
 pub async fn find_delivery(state: &AppState, id: Uuid) -> ApiResult<webhook_delivery::Model> {

@@ -72,6 +72,8 @@ async fn a_subscribed_event_arrives_once_signed_and_verifiable() {
         (&hook["id"], &entry["event"], &json!(1), &entry["created_at"])
     );
     assert_eq!((&entry["error_message"], &entry["response_body"]), (&entry["error"], &entry["response_excerpt"]));
+    // What the attempt sent, as the receiver got it.
+    assert_eq!(entry["payload"], request.body);
     app.settle().await;
 }
 
