@@ -19,7 +19,8 @@ use crate::state::AppState;
 #[utoipa::path(get, path = "/auth/profile", tag = "Account",
     responses((status = 200, body = Profile)))]
 pub async fn get_profile(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(service::profile(&state, &principal.credential).await?.0))
+    let permission = super::permission_of(&principal);
+    Ok(HttpResponse::Ok().json(service::profile(&state, &principal.credential, permission).await?.0))
 }
 
 /// Export the caller's data
@@ -36,7 +37,8 @@ pub async fn get_profile(state: web::Data<AppState>, principal: Principal) -> Ap
 )]
 pub async fn export_account(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
     let now = state.clock.now();
-    let export = service::export(&state, &principal.credential, &principal.actor(), now).await?;
+    let permission = super::permission_of(&principal);
+    let export = service::export(&state, &principal.credential, permission, &principal.actor(), now).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Content-Disposition", "attachment; filename=\"plinth-account-export.json\""))
         .json(export))

@@ -55,15 +55,27 @@ pub struct AuthInfo {
     pub is_system_admin: Option<bool>,
 }
 
+/// The permission a caller acts with: a key's own; a user's is Master for a
+/// system administrator and Read otherwise (what a user may do on a site is
+/// the role of their membership there).
+fn permission_of(principal: &Principal) -> KeyPermission {
+    match &principal.credential {
+        Credential::ApiKey(key) => key.permission,
+        Credential::User(_) if principal.is_system_admin() => KeyPermission::Master,
+        Credential::User(_) => KeyPermission::Read,
+    }
+}
+
 /// Describe the caller's credentials
 ///
 /// Any authenticated caller: the authentication method, the key's permission or the user's memberships.
 #[utoipa::path(get, path = "/auth/me", tag = "Account",
     responses((status = 200, body = AuthInfo)))]
 pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<HttpResponse> {
+    let permission = permission_of(&principal).as_str().to_string();
     let info = match &principal.credential {
         Credential::ApiKey(key) => AuthInfo {
-            permission: key.permission.as_str().to_string(),
+            permission,
             site_id: key.site_id,
             auth_method: "api_key".into(),
             idp_user_id: None,
@@ -72,12 +84,8 @@ pub async fn me(state: web::Data<AppState>, principal: Principal) -> ApiResult<H
         },
         Credential::User(user) => {
             let memberships = memberships_of(&state, &user.idp_user_id).await?;
-            let permission = match principal.is_system_admin() {
-                true => KeyPermission::Master,
-                false => KeyPermission::Read,
-            };
             AuthInfo {
-                permission: permission.as_str().to_string(),
+                permission,
                 site_id: None,
                 auth_method: "jwt".into(),
                 idp_user_id: Some(user.idp_user_id.clone()),

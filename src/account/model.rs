@@ -16,6 +16,14 @@ pub struct Profile {
     pub id: String,
     /// `jwt` or `api_key`.
     pub auth_method: String,
+    /// The permission the caller acts with, as `GET /auth/me` answers it: a
+    /// key's own (`Master`, `Admin`, `Write`, `Read`); a user's `Master` when a
+    /// system administrator, else `Read`.
+    pub permission: String,
+    /// A key's role on its sites, from its permission (`read`, `editor`,
+    /// `admin`, `owner`); a user's `system_admin` or `user` (their role on each
+    /// site is their membership's, `GET /auth/me`).
+    pub role: String,
     /// The user's e-mail address; null for keys.
     pub email: Option<String>,
     /// The user's name, or the key's name.

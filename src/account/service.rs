@@ -19,6 +19,7 @@ use super::model::{
 };
 use crate::api_keys::ApiKeyResponse;
 use crate::audit::{self, Action, Actor, AuditEntry};
+use crate::permissions::{KeyGrants, KeyPermission};
 use crate::auth::{Credential, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::members::memberships_of;
@@ -97,12 +98,23 @@ pub async fn delete_account(state: &AppState, now: DateTime<Utc>, user: &str) ->
 
 /// Who the caller is (its credential: a user's identity or an API key); for
 /// an API key, also its stored row.
-pub async fn profile(state: &AppState, credential: &Credential) -> ApiResult<(Profile, Option<api_key::Model>)> {
+/// `permission` is the one the caller acts with (`/auth/me`'s).
+pub async fn profile(
+    state: &AppState,
+    credential: &Credential,
+    permission: KeyPermission,
+) -> ApiResult<(Profile, Option<api_key::Model>)> {
     Ok(match credential {
         Credential::User(user) => (
             Profile {
                 id: user.idp_user_id.clone(),
                 auth_method: "jwt".into(),
+                permission: permission.as_str().to_string(),
+                role: match permission {
+                    KeyPermission::Master => "system_admin",
+                    _ => "user",
+                }
+                .to_string(),
                 email: user.email.clone(),
                 name: user.name.clone(),
                 avatar_url: user.picture.clone(),
@@ -118,6 +130,8 @@ pub async fn profile(state: &AppState, credential: &Credential) -> ApiResult<(Pr
             let profile = Profile {
                 id: key.id.to_string(),
                 auth_method: "api_key".into(),
+                permission: permission.as_str().to_string(),
+                role: permission.site_role().as_str().to_string(),
                 email: None,
                 name: Some(key.name.clone()),
                 avatar_url: None,
@@ -135,10 +149,11 @@ pub async fn profile(state: &AppState, credential: &Credential) -> ApiResult<(Pr
 pub async fn export(
     state: &AppState,
     credential: &Credential,
+    permission: KeyPermission,
     actor: &Actor,
     now: DateTime<Utc>,
 ) -> ApiResult<AccountExport> {
-    let (profile, own_key) = profile(state, credential).await?;
+    let (profile, own_key) = profile(state, credential, permission).await?;
     let mut keys_filter = Condition::any().add(api_key::Column::CreatedBy.eq(actor.to_string()));
     if let Some(key) = &own_key {
         keys_filter = keys_filter.add(api_key::Column::Id.eq(key.id));

@@ -225,6 +225,8 @@ async fn profile_and_export_hold_the_callers_own_data_only() {
     assert_eq!((profile["id"].as_str(), profile["auth_method"].as_str()), (Some("alice"), Some("jwt")));
     assert_eq!(profile["email"], "alice@example.org");
     assert!(profile["signed_in_at"].is_string() && profile["session_expires_at"].is_string(), "{profile}");
+    // The permission `GET /auth/me` answers, and a user's role beside the sites'.
+    assert_eq!((profile["permission"].as_str(), profile["role"].as_str()), (Some("Read"), Some("user")));
 
     let site_id = create_site_as(&app, &alice, "export").await;
     let blog: Value = app
@@ -280,6 +282,8 @@ async fn profile_and_export_hold_the_callers_own_data_only() {
     let key = app.create_key("Write", Some(&site_id)).await;
     let key_profile: Value = app.get("/auth/profile", &key).await.json().await.unwrap();
     assert_eq!(key_profile["auth_method"], "api_key");
+    // A Write key edits as an editor (the permission table's role).
+    assert_eq!((key_profile["permission"].as_str(), key_profile["role"].as_str()), (Some("Write"), Some("editor")));
     assert!(key_profile["created_at"].is_string());
     let key_export: Value = app.get("/auth/export", &key).await.json().await.unwrap();
     assert_eq!(key_export["api_keys"][0]["id"], key_profile["id"]);
