@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use plinth_entities::{blog_document, content, content_site, document};
+use plinth_entities::{blog_document, content, content_site, document, document_localization};
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use super::model::{AttachDocument, BlogDocumentResponse};
+use super::model::{AttachDocument, BlogDocumentResponse, DocumentLocalizationResponse};
 use super::service::response;
 use crate::db::Touched;
 use crate::error::{on_constraint, ApiError, ApiResult, Constraint, ErrorCode, FieldError};
@@ -30,7 +30,8 @@ pub async fn blog_sites(state: &AppState, blog_id: Uuid) -> ApiResult<Vec<Uuid>>
         .collect())
 }
 
-/// The post's live documents in display order: two queries whatever their number.
+/// The post's live documents in display order, with their localizations:
+/// three queries whatever their number.
 pub async fn list(state: &AppState, blog_id: Uuid) -> ApiResult<Vec<BlogDocumentResponse>> {
     let links = blog_document::Entity::find()
         .filter(blog_document::Column::BlogId.eq(blog_id))
@@ -47,18 +48,13 @@ pub async fn list(state: &AppState, blog_id: Uuid) -> ApiResult<Vec<BlogDocument
         .into_iter()
         .map(|d| (d.id, d))
         .collect();
+    let mut localizations = localizations_of_each(state, docs.keys().copied().collect()).await?;
     Ok(links
         .into_iter()
         .filter_map(|l| {
             let doc = docs.get(&l.document_id)?;
-            Some(BlogDocumentResponse {
-                id: l.id,
-                blog_id: l.blog_id,
-                document_id: l.document_id,
-                display_order: l.display_order,
-                document: response(state, doc, None),
-                created_at: l.created_at,
-            })
+            let names = localizations.remove(&doc.id).unwrap_or_default();
+            Some(BlogDocumentResponse::new(&l, response(state, doc, None), names))
         })
         .collect())
 }
@@ -100,14 +96,25 @@ pub async fn attach(
         .map_err(on_constraint(Constraint::Unique, || {
             ApiError::new(ErrorCode::Conflict, "the document is attached to this post already")
         }))?;
-    Ok(BlogDocumentResponse {
-        id: stored.id,
-        blog_id,
-        document_id: doc.id,
-        display_order: stored.display_order,
-        document: response(state, &doc, None),
-        created_at: stored.created_at,
-    })
+    let names = localizations_of_each(state, vec![doc.id]).await?.remove(&doc.id).unwrap_or_default();
+    Ok(BlogDocumentResponse::new(&stored, response(state, &doc, None), names))
+}
+
+/// The localizations of each of `documents`, in one query.
+async fn localizations_of_each(
+    state: &AppState,
+    documents: Vec<Uuid>,
+) -> ApiResult<HashMap<Uuid, Vec<DocumentLocalizationResponse>>> {
+    let rows = document_localization::Entity::find()
+        .filter(document_localization::Column::DocumentId.is_in(documents))
+        .order_by_asc(document_localization::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let mut by_document: HashMap<Uuid, Vec<DocumentLocalizationResponse>> = HashMap::new();
+    for row in &rows {
+        by_document.entry(row.document_id).or_default().push(DocumentLocalizationResponse::from(row));
+    }
+    Ok(by_document)
 }
 
 /// Detaches the document from the post on `sites` (the post's).

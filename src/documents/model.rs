@@ -241,4 +241,36 @@ pub struct BlogDocumentResponse {
     /// The document itself.
     pub document: DocumentResponse,
     pub created_at: DateTime<Utc>,
+    /// The document's address, type, file name and whether it is a file,
+    /// beside the attachment (as the origin admin's `BlogDocumentResponse`
+    /// reads them; the same as under `document`).
+    pub url: Option<String>,
+    pub document_type: String,
+    pub file_name: Option<String>,
+    pub has_file: bool,
+    /// The document's names and descriptions per locale.
+    pub localizations: Vec<DocumentLocalizationResponse>,
+}
+
+impl BlogDocumentResponse {
+    /// The attachment `link` of `document`, with the document's localizations.
+    pub fn new(
+        link: &plinth_entities::blog_document::Model,
+        document: DocumentResponse,
+        localizations: Vec<DocumentLocalizationResponse>,
+    ) -> Self {
+        Self {
+            id: link.id,
+            blog_id: link.blog_id,
+            document_id: link.document_id,
+            display_order: link.display_order,
+            url: document.url.clone(),
+            document_type: document.document_type.clone(),
+            file_name: document.file_name.clone(),
+            has_file: document.has_file,
+            document,
+            created_at: link.created_at,
+            localizations,
+        }
+    }
 }

@@ -280,13 +280,24 @@ async fn blog_attachments_and_isolation() {
         app.post("/blogs", &key, json!({"site_ids": [site], "title": "Launch"})).await.json().await.unwrap();
     let post_id = post["id"].as_str().unwrap();
     let path = format!("/blogs/{post_id}/documents");
+    let doc_id = doc["id"].as_str().unwrap();
+    let named = json!({"locale_id": "en", "name": "Brochure"});
+    assert_eq!(app.post(&format!("/documents/{doc_id}/localizations"), &key, named).await.status(), 201);
     let res = app.post(&path, &key, json!({"document_id": doc["id"], "display_order": 1})).await;
     assert_eq!(res.status(), 201);
+    // The document's type, file and names beside the attachment, as the origin admin reads them.
+    let attached: Value = res.json().await.unwrap();
+    assert_eq!(
+        (&attached["document_type"], &attached["has_file"], &attached["file_name"], &attached["url"]),
+        (&json!("pdf"), &json!(true), &json!("brochure.pdf"), &Value::Null)
+    );
+    assert_eq!(attached["localizations"][0]["name"], "Brochure");
     assert_problem(app.post(&path, &key, json!({"document_id": doc["id"]})).await, 409, "CONFLICT").await;
     assert_problem(app.post(&path, &key, json!({"document_id": foreign_doc["id"]})).await, 422, "VALIDATION_ERROR")
         .await;
     let listed: Value = app.get(&path, &key).await.json().await.unwrap();
     assert_eq!(listed[0]["document"]["file_name"], "brochure.pdf");
+    assert_eq!((&listed[0]["has_file"], &listed[0]["localizations"]), (&json!(true), &attached["localizations"]));
     let detail: Value = app.get(&format!("/blogs/{post_id}/detail"), &key).await.json().await.unwrap();
     assert_eq!(detail["documents"][0]["document_id"], doc["id"]);
     assert_eq!(app.delete(&format!("{path}/{}", doc["id"].as_str().unwrap()), &key).await.status(), 204);
