@@ -33,6 +33,9 @@ pub struct AuditEntryResponse {
     #[schema(value_type = Vec<Object>)]
     pub changes: Value,
     pub created_at: DateTime<Utc>,
+    /// The identity-provider user who acted; null for a key or the system
+    /// (the origin admin's `AuditLogEntry.user_id`).
+    pub user_id: Option<String>,
 }
 
 impl From<audit_log::Model> for AuditEntryResponse {
@@ -40,6 +43,7 @@ impl From<audit_log::Model> for AuditEntryResponse {
         Self {
             id: m.id,
             site_id: m.site_id,
+            user_id: m.actor.user_id().map(str::to_owned),
             actor: m.actor,
             action: m.action.as_str().to_string(),
             entity_type: m.entity_type,
@@ -90,6 +94,16 @@ pub struct FieldChange {
     pub actor: Actor,
     /// When.
     pub created_at: DateTime<Utc>,
+    /// The item's type and id, and the change under the names the origin
+    /// admin's `ChangeHistoryEntry` reads: `field`, `old`, `new`, `actor`
+    /// and `created_at` again.
+    pub entity_type: String,
+    pub entity_id: String,
+    pub field_name: String,
+    pub old_value: Value,
+    pub new_value: Value,
+    pub changed_by: Actor,
+    pub changed_at: DateTime<Utc>,
 }
 
 /// A site's entries, newest first: a range of `ix_audit_log_sites_page`
@@ -174,14 +188,23 @@ pub fn history(entries: &[audit_log::Model]) -> Vec<FieldChange> {
         .flat_map(|e| {
             e.changes.as_array().cloned().unwrap_or_default().into_iter().filter_map(move |c| {
                 let field = c.get("field")?.as_str()?.to_string();
+                let (old, new) =
+                    (c.get("old").cloned().unwrap_or(Value::Null), c.get("new").cloned().unwrap_or(Value::Null));
                 Some(FieldChange {
                     change_id: format!("{}:{field}", e.id),
                     audit_id: e.id,
+                    entity_type: e.entity_type.clone(),
+                    entity_id: e.entity_id.clone(),
+                    field_name: field.clone(),
                     field,
-                    old: c.get("old").cloned().unwrap_or(Value::Null),
-                    new: c.get("new").cloned().unwrap_or(Value::Null),
+                    old_value: old.clone(),
+                    new_value: new.clone(),
+                    old,
+                    new,
                     action: e.action.as_str().to_string(),
+                    changed_by: e.actor.clone(),
                     actor: e.actor.clone(),
+                    changed_at: e.created_at,
                     created_at: e.created_at,
                 })
             })

@@ -35,6 +35,18 @@ async fn the_trail_lists_content_under_every_site_and_a_revert_is_an_ordinary_ed
     let title_change =
         history.as_array().unwrap().iter().find(|c| c["field"] == "title" && c["new"] == "Second title").unwrap();
     assert_eq!(title_change["old"], "First title");
+    // The same change under the origin admin's ChangeHistoryEntry names.
+    assert_eq!(
+        (&title_change["entity_type"], &title_change["entity_id"], &title_change["field_name"]),
+        (&json!("blog"), &json!(id), &json!("title"))
+    );
+    assert_eq!((&title_change["old_value"], &title_change["new_value"]), (&title_change["old"], &title_change["new"]));
+    assert_eq!(
+        (&title_change["changed_by"], &title_change["changed_at"]),
+        (&title_change["actor"], &title_change["created_at"])
+    );
+    // A key acted: no user.
+    assert_eq!(entries["data"][0]["user_id"], Value::Null);
 
     let res = app.post("/audit/history/revert", &key, json!({"change_ids": [title_change["change_id"]]})).await;
     assert_eq!(res.status(), 200);
