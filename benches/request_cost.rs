@@ -2,15 +2,16 @@
 //!
 //! Wall-clock figures on a shared 2-core machine swing by tens of percent; an
 //! instruction count does not. This bench re-runs itself under
-//! `valgrind --tool=callgrind`, collecting only inside the measuring function,
-//! and drives the served application in process (`plinth::app::application`,
+//! `valgrind --tool=callgrind`, counting every thread's instructions while the
+//! measuring function runs (the requests, the SQL on the pool's worker
+//! threads, the outbox's fan-out), and drives the served application in process (`plinth::app::application`,
 //! the same middleware and routes as a server worker, minus the socket) with a
 //! fixed number of requests per target, beside a bare actix-web handler.
 //! Prints instructions per request and the ratio to the bare handler.
 //!
 //! Settings: BENCH_REQUESTS (default 2000 per target); BENCH_PROFILES, a
-//! folder to keep each target's callgrind profile in (read them with
-//! `callgrind_annotate`).
+//! folder to keep each target's callgrind profile in (read the measured
+//! window, `callgrind.target-N.out.2`, with `callgrind_annotate`).
 //!
 //! **The gate.** `benches/request_cost.baseline` holds the instructions per
 //! request of each target. With `BENCH_CHECK=1` (`.ci/run` sets it) the bench
@@ -149,8 +150,8 @@ fn main() {
     }
     let labels: Vec<&str> =
         std::iter::once("bare actix-web handler (fixed JSON)").chain(TARGETS.iter().map(|t| t.label)).collect();
-    // One valgrind process per target: callgrind collects only inside the
-    // measuring function, so start-up and seeding do not count.
+    // One valgrind process per target: callgrind counts only while the
+    // measuring function runs, so start-up and seeding do not count.
     let per_request: Vec<f64> = (0..labels.len())
         .map(|target| {
             let dir = tempfile::tempdir().unwrap();
@@ -158,11 +159,19 @@ fn main() {
                 Some(folder) => Path::new(&folder).join(format!("callgrind.target-{target}.out")),
                 None => dir.path().join("callgrind.out"),
             };
+            // Every thread's instructions from the measuring function's start
+            // to its end: the SQL runs on the pool's worker threads (SQLite's
+            // own work, triggers, index and log writes: 40% of a write), and
+            // the outbox's fan-out on its own task. A dump writes and resets
+            // every thread's counts (a zero resets only the calling
+            // thread's), so the second dump holds the window alone. The
+            // function is named exactly: a pattern would match its async
+            // block too, entered again at every poll.
             let status = Command::new("valgrind")
                 .args([
                     "--tool=callgrind",
-                    "--collect-atstart=no",
-                    "--toggle-collect=*measure_requests*",
+                    "--dump-before=request_cost::measure_requests",
+                    "--dump-after=request_cost::measure_requests",
                     &format!("--callgrind-out-file={}", out.display()),
                 ])
                 .arg(std::env::current_exe().unwrap())
@@ -172,7 +181,9 @@ fn main() {
                 .status()
                 .expect("valgrind is installed (apt-get install valgrind)");
             assert!(status.success(), "the measured run of {} failed", labels[target]);
-            totals(&out).expect("callgrind wrote its totals") as f64 / requests as f64
+            // The dump taken after the measuring function (`.1` is start-up).
+            let window = out.with_file_name(format!("{}.2", out.file_name().unwrap().to_string_lossy()));
+            totals(&window).expect("callgrind wrote its totals") as f64 / requests as f64
         })
         .collect();
     println!("callgrind, {requests} requests per target, in process (no socket)\n");
@@ -237,8 +248,9 @@ fn totals(path: &Path) -> Option<u64> {
     })
 }
 
-/// Runs `requests` requests through `app` to completion; the only function
-/// callgrind collects in (a plain function, so the polling happens inside it).
+/// Runs `requests` requests through `app` to completion; callgrind counts
+/// from its entry to its return (a plain function, so the polling happens
+/// inside it).
 #[inline(never)]
 fn measure_requests<S, B>(
     system: &actix_web::rt::SystemRunner,
