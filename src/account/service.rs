@@ -19,10 +19,10 @@ use super::model::{
 };
 use crate::api_keys::ApiKeyResponse;
 use crate::audit::{self, Action, Actor, AuditEntry};
-use crate::permissions::{KeyGrants, KeyPermission};
 use crate::auth::{Credential, Role};
 use crate::error::{ApiError, ApiResult, ErrorCode, FieldError};
 use crate::members::memberships_of;
+use crate::permissions::{KeyGrants, KeyPermission};
 use crate::state::AppState;
 
 /// Removes what Plinth keeps per user (memberships, settings, onboarding
