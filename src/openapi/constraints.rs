@@ -185,9 +185,7 @@ pub(super) fn formats_as_patterns(mut doc: utoipa::openapi::OpenApi) -> utoipa::
         components.schemas.values_mut().for_each(walk);
     }
     for item in doc.paths.paths.values_mut() {
-        for op in
-            [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
-        {
+        for op in super::kinds::operations_mut(item) {
             for parameter in op.parameters.iter_mut().flatten() {
                 parameter.schema.iter_mut().for_each(walk);
                 // utoipa drops the doc comment of a field whose schema is

@@ -55,7 +55,7 @@ pub fn request_examples() -> Vec<(&'static str, Value)> {
 pub(super) fn add_request_examples(doc: &mut utoipa::openapi::OpenApi) {
     let examples: std::collections::HashMap<&str, Value> = request_examples().into_iter().collect();
     for item in doc.paths.paths.values_mut() {
-        for operation in item_operations(item) {
+        for operation in super::kinds::operations_mut(item) {
             let Some(example) = operation.operation_id.as_deref().and_then(|id| examples.get(id)) else {
                 continue;
             };
@@ -66,10 +66,4 @@ pub(super) fn add_request_examples(doc: &mut utoipa::openapi::OpenApi) {
             }
         }
     }
-}
-
-fn item_operations(
-    item: &mut utoipa::openapi::PathItem,
-) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
-    [&mut item.post, &mut item.put, &mut item.patch].into_iter().filter_map(Option::as_mut)
 }

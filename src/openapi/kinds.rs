@@ -166,7 +166,10 @@ fn replace_words<'r>(text: &str, rename: impl Fn(&str) -> Option<&'r str>) -> St
     out
 }
 
-fn operations_mut(item: &mut utoipa::openapi::PathItem) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+/// Every operation of a path, to change.
+pub(super) fn operations_mut(
+    item: &mut utoipa::openapi::PathItem,
+) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
     [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
 }
 

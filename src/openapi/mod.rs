@@ -258,9 +258,7 @@ impl Modify for CommonParts {
                 read.responses.responses.entry("304".to_string()).or_insert_with(|| not_modified.clone().into());
                 read.parameters.get_or_insert_with(Vec::new).push(if_none_match.clone());
             }
-            for op in
-                [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
-            {
+            for op in kinds::operations_mut(item) {
                 op.security.get_or_insert_with(|| default_security.clone());
                 op.responses.responses.entry("4XX".to_string()).or_insert_with(|| problem.clone().into());
                 op.responses.responses.entry("5XX".to_string()).or_insert_with(|| problem.clone().into());
